@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+// Tilescope: a deep-zoom image tile server.
+// Layering (see README): ScrollGeometry (pure arithmetic) <- Imaging (libvips)
+// <- HTTPServer (libmicrohttpd, no domain words) <- Tilescope (the app) <- tilescope (CLI).
+import PackageDescription
+
+let package = Package(
+    name: "Tilescope",
+    products: [
+        .executable(name: "tilescope", targets: ["tilescope"]),
+    ],
+    targets: [
+        // Debian's C libraries, found through pkg-config.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // Non-variadic wrappers for the variadic C calls Swift cannot make. Nothing else.
+        .target(name: "CShims", dependencies: ["CVips", "CMicroHTTPD"]),
+
+        .target(name: "ScrollGeometry"),
+        .target(name: "Imaging", dependencies: ["CShims", "CVips", "ScrollGeometry"]),
+        .target(name: "HTTPServer", dependencies: ["CShims", "CMicroHTTPD"]),
+        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer"]),
+        .executableTarget(name: "tilescope", dependencies: ["Tilescope"]),
+
+        .testTarget(name: "ScrollGeometryTests", dependencies: ["ScrollGeometry"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "TilescopeTests", dependencies: ["Tilescope"]),
+    ]
+)

@@ -1,0 +1,69 @@
+// Non-variadic wrappers for libvips and libmicrohttpd calls that Swift cannot make
+// (variadic functions and macros). Each wrapper is one call; no logic lives here.
+#ifndef TILESCOPE_CSHIMS_H
+#define TILESCOPE_CSHIMS_H
+
+#include <vips/vips.h>
+#include <sys/types.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <microhttpd.h>
+
+// ---- libvips ----
+
+/// VIPS_INIT is a macro.
+int ts_vips_init(const char *argv0);
+
+/// Opens an image lazily (header only). `sequential` chooses VIPS_ACCESS_SEQUENTIAL,
+/// which lets whole-image pipelines (dzsave) stream without a full decode.
+/// The path is taken literally: "[...]" in it is never parsed as loader options.
+/// `fail` sets fail_on=error, for untrusted input.
+VipsImage *ts_image_open(const char *path, int sequential, int fail);
+
+/// Deep Zoom pyramid: `<basename>.dzi` and `<basename>_files/`, JPEG tiles.
+int ts_dzsave(VipsImage *in, const char *basename, int tile_size, int overlap, int quality);
+
+int ts_jpegsave(VipsImage *in, const char *path, int quality);
+int ts_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality);
+int ts_pngsave_buffer(VipsImage *in, void **buf, size_t *len);
+int ts_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int quality);
+int ts_crop(VipsImage *in, VipsImage **out, int left, int top, int width, int height);
+int ts_arrayjoin(VipsImage **in, int n, VipsImage **out, int across);
+int ts_flatten(VipsImage *in, VipsImage **out, double r, double g, double b);
+int ts_colourspace_srgb(VipsImage *in, VipsImage **out);
+int ts_cast_uchar(VipsImage *in, VipsImage **out);
+int ts_resize(VipsImage *in, VipsImage **out, double hscale, double vscale);
+int ts_xyz(VipsImage **out, int width, int height);
+int ts_linear1(VipsImage *in, VipsImage **out, double a, double b);
+int ts_bandjoin(VipsImage **in, int n, VipsImage **out);
+int ts_replicate(VipsImage *in, VipsImage **out, int across, int down);
+int ts_add(VipsImage *left, VipsImage *right, VipsImage **out);
+int ts_extract_band(VipsImage *in, VipsImage **out, int band, int n);
+int ts_math_sin(VipsImage *in, VipsImage **out);
+int ts_zone(VipsImage **out, int width, int height);
+
+/// Called from libvips's "eval" signal while an image computes; runs on the computing thread.
+typedef void (*ts_progress_fn)(void *context, int percent, int eta_seconds);
+/// Enables progress on `image` and forwards its eval signal to `callback`.
+void ts_progress_connect(VipsImage *image, ts_progress_fn callback, void *context);
+
+// ---- libmicrohttpd ----
+
+/// MHD_start_daemon with the options Tilescope uses. `host` may be NULL (all interfaces).
+struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *host,
+                                MHD_AccessHandlerCallback handler, void *handler_context,
+                                MHD_RequestCompletedCallback completed, void *completed_context,
+                                MHD_NotifyConnectionCallback notify, void *notify_context,
+                                unsigned int thread_pool_size, unsigned int connection_limit,
+                                unsigned int connection_timeout, size_t connection_memory_limit,
+                                unsigned int listen_backlog);
+
+/// The port the daemon listens on (useful after binding port 0).
+uint16_t ts_mhd_bound_port(struct MHD_Daemon *daemon);
+
+/// Writes the client's IP address as text into `buffer`; returns 0 on success.
+int ts_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size);
+
+#endif

@@ -1,0 +1,147 @@
+#include "CShims.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <stdlib.h>
+#include <stdio.h>
+
+int ts_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
+
+VipsImage *ts_image_open(const char *path, int sequential, int fail) {
+    // A trailing "[]" makes libvips take everything before it as the file name,
+    // so a name containing "[page=3]" cannot smuggle loader options in.
+    size_t n = strlen(path);
+    char *literal = g_malloc(n + 3);
+    memcpy(literal, path, n);
+    memcpy(literal + n, "[]", 3);
+    VipsImage *image = vips_image_new_from_file(literal,
+        "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
+        "fail_on", fail ? VIPS_FAIL_ON_ERROR : VIPS_FAIL_ON_NONE,
+        NULL);
+    g_free(literal);
+    return image;
+}
+
+int ts_dzsave(VipsImage *in, const char *basename, int tile_size, int overlap, int quality) {
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, ".jpeg[Q=%d]", quality);
+    return vips_dzsave(in, basename,
+        "layout", VIPS_FOREIGN_DZ_LAYOUT_DZ,
+        "tile_size", tile_size,
+        "overlap", overlap,
+        "suffix", suffix,
+        "depth", VIPS_FOREIGN_DZ_DEPTH_ONEPIXEL,
+        NULL);
+}
+
+int ts_jpegsave(VipsImage *in, const char *path, int quality) {
+    return vips_jpegsave(in, path, "Q", quality, NULL);
+}
+int ts_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
+    return vips_jpegsave_buffer(in, buf, len, "Q", quality, NULL);
+}
+int ts_pngsave_buffer(VipsImage *in, void **buf, size_t *len) {
+    return vips_pngsave_buffer(in, buf, len, NULL);
+}
+int ts_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
+    return vips_webpsave_buffer(in, buf, len, "Q", quality, NULL);
+}
+int ts_crop(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+    return vips_crop(in, out, left, top, width, height, NULL);
+}
+int ts_arrayjoin(VipsImage **in, int n, VipsImage **out, int across) {
+    return vips_arrayjoin(in, out, n, "across", across, NULL);
+}
+int ts_flatten(VipsImage *in, VipsImage **out, double r, double g, double b) {
+    VipsArrayDouble *background = vips_array_double_newv(3, r, g, b);
+    int result = vips_flatten(in, out, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return result;
+}
+int ts_colourspace_srgb(VipsImage *in, VipsImage **out) {
+    return vips_colourspace(in, out, VIPS_INTERPRETATION_sRGB, NULL);
+}
+int ts_cast_uchar(VipsImage *in, VipsImage **out) {
+    return vips_cast(in, out, VIPS_FORMAT_UCHAR, NULL);
+}
+int ts_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
+    return vips_resize(in, out, hscale, "vscale", vscale, NULL);
+}
+int ts_xyz(VipsImage **out, int width, int height) { return vips_xyz(out, width, height, NULL); }
+int ts_linear1(VipsImage *in, VipsImage **out, double a, double b) {
+    return vips_linear1(in, out, a, b, NULL);
+}
+int ts_bandjoin(VipsImage **in, int n, VipsImage **out) { return vips_bandjoin(in, out, n, NULL); }
+int ts_replicate(VipsImage *in, VipsImage **out, int across, int down) {
+    return vips_replicate(in, out, across, down, NULL);
+}
+int ts_add(VipsImage *left, VipsImage *right, VipsImage **out) { return vips_add(left, right, out, NULL); }
+int ts_extract_band(VipsImage *in, VipsImage **out, int band, int n) {
+    return vips_extract_band(in, out, band, "n", n, NULL);
+}
+int ts_math_sin(VipsImage *in, VipsImage **out) { return vips_sin(in, out, NULL); }
+int ts_zone(VipsImage **out, int width, int height) { return vips_zone(out, width, height, NULL); }
+
+typedef struct { ts_progress_fn callback; void *context; } ts_progress_target;
+
+static void ts_on_eval(VipsImage *image, VipsProgress *progress, void *data) {
+    ts_progress_target *target = data;
+    target->callback(target->context, progress->percent, progress->eta);
+}
+
+static void ts_free_target(void *data, GClosure *closure) { g_free(data); }
+
+void ts_progress_connect(VipsImage *image, ts_progress_fn callback, void *context) {
+    ts_progress_target *target = g_new(ts_progress_target, 1);
+    target->callback = callback;
+    target->context = context;
+    vips_image_set_progress(image, TRUE);
+    g_signal_connect_data(image, "eval", G_CALLBACK(ts_on_eval), target, ts_free_target, 0);
+}
+
+struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *host,
+                                MHD_AccessHandlerCallback handler, void *handler_context,
+                                MHD_RequestCompletedCallback completed, void *completed_context,
+                                MHD_NotifyConnectionCallback notify, void *notify_context,
+                                unsigned int thread_pool_size, unsigned int connection_limit,
+                                unsigned int connection_timeout, size_t connection_memory_limit,
+                                unsigned int listen_backlog) {
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (host != NULL && inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &address,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+        MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
+        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int) 1,
+        MHD_OPTION_END);
+}
+
+uint16_t ts_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+int ts_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return -1;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *) address;
+        return inet_ntop(AF_INET, &v4->sin_addr, buffer, size) ? 0 : -1;
+    }
+    if (address->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *) address;
+        return inet_ntop(AF_INET6, &v6->sin6_addr, buffer, size) ? 0 : -1;
+    }
+    return -1;
+}

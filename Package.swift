@@ -13,18 +13,21 @@ let package = Package(
         // Debian's C libraries, found through pkg-config.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Non-variadic wrappers for the variadic C calls Swift cannot make. Nothing else.
         .target(name: "CShims", dependencies: ["CVips", "CMicroHTTPD"]),
 
         .target(name: "ScrollGeometry"),
         .target(name: "Imaging", dependencies: ["CShims", "CVips", "ScrollGeometry"]),
         .target(name: "HTTPServer", dependencies: ["CShims", "CMicroHTTPD"]),
-        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer"]),
+        .target(name: "Catalog", dependencies: ["CSQLite", "ScrollGeometry"]),
+        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog"]),
         .executableTarget(name: "tilescope", dependencies: ["Tilescope"]),
 
         .testTarget(name: "ScrollGeometryTests", dependencies: ["ScrollGeometry"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
         .testTarget(name: "TilescopeTests", dependencies: ["Tilescope"]),
     ]
 )

@@ -200,3 +200,10 @@ private func keepEscapesTrampoline(
     guard let text else { return 0 }
     return strlen(text)
 }
+
+extension Server {
+    /// The libmicrohttpd version this process runs with.
+    public static var libraryVersion: String {
+        MHD_get_version().map { String(cString: $0) } ?? "unknown"
+    }
+}

@@ -4,6 +4,12 @@ public struct ImageHeader: Sendable, Equatable {
     public var height: Int
     public var bands: Int
 
+    public init(width: Int, height: Int, bands: Int) {
+        self.width = width
+        self.height = height
+        self.bands = bands
+    }
+
     public var pixels: Int { width * height }
 
     /// Reads the header only: a few milliseconds even for a gigapixel file.

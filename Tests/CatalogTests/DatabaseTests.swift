@@ -39,11 +39,13 @@ import Testing
     @Test func opensInWALModeWithFullSynchronousAndABusyTimeout() throws {
         let folder = try TemporaryFolder()
         let database = try Database(path: folder.file("a.sqlite"), migrations: [])
-        let (mode, synchronous) = try database.read {
-            (try $0.query("PRAGMA journal_mode")[0][0], try $0.query("PRAGMA synchronous")[0][0])
+        let (mode, synchronous, timeout) = try database.read {
+            (try $0.query("PRAGMA journal_mode")[0][0], try $0.query("PRAGMA synchronous")[0][0],
+             try $0.query("PRAGMA busy_timeout")[0][0])
         }
         #expect(mode == "wal")
         #expect(synchronous == .integer(2)) // 2 = FULL
+        #expect(timeout == .integer(Int64(Database.busyTimeoutMilliseconds)))
         #expect(FileManager.default.fileExists(atPath: folder.file("a.sqlite-wal")))
     }
 

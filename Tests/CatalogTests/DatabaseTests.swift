@@ -90,6 +90,26 @@ import Testing
         #expect(error.message.contains(path))
     }
 
+    @Test func aFileThatIsNotADatabaseIsAClearError() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("a.sqlite", String(repeating: "not a database ", count: 100))
+        let error = try #require(throws: DatabaseError.self) { try Database(path: folder.file("a.sqlite"), migrations: []) }
+        #expect(error.primaryCode == SQLITE_NOTADB)
+        #expect(error.message == "file is not a database")
+    }
+
+    /// More distinct statements than the cache holds: old ones are finalized and prepared again.
+    @Test func manyDistinctStatementsKeepWorking() throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.file("a.sqlite"), migrations: [Self.notes])
+        for round in 0..<2 {
+            for index in 0..<300 {
+                let rows = try database.read { try $0.query("SELECT \(index) + ?", .integer(Int64(round))) }
+                #expect(rows.first?[0] == .integer(Int64(index + round)))
+            }
+        }
+    }
+
     @Test func boundValuesRoundTripAndAreNeverSQL() throws {
         let folder = try TemporaryFolder()
         let database = try Database(path: folder.file("a.sqlite"), migrations: [])

@@ -100,11 +100,20 @@ final class DatabaseConnection {
         return DatabaseError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
 
+    /// Callers pass constant SQL with `?` parameters, so the cache stays small; the bound only
+    /// guards against SQL text built at run time growing it without end.
+    private static let cacheLimit = 128
+
     /// The cached statement for `sql`, prepared once with SQLITE_PREPARE_PERSISTENT.
     /// Exactly one statement per call: trailing text would otherwise be silently ignored.
     private func prepared(_ sql: String) throws(DatabaseError) -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         let db = try open()
+        if statements.count >= Self.cacheLimit {
+            // No statement is mid-step here: `run` prepares before it steps, and never nests.
+            for statement in statements.values { sqlite3_finalize(statement) }
+            statements.removeAll()
+        }
         var statement: OpaquePointer?
         var trailing = ""
         let rc = sql.withCString { text in

@@ -2,6 +2,9 @@ import CSQLite
 
 /// The statements of one transaction, handed to the closure of `Database.read` or `Database.write`
 /// and valid only inside it (using it afterwards throws SQLITE_MISUSE).
+///
+/// Each call runs exactly one statement, prepared once and cached by its text: write constant SQL
+/// with `?` parameters and pass every value as a binding, never in the text.
 public final class DatabaseTransaction {
     private let connection: DatabaseConnection
     private(set) var isActive = true

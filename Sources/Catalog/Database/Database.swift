@@ -4,12 +4,12 @@ import Foundation
 /// A thread-safe SQLite database file: one connection in WAL mode, migrated at open, used in transactions.
 ///
 /// Concurrency: one connection behind one lock. Every `read` and `write` holds the lock for its
-/// whole transaction, so server threads queue for a few microseconds rather than contend inside
-/// SQLite; this store's statements are point lookups on a small table, far cheaper than the
-/// HTTP work around them. Other processes (a second server, the `sqlite3` shell) are handled by
-/// SQLite's file locks and the busy timeout. If reads ever queue behind writes, a pool of
-/// read-only connections can be added here without changing callers: WAL lets readers run
-/// beside one writer.
+/// whole transaction, so server threads queue rather than contend inside SQLite. The catalog's
+/// statements are lookups on a small table, and its writes are ratings at human pace, so the
+/// queue is short; the longest wait is a read behind a commit's fsync. Other processes (a second
+/// server, the `sqlite3` shell) are handled by SQLite's file locks and the busy timeout. If reads
+/// ever queue behind writes, a pool of read-only connections can be added here without changing
+/// callers: WAL lets readers run beside one writer.
 ///
 /// Do not call `read` or `write` from inside another `read` or `write` closure of the same
 /// database: the lock is not reentrant. Use the transaction handed to the closure instead.

@@ -9,9 +9,12 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let publicFolder: String
     let corsOrigin: String
     let titles: @Sendable (ImageRecord) -> (title: String, caption: String?)
+    let operations: Operations
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
+                operations: Operations = Operations(accessLog: nil),
                 titles: @escaping @Sendable (ImageRecord) -> (title: String, caption: String?)) {
+        self.operations = operations
         self.library = library
         self.store = store
         self.publicFolder = publicFolder
@@ -58,9 +61,17 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             return .now(try tile(id, level: level, column: column, row: row, request))
         case .preview(let id): return .now(try preview(id, request))
         case .staticFile(let path): return .now(try staticFile(path, request))
+        case .health: return .now(health(request))
+        case .readiness: return .now(readiness(request))
+        case .metrics: return .now(metricsExposition(request))
         case .viewport, .rating, .gallery:
             throw APIError(501, "not_implemented", "this endpoint is not available in this build")
         }
+    }
+
+    /// Metrics and the access log, once the response has gone out.
+    public func completed(_ exchange: CompletedExchange) {
+        operations.completed(exchange)
     }
 
     private func preflight(_ endpoint: Endpoint) -> Response {

@@ -73,7 +73,7 @@ Suites: bookworm-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
-  tar -C "$slim" -c . | "${PODMAN[@]}" import --change 'CMD ["bash"]' - "$SLIM" >/dev/null
+  tar -C "$slim" -c . | "${PODMAN[@]}" import --quiet --change 'CMD ["bash"]' - "$SLIM" >/dev/null
   rm -rf "$slim"
 fi
 

@@ -27,7 +27,8 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libvips42 libmicrohttpd12 libsqlite3-0 libglib2.0-0 libstdc++6 \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --user-group --home-dir /data --no-create-home --shell /usr/sbin/nologin tilescope \
+ && groupadd --system --gid 10001 tilescope \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /data --no-create-home --shell /usr/sbin/nologin tilescope \
  && mkdir -p /data /images \
  && chown tilescope:tilescope /data
 COPY --from=build /out/tilescope /usr/local/bin/tilescope

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import TestSupport
 import Testing
 @testable import Tilescope
@@ -175,6 +176,27 @@ import Testing
         #expect(text.contains("tilescope_http_response_bytes_total{route=\"dzi_tile\"} 1000000\n"))
         #expect(text.contains("tilescope_http_request_duration_seconds_bucket{route=\"dzi_tile\",le=\"0.0005\"} 100000\n"))
         #expect(text.contains("tilescope_tiles_served_total 50000\n"))
+    }
+
+    @Test func routeClassifierAgreesWithTheRouter() throws {
+        let paths = [
+            "/api/images", "/api/images/a%20b", "/api/images/x/viewport", "/api/images/x/rating", "/api/gallery",
+            "/dzi/x.dzi", "/dzi/x_files/3/1_2.jpeg", "/images/x/preview.jpeg", "/", "/app.js", "/healthz", "/readyz",
+            "/metrics",
+        ]
+        var seen = Set<Int>()
+        for path in paths {
+            let request = Request(method: "GET", rawPath: path)
+            let parsed = try Endpoint.parse(try #require(request.pathSegments))
+            #expect(Endpoint.routeIndex(of: request) == parsed.routeIndex, "\(path)")
+            seen.insert(parsed.routeIndex)
+        }
+        #expect(seen.count == Endpoint.routeNames.count - 1, "one path per route")
+        // Shapes the router refuses keep their family, or are unmatched.
+        #expect(Endpoint.routeIndex(of: Request(method: "GET", rawPath: "/dzi/x_files/a/1_2.jpeg")) == Endpoint.tileRoute)
+        for path in ["/api/nope", "/dzi/x", "/images/x", "/api/images/x/y"] {
+            #expect(Endpoint.routeIndex(of: Request(method: "GET", rawPath: path)) == Endpoint.unmatchedRoute, "\(path)")
+        }
     }
 
     @Test func labelValuesAreEscaped() {

@@ -189,7 +189,8 @@ done
 curl -fsS -o "$run/deep.jpeg" "http://127.0.0.1:$port/dzi/gradient_files/10/2_1.jpeg" || fail "no deep tile"
 [ -n "$(find "$run/data/pyramids" -type f -user "$uid" -name 'image.dzi')" ] || fail "pyramids not written by the user"
 grep -q '"GET /dzi/gradient_files/10/2_1.jpeg HTTP/1.1" 200' "$run/stdout.log" || fail "no access log line"
-curl -fsS "http://127.0.0.1:$port/metrics" | grep -q '^tilescope_tiles_served_total 2$' || fail "metrics"
+curl -fsS -o "$run/metrics.txt" "http://127.0.0.1:$port/metrics" || fail "no /metrics"
+grep -q '^tilescope_tiles_served_total 2$' "$run/metrics.txt" || fail "metrics: $(grep tiles_served "$run/metrics.txt")"
 
 say "SIGTERM"
 kill -TERM "$server"

@@ -1,8 +1,11 @@
 import Foundation
 import HTTPServer
+import Synchronization
 
 /// One line per finished request on stdout, in common log format or as JSON lines.
 /// Each line goes out in a single `write`, so lines from different threads never mix.
+/// Lines are built as bytes (no `String(format:)`, no Foundation encoders): this runs
+/// after every tile.
 public struct AccessLog: Sendable {
     public enum Format: String, Sendable, CaseIterable {
         /// `host - - [time] "request line" status bytes`, as Apache and nginx write it.
@@ -13,7 +16,7 @@ public struct AccessLog: Sendable {
 
     public var format: Format
     /// Where lines go; stdout unless a test says otherwise.
-    public var descriptor: Int32 = 1
+    public var descriptor: Int32
 
     public init(format: Format, descriptor: Int32 = 1) {
         self.format = format
@@ -21,16 +24,13 @@ public struct AccessLog: Sendable {
     }
 
     public func log(_ exchange: CompletedExchange, route: String, at time: timespec = AccessLog.now()) {
-        var bytes = Array(line(exchange, route: route, at: time).utf8)
+        var bytes = lineBytes(exchange, route: route, at: time)
         bytes.append(10)
         _ = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
     }
 
     public func line(_ exchange: CompletedExchange, route: String, at time: timespec) -> String {
-        switch format {
-        case .common: return common(exchange, time)
-        case .json: return json(exchange, route: route, time)
-        }
+        String(decoding: lineBytes(exchange, route: route, at: time), as: UTF8.self)
     }
 
     public static func now() -> timespec {
@@ -39,103 +39,167 @@ public struct AccessLog: Sendable {
         return time
     }
 
-    // MARK: - Formats
-
-    private func common(_ exchange: CompletedExchange, _ time: timespec) -> String {
-        let request = exchange.request
-        let line = "\(request.method) \(Self.target(request)) HTTP/1.1"
-        let bytes = exchange.bytesSent > 0 ? String(exchange.bytesSent) : "-"
-        let host = request.clientAddress.isEmpty ? "-" : request.clientAddress
-        return "\(host) - - [\(Self.timestamp(time, "%d/%b/%Y:%H:%M:%S +0000"))] \"\(Self.quoted(line))\" \(exchange.status) \(bytes)"
+    private func lineBytes(_ exchange: CompletedExchange, route: String, at time: timespec) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        switch format {
+        case .common: Self.common(exchange, time, into: &out)
+        case .json: Self.json(exchange, route: route, time, into: &out)
+        }
+        return out
     }
 
-    private func json(_ exchange: CompletedExchange, route: String, _ time: timespec) -> String {
+    // MARK: - Formats
+
+    private static func common(_ exchange: CompletedExchange, _ time: timespec, into out: inout [UInt8]) {
         let request = exchange.request
-        let millis = String(format: "%03d", Int(time.tv_nsec / 1_000_000))
-        var fields = [
-            ("time", Self.string(Self.timestamp(time, "%Y-%m-%dT%H:%M:%S") + ".\(millis)Z")),
-            ("remote", Self.string(request.clientAddress)),
-            ("method", Self.string(request.method)),
-            ("path", Self.string(request.rawPath)),
-        ]
-        let query = Self.queryString(request.query)
-        if !query.isEmpty { fields.append(("query", Self.string(query))) }
-        fields += [
-            ("route", Self.string(route)),
-            ("status", String(exchange.status)),
-            ("bytes", String(exchange.bytesSent)),
-            ("duration_ms", String(format: "%.3f", exchange.seconds * 1000)),
-            ("completed", exchange.completedNormally ? "true" : "false"),
-        ]
-        if let agent = request.header("user-agent") { fields.append(("user_agent", Self.string(String(agent.prefix(512))))) }
-        if let referer = request.header("referer") { fields.append(("referer", Self.string(String(referer.prefix(512))))) }
-        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+        out += request.clientAddress.isEmpty ? "-".utf8 : request.clientAddress.utf8
+        out += " - - [".utf8
+        out += Timestamps.shared.common(time.tv_sec)
+        out += "] \"".utf8
+        escapeQuoted(request.method, into: &out)
+        out.append(32)
+        escapeQuoted(request.rawPath, into: &out)
+        if !request.query.isEmpty {
+            out.append(63)  // ?
+            var query: [UInt8] = []
+            appendQuery(request.query, into: &query)
+            out += query  // percent-encoded: nothing left to escape
+        }
+        out += " HTTP/1.1\" ".utf8
+        out += String(exchange.status).utf8
+        out.append(32)
+        out += exchange.bytesSent > 0 ? String(exchange.bytesSent).utf8 : "-".utf8
+    }
+
+    private static func json(_ exchange: CompletedExchange, route: String, _ time: timespec, into out: inout [UInt8]) {
+        let request = exchange.request
+        out += "{\"time\":\"".utf8
+        out += Timestamps.shared.iso(time.tv_sec)
+        out.append(46)  // .
+        appendDigits(Int(time.tv_nsec / 1_000_000), width: 3, into: &out)
+        out += "Z\",\"remote\":".utf8
+        appendJSONString(request.clientAddress, into: &out)
+        out += ",\"method\":".utf8
+        appendJSONString(request.method, into: &out)
+        out += ",\"path\":".utf8
+        appendJSONString(request.rawPath, into: &out)
+        if !request.query.isEmpty {
+            out += ",\"query\":\"".utf8
+            appendQuery(request.query, into: &out)
+            out.append(34)
+        }
+        out += ",\"route\":".utf8
+        appendJSONString(route, into: &out)
+        out += ",\"status\":".utf8
+        out += String(exchange.status).utf8
+        out += ",\"bytes\":".utf8
+        out += String(exchange.bytesSent).utf8
+        out += ",\"duration_ms\":".utf8
+        let micros = Int((max(0, exchange.seconds) * 1e6).rounded())
+        out += String(micros / 1000).utf8
+        out.append(46)
+        appendDigits(micros % 1000, width: 3, into: &out)
+        out += ",\"completed\":".utf8
+        out += exchange.completedNormally ? "true".utf8 : "false".utf8
+        if let agent = request.headers["user-agent"] {
+            out += ",\"user_agent\":".utf8
+            appendJSONString(String(agent.prefix(512)), into: &out)
+        }
+        if let referer = request.headers["referer"] {
+            out += ",\"referer\":".utf8
+            appendJSONString(String(referer.prefix(512)), into: &out)
+        }
+        out.append(125)  // }
     }
 
     // MARK: - Pieces
 
-    /// The path as sent, with the query re-encoded from its decoded arguments (libmicrohttpd
-    /// keeps only those): same arguments, keys in sorted order.
-    static func target(_ request: Request) -> String {
-        let query = queryString(request.query)
-        return query.isEmpty ? request.rawPath : request.rawPath + "?" + query
-    }
-
-    static func queryString(_ query: [String: String]) -> String {
-        query.keys.sorted().map { key in
+    /// The query re-encoded from its decoded arguments (libmicrohttpd keeps only those):
+    /// same arguments, keys in sorted order.
+    static func appendQuery(_ query: [String: String], into out: inout [UInt8]) {
+        for (index, key) in query.keys.sorted().enumerated() {
+            if index > 0 { out.append(38) }  // &
+            percentEncode(key, into: &out)
             let value = query[key]!
-            return value.isEmpty ? encode(key) : encode(key) + "=" + encode(value)
-        }.joined(separator: "&")
+            if !value.isEmpty {
+                out.append(61)  // =
+                percentEncode(value, into: &out)
+            }
+        }
     }
 
-    private static let unreserved = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
 
-    private static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    private static func percentEncode(_ text: String, into out: inout [UInt8]) {
+        for byte in text.utf8 {
+            switch byte {
+            case 48...57, 65...90, 97...122, 45, 46, 95, 126: out.append(byte)  // unreserved
+            default: out += [37, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
+        }
     }
 
     /// Escapes `"`, `\` and control bytes as `\xHH`, as Apache does, so a request line
     /// cannot break the log's quoting or forge a second line.
-    static func quoted(_ text: String) -> String {
-        var out: [UInt8] = []
+    static func escapeQuoted(_ text: String, into out: inout [UInt8]) {
         for byte in text.utf8 {
             if byte == 34 || byte == 92 || byte < 32 || byte == 127 {
-                out += Array(String(format: "\\x%02x", byte).utf8)
+                out += [92, 120, hex[Int(byte >> 4)] | 32, hex[Int(byte & 15)] | 32]  // \xhh, lower case
             } else {
                 out.append(byte)
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// A JSON string literal.
-    static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 32 || scalar.value == 127 {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+    static func appendJSONString(_ text: String, into out: inout [UInt8]) {
+        out.append(34)
+        for byte in text.utf8 {
+            switch byte {
+            case 34: out += [92, 34]
+            case 92: out += [92, 92]
+            case 10: out += [92, 110]
+            case 13: out += [92, 114]
+            case 9: out += [92, 116]
+            case 0..<32, 127: out += [92, 117, 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            default: out.append(byte)
             }
         }
-        return out + "\""
+        out.append(34)
     }
 
-    private static func timestamp(_ time: timespec, _ pattern: String) -> String {
-        var seconds = time.tv_sec
+    private static func appendDigits(_ value: Int, width: Int, into out: inout [UInt8]) {
+        let digits = Array(String(value).utf8)
+        if digits.count < width { out += [UInt8](repeating: 48, count: width - digits.count) }
+        out += digits
+    }
+}
+
+/// The two date texts of the current second, formatted once per second rather than per line.
+private final class Timestamps: Sendable {
+    static let shared = Timestamps()
+    private let cache = Mutex<(second: Int, common: [UInt8], iso: [UInt8])>((-1, [], []))
+
+    func common(_ second: Int) -> [UInt8] { texts(second).common }
+    func iso(_ second: Int) -> [UInt8] { texts(second).iso }
+
+    private func texts(_ second: Int) -> (second: Int, common: [UInt8], iso: [UInt8]) {
+        cache.withLock { cached in
+            if cached.second != second {
+                cached = (second, Self.format(second, "%d/%b/%Y:%H:%M:%S +0000"), Self.format(second, "%Y-%m-%dT%H:%M:%S"))
+            }
+            return cached
+        }
+    }
+
+    /// UTC, in the C locale's month names (Swift programs do not call setlocale).
+    private static func format(_ second: Int, _ pattern: String) -> [UInt8] {
+        var seconds = second
         var parts = tm()
         gmtime_r(&seconds, &parts)
         var buffer = [CChar](repeating: 0, count: 64)
         let count = strftime(&buffer, buffer.count, pattern, &parts)
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return buffer[..<count].map { UInt8(bitPattern: $0) }
     }
 }

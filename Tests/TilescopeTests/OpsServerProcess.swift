@@ -34,6 +34,9 @@ final class OpsServerProcess {
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        // Foundation watches the child from a dispatch queue through an unowned reference to the
+        // Process: let it see the exit before the Process goes away, or it crashes the test run.
+        process.waitUntilExit()
     }
 
     var stdout: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }

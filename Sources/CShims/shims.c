@@ -81,6 +81,7 @@ int ts_extract_band(VipsImage *in, VipsImage **out, int band, int n) {
 }
 int ts_math_sin(VipsImage *in, VipsImage **out) { return vips_sin(in, out, NULL); }
 int ts_zone(VipsImage **out, int width, int height) { return vips_zone(out, width, height, NULL); }
+int ts_zoom(VipsImage *in, VipsImage **out, int xfac, int yfac) { return vips_zoom(in, out, xfac, yfac, NULL); }
 
 typedef struct { ts_progress_fn callback; void *context; } ts_progress_target;
 

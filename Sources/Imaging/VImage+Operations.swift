@@ -50,6 +50,12 @@ extension VImage {
         try VImage.make { ts_zoom(pointer, $0, Int32(across), Int32(down)) }
     }
 
+    /// Replaces each pixel value v with entry v of `table`, a one-row image with an entry
+    /// for every value that occurs; a 3-band table turns one band into colour.
+    public func mapped(through table: VImage) throws -> VImage {
+        try VImage.make { ts_maplut(pointer, $0, table.pointer) }
+    }
+
     /// Saves as JPEG like `saveJPEG(to:quality:)`, reporting libvips's progress as the
     /// pipeline streams (from the computing thread, once per percent change).
     public func saveJPEG(to path: String, quality: Int = 85,

@@ -51,11 +51,11 @@ extension DemoImage {
 
     public static let gigapixel = DemoImage(
         fileName: "gigapixel.jpg", size: PixelSize(width: 40960, height: 25600),
-        title: "A gigapixel of interference",
-        caption: "1.05 gigapixels generated on first start, while the other images are already served. "
-            + "Each zoom shows its own scale: a colour field across the whole image, a five-fold "
-            + "quasicrystal with cells of thousands of pixels, a hexagonal lattice of hundreds, and a fine "
-            + "lattice only the deepest levels show. The grid lines every 4096 px carry their coordinates.")
+        title: "An archipelago of a gigapixel",
+        caption: "1.05 gigapixels of an imaginary archipelago, generated on first start while the other images "
+            + "are already served. Zoomed out you see continents and seas; zoom in and the fractal coastlines "
+            + "keep breaking into bays, islets and rocks down to single pixels. The grid lines every 4096 px "
+            + "carry their image coordinates, so you always know where you are.")
 
     /// The images `writeQuickImages` makes, smallest first.
     public static let quick: [DemoImage] = [small, tower, mandelbrot, panorama, grid]

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Paints the wide demo image: mountain ranges at dusk above a lake that mirrors them.
+/// Paints the wide demo image: mountain ranges at dusk, under a rising moon, above a lake
+/// that mirrors them.
 ///
 /// Zoomed out it reads as a landscape; zoomed in, single-pixel stars, snow lines,
 /// individual fir trees on the nearest ridge and ripples in the reflection appear.
@@ -27,11 +28,11 @@ struct PanoramaPainter {
     private var horizon: Int { Int(Double(height) * 0.64) }
 
     private let ranges = [
-        Range(base: 0.16, amplitude: 0.30, scale: 0.22, color: RGBColor(92, 98, 150), haze: 0.55,
+        Range(base: 0.16, amplitude: 0.30, scale: 0.22, color: RGBColor(92, 98, 150), haze: 0.42,
               snowLine: 0.34, seed: 11),
-        Range(base: 0.10, amplitude: 0.22, scale: 0.15, color: RGBColor(56, 62, 112), haze: 0.35,
+        Range(base: 0.10, amplitude: 0.22, scale: 0.15, color: RGBColor(56, 62, 112), haze: 0.26,
               snowLine: 0.27, seed: 23),
-        Range(base: 0.04, amplitude: 0.14, scale: 0.09, color: RGBColor(30, 38, 70), haze: 0.18,
+        Range(base: 0.04, amplitude: 0.14, scale: 0.09, color: RGBColor(30, 38, 70), haze: 0.12,
               snowLine: 2, seed: 37),
         Range(base: 0.00, amplitude: 0.07, scale: 0.05, color: RGBColor(12, 22, 30), haze: 0.0,
               snowLine: 2, seed: 41),
@@ -47,9 +48,10 @@ struct PanoramaPainter {
         let horizon = self.horizon
         let sky = (0..<horizon).map { RGBColor.gradient(skyStops, at: pow(Double($0) / Double(horizon), 1.6)) }
         let ridges = ranges.map { ridgeRows(of: $0) }
+        let slopes = ranges.map { slopeRow(of: $0) }
         let trees = treeTops(above: ridges[ranges.count - 1])
-        let sunX = Double(width) * 0.63, sunY = Double(horizon) - Double(height) * 0.09
-        let sunRadius = Double(height) * 0.035
+        let moonX = Double(width) * 0.8, moonY = Double(height) * 0.14
+        let moonRadius = Double(height) * 0.028
         let width = self.width, ranges = self.ranges, horizonColor = skyStops[skyStops.count - 1]
 
         canvas.withBytes { bytes in
@@ -65,12 +67,13 @@ struct PanoramaPainter {
                     }
                     if layer == ranges.count - 1 || Double(y) >= trees[x] {
                         color = mountain(ranges[ranges.count - 1], x: x, y: y, ridges: ridges[ranges.count - 1],
+                                         slopes: slopes[ranges.count - 1],
                                          skyAtY: skyColor, horizonColor: horizonColor)
                     } else if layer >= 0 {
-                        color = mountain(ranges[layer], x: x, y: y, ridges: ridges[layer],
+                        color = mountain(ranges[layer], x: x, y: y, ridges: ridges[layer], slopes: slopes[layer],
                                          skyAtY: skyColor, horizonColor: horizonColor)
                     } else {
-                        color = skyPixel(skyColor, x: x, y: y, sunX: sunX, sunY: sunY, sunRadius: sunRadius)
+                        color = skyPixel(skyColor, x: x, y: y, moonX: moonX, moonY: moonY, moonRadius: moonRadius)
                     }
                     let i = (y * width + x) * 3
                     bytes[i] = color.red
@@ -111,28 +114,46 @@ struct PanoramaPainter {
         return tops
     }
 
-    private func mountain(_ range: Range, x: Int, y: Int, ridges: [Double], skyAtY: RGBColor,
+    private func mountain(_ range: Range, x: Int, y: Int, ridges: [Double], slopes: [Double], skyAtY: RGBColor,
                           horizonColor: RGBColor) -> RGBColor {
-        let ridge = ridges[x]
-        let depth = Double(y) - ridge
-        // Slopes facing the sun (on the right) catch a little light.
-        let slope = ridges[min(x + 2, width - 1)] - ridges[max(x - 2, 0)]
-        var color = range.color.scaled(1 + max(-0.25, min(0.35, slope * 0.04)))
+        let depth = Double(y) - ridges[x]
+        // Light from the moon on the right: slopes facing it are lighter. The slope comes
+        // from a smoothed ridge, so fine jaggedness does not streak the whole face.
+        let slope = slopes[x]
+        let light = max(-0.3, min(0.35, slope * 0.012)) * exp(-depth / 300)
+        // Gullies: faint streaks running down the faces along the fall line.
+        let gully = DemoNoise.value(Double(x) / 4 + Double(y) / 70, seed: range.seed + 2) - 0.5
+        var color = range.color.scaled(1 + light + gully * 0.07)
         let heightAbove = (Double(horizon) - Double(y)) / Double(height)
-        let snowJitter = DemoNoise.value(Double(x) / 7, seed: range.seed + 1) * 0.03
-        if heightAbove > range.snowLine + snowJitter, depth < 40 {
-            color = color.mixed(with: RGBColor(236, 226, 240), 0.75 - depth / 80)
+        let snowLine = range.snowLine + (DemoNoise.value(Double(x) / 60, seed: range.seed + 1) - 0.5) * 0.05
+        if heightAbove > snowLine {
+            color = color.mixed(with: RGBColor(226, 222, 240).scaled(1 + light), 0.8 + gully * 0.3)
         }
         // Mist gathers at the foot of each range, so the ranges separate.
-        let mist = exp(-heightAbove * 14) * 0.55 + range.haze
+        let mist = exp(-heightAbove * 22) * 0.4 + range.haze
         return color.mixed(with: horizonColor.mixed(with: skyAtY, 0.5), mist)
     }
 
-    private func skyPixel(_ base: RGBColor, x: Int, y: Int, sunX: Double, sunY: Double, sunRadius: Double) -> RGBColor {
-        let dx = Double(x) - sunX, dy = Double(y) - sunY
+    /// How steeply each column's face rises toward the right, from the ridge's broad shape
+    /// (a few octaves only, over 24 px), in pixels.
+    private func slopeRow(of range: Range) -> [Double] {
+        let broad = (-12..<(width + 12)).map { x in
+            let n = DemoNoise.fractal(Double(x) / (Double(width) * range.scale), octaves: 4, persistence: 0.52,
+                                      seed: range.seed)
+            return Double(height) * range.amplitude * n * n * 1.6
+        }
+        return (0..<width).map { broad[$0 + 24] - broad[$0] }
+    }
+
+    private func skyPixel(_ base: RGBColor, x: Int, y: Int, moonX: Double, moonY: Double, moonRadius: Double) -> RGBColor {
+        let dx = Double(x) - moonX, dy = Double(y) - moonY
         let distance = (dx * dx + dy * dy).squareRoot()
-        if distance < sunRadius { return RGBColor(255, 244, 214) }
-        var color = base.mixed(with: RGBColor(255, 214, 150), 0.7 * exp(-(distance - sunRadius) / (sunRadius * 2.5)))
+        if distance < moonRadius {
+            // The moon, with faint maria.
+            let mare = DemoNoise.value(Double(x) / 9 + Double(y) / 23, seed: 4)
+            return RGBColor(246, 240, 220).scaled(0.9 + 0.1 * mare)
+        }
+        var color = base.mixed(with: RGBColor(200, 200, 230), 0.5 * exp(-(distance - moonRadius) / (moonRadius * 1.5)))
         // Stars: rare single pixels, brighter higher up, only visible when zoomed in.
         let starChance = DemoNoise.unit(x, y, seed: 99)
         let altitude = 1 - Double(y) / Double(horizon)

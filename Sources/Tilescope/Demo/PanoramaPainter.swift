@@ -49,6 +49,7 @@ struct PanoramaPainter {
         let sky = (0..<horizon).map { RGBColor.gradient(skyStops, at: pow(Double($0) / Double(horizon), 1.6)) }
         let ridges = ranges.map { ridgeRows(of: $0) }
         let slopes = ranges.map { slopeRow(of: $0) }
+        let snowLines = ranges.map { snowLineRow(of: $0) }
         let trees = treeTops(above: ridges[ranges.count - 1])
         let moonX = Double(width) * 0.8, moonY = Double(height) * 0.14
         let moonRadius = Double(height) * 0.028
@@ -59,18 +60,16 @@ struct PanoramaPainter {
                 let skyColor = sky[y]
                 for x in 0..<width {
                     var color = skyColor
-                    var layer = -1
-                    for index in stride(from: ranges.count - 1, through: 0, by: -1)
-                    where Double(y) >= ridges[index][x] {
-                        layer = index
-                        break
-                    }
+                    // The nearest range whose ridge is above this pixel, if any.
+                    var layer = ranges.count - 1
+                    while layer >= 0, Double(y) < ridges[layer][x] { layer -= 1 }
                     if layer == ranges.count - 1 || Double(y) >= trees[x] {
                         color = mountain(ranges[ranges.count - 1], x: x, y: y, ridges: ridges[ranges.count - 1],
-                                         slopes: slopes[ranges.count - 1],
+                                         slopes: slopes[ranges.count - 1], snowLines: snowLines[ranges.count - 1],
                                          skyAtY: skyColor, horizonColor: horizonColor)
                     } else if layer >= 0 {
                         color = mountain(ranges[layer], x: x, y: y, ridges: ridges[layer], slopes: slopes[layer],
+                                         snowLines: snowLines[layer],
                                          skyAtY: skyColor, horizonColor: horizonColor)
                     } else {
                         color = skyPixel(skyColor, x: x, y: y, moonX: moonX, moonY: moonY, moonRadius: moonRadius)
@@ -114,24 +113,32 @@ struct PanoramaPainter {
         return tops
     }
 
-    private func mountain(_ range: Range, x: Int, y: Int, ridges: [Double], slopes: [Double], skyAtY: RGBColor,
+    private func mountain(_ range: Range, x: Int, y: Int, ridges: [Double], slopes: [Double],
+                          snowLines: [Double], skyAtY: RGBColor,
                           horizonColor: RGBColor) -> RGBColor {
         let depth = Double(y) - ridges[x]
         // Light from the moon on the right: slopes facing it are lighter. The slope comes
         // from a smoothed ridge, so fine jaggedness does not streak the whole face.
         let slope = slopes[x]
-        let light = max(-0.3, min(0.35, slope * 0.012)) * exp(-depth / 300)
-        // Gullies: faint streaks running down the faces along the fall line.
-        let gully = DemoNoise.value(Double(x) / 4 + Double(y) / 70, seed: range.seed + 2) - 0.5
-        var color = range.color.scaled(1 + light + gully * 0.07)
+        let light = max(-0.25, min(0.3, slope * 0.01)) * exp(-depth / 150)
+        // Moonlight catches the crests: a soft rim just below each ridge line.
+        var color = range.color.scaled(1 + light + 0.14 * exp(-depth / 90))
         let heightAbove = (Double(horizon) - Double(y)) / Double(height)
-        let snowLine = range.snowLine + (DemoNoise.value(Double(x) / 60, seed: range.seed + 1) - 0.5) * 0.05
-        if heightAbove > snowLine {
-            color = color.mixed(with: RGBColor(226, 222, 240).scaled(1 + light), 0.8 + gully * 0.3)
+        if heightAbove > snowLines[x] {
+            color = color.mixed(with: RGBColor(226, 222, 240).scaled(1 + light), 0.8)
         }
         // Mist gathers at the foot of each range, so the ranges separate.
         let mist = exp(-heightAbove * 22) * 0.4 + range.haze
         return color.mixed(with: horizonColor.mixed(with: skyAtY, 0.5), mist)
+    }
+
+    /// A ragged snow line per column, in image heights above the horizon: fractal in x,
+    /// so it keeps its detail as you zoom in.
+    private func snowLineRow(of range: Range) -> [Double] {
+        (0..<width).map { x in
+            range.snowLine
+                + (DemoNoise.fractal(Double(x) / 90, octaves: 6, persistence: 0.6, seed: range.seed + 1) - 0.5) * 0.07
+        }
     }
 
     /// How steeply each column's face rises toward the right, from the ridge's broad shape

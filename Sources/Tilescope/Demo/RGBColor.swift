@@ -15,11 +15,13 @@ public struct RGBColor: Hashable, Sendable {
         self.init(Self.byte(red), Self.byte(green), Self.byte(blue))
     }
 
-    /// `self` moved toward `other` by `amount` (0 = self, 1 = other).
+    /// `self` moved toward `other` by `amount` (0 = self, 1 = other), in 1/256 steps.
+    /// Integer arithmetic: painters call this per pixel, and debug builds are slow at
+    /// converting to and from Double.
     public func mixed(with other: RGBColor, _ amount: Double) -> RGBColor {
-        let t = min(max(amount, 0), 1)
+        let t = Int(min(max(amount, 0), 1) * 256)
         func lerp(_ a: UInt8, _ b: UInt8) -> UInt8 {
-            UInt8(Double(a) + (Double(b) - Double(a)) * t + 0.5)
+            UInt8(truncatingIfNeeded: (Int(a) * (256 - t) + Int(b) * t + 128) >> 8)
         }
         return RGBColor(lerp(red, other.red), lerp(green, other.green), lerp(blue, other.blue))
     }

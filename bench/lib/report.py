@@ -80,7 +80,9 @@ def header(meta):
         f"Test image: {meta.get('size', '?')}x{meta.get('size', '?')} JPEG (Perlin noise, 3 scales), "
         f"{meta.get('tiles', '?')} tiles in {meta.get('levels', '?')} levels, "
         f"{meta.get('tile_kb', '?')} KB per tile on average at the deepest level. "
-        f"Command: `{meta.get('command', 'bench/run')}`.",
+        f"Command: `{meta.get('command', 'bench/run')}`. Load average (1, 5, 15 min) at the start "
+        f"{meta.get('load_start', '?')}, at the end {meta.get('load_end', '?')}: the machine is shared, "
+        f"so compare the ratios and the CPU per request rather than absolute requests/s.",
         "",
     ]
     return lines
@@ -207,12 +209,23 @@ def notes_section(meta):
     return ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
 
 
+def headers_section(meta):
+    path = meta.get("headers")
+    try:
+        with open(path) as f:
+            text = f.read().strip()
+    except (OSError, TypeError):
+        return []
+    return ["## Response headers of one tile", "", "```", text, "```", ""]
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     records, meta = load(sys.argv[1]), load_meta(sys.argv[2])
     lines = (header(meta) + targets_section(records, meta) + build_section(records, meta)
-             + static_section(records, meta) + viewport_section(records, meta) + notes_section(meta))
+             + static_section(records, meta) + viewport_section(records, meta) + notes_section(meta)
+             + headers_section(meta))
     print("\n".join(lines).rstrip() + "\n")
 
 

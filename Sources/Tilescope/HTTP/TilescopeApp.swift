@@ -58,7 +58,9 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             return .now(try tile(id, level: level, column: column, row: row, request))
         case .preview(let id): return .now(try preview(id, request))
         case .staticFile(let path): return .now(try staticFile(path, request))
-        case .viewport, .rating, .gallery:
+        case .viewport(let id): return .now(try viewport(id, request))
+        case .gallery: return .now(try gallery(request))
+        case .rating:
             throw APIError(501, "not_implemented", "this endpoint is not available in this build")
         }
     }

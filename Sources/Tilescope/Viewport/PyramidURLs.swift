@@ -29,7 +29,7 @@ public struct PyramidURLs: Hashable, Sendable {
         "\(tilePrefix)\(address.level)/\(address.column)_\(address.row)\(tileSuffix)"
     }
 
-    static func percentEncoded(_ text: String) -> String {
+    public static func percentEncoded(_ text: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         let hex = Array("0123456789ABCDEF".utf8)

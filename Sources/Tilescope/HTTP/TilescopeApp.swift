@@ -9,6 +9,9 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let publicFolder: String
     let corsOrigin: String
     let titles: @Sendable (ImageRecord) -> (title: String, caption: String?)
+    /// Pyramid files are immutable (a new source version gets a new folder), so their
+    /// descriptors can be kept open.
+    let pyramidFiles = OpenFileCache(capacity: 1024)
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 titles: @escaping @Sendable (ImageRecord) -> (title: String, caption: String?)) {

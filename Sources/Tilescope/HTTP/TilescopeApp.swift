@@ -10,6 +10,9 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let corsOrigin: String
     let titles: @Sendable (ImageRecord) -> (title: String, caption: String?)
     let operations: Operations
+    /// Pyramid files are immutable (a new source version gets a new folder), so their
+    /// descriptors can be kept open.
+    let pyramidFiles = OpenFileCache(capacity: 1024)
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil),

@@ -11,9 +11,13 @@ public protocol HTTPHandler: Sendable {
     func handle(_ request: Request) -> Reply
     /// Called once the response has been sent (or the connection dropped).
     func completed(_ exchange: CompletedExchange)
+    /// Called once per request when its headers have arrived, before any of its body is read:
+    /// buffer the body (the default), stream it into a sink, or refuse it unread.
+    func bodyHandling(for request: Request) -> BodyHandling
 }
 
 extension HTTPHandler {
+    public func bodyHandling(for request: Request) -> BodyHandling { .buffer }
     public func completed(_ exchange: CompletedExchange) {}
 }
 

@@ -8,15 +8,17 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let store: any PyramidStore
     let publicFolder: String
     let corsOrigin: String
-    let titles: @Sendable (ImageRecord) -> (title: String, caption: String?)
+    let gallery: Gallery
+    let uploads: Uploads
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
-                titles: @escaping @Sendable (ImageRecord) -> (title: String, caption: String?)) {
+                gallery: Gallery, uploads: Uploads) {
         self.library = library
         self.store = store
         self.publicFolder = publicFolder
         self.corsOrigin = corsOrigin
-        self.titles = titles
+        self.gallery = gallery
+        self.uploads = uploads
     }
 
     static let maxPathBytes = 2048
@@ -51,14 +53,19 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
 
     private func dispatch(_ endpoint: Endpoint, _ request: Request) throws -> Reply {
         switch endpoint {
-        case .imageList: return .now(try imageList(request))
-        case .image(let id): return .now(try image(id, request))
+        case .imageList:
+            guard request.method != "POST" else { throw APIError(500, "internal", "uploads are streamed, never buffered") }
+            return .now(try imageList(request))
+        case .image(let id):
+            return request.method == "DELETE" ? try deleteImage(id, request) : .now(try image(id, request))
+        case .rating(let id): return try rate(id, request)
+        case .job(let id): return .now(try job(id, request))
         case .deepZoomDescriptor(let id): return .now(try descriptor(id, request))
         case let .deepZoomTile(id, level, column, row):
             return .now(try tile(id, level: level, column: column, row: row, request))
         case .preview(let id): return .now(try preview(id, request))
         case .staticFile(let path): return .now(try staticFile(path, request))
-        case .viewport, .rating, .gallery:
+        case .viewport, .gallery:
             throw APIError(501, "not_implemented", "this endpoint is not available in this build")
         }
     }
@@ -71,7 +78,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         ])
     }
 
-    private func decorate(_ response: Response) -> Response {
+    func decorate(_ response: Response) -> Response {
         var response = response
         response.setHeader("Access-Control-Allow-Origin", corsOrigin)
         response.setHeader("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location")

@@ -1,17 +1,21 @@
+import Catalog
 import HTTPServer
 
-/// `GET /api/images` and `GET /api/images/{id}`.
+/// `GET /api/images[?sort=name|rating|added]` and `GET /api/images/{id}`.
 extension TilescopeApp {
     func imageList(_ request: Request) throws -> Response {
-        JSON.response(["images": library.all.map(json)])
+        guard let sort = GallerySort(query: request.query["sort"]) else {
+            throw APIError.badRequest("unknown sort '\(request.query["sort"]?.prefix(40) ?? "")': use one of \(GallerySort.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return JSON.response(["images": try gallery.entries(sortedBy: sort).map(\.json)])
     }
 
     func image(_ id: String, _ request: Request) throws -> Response {
-        JSON.response(json(try record(id)))
+        JSON.response(try json(try record(id)))
     }
 
-    func json(_ record: ImageRecord) -> ImageJSON {
-        let text = titles(record)
-        return ImageJSON(record, title: text.title, caption: text.caption)
+    /// The image's JSON with its caption and rating.
+    func json(_ record: ImageRecord) throws -> ImageJSON {
+        try gallery.entry(record).json
     }
 }

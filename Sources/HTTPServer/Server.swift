@@ -81,17 +81,24 @@ public final class Server: @unchecked Sendable {
         if let uploadSize, uploadSize.pointee > 0 {
             let count = uploadSize.pointee
             uploadSize.pointee = 0
-            if exchange.bodyTooLarge { return .YES }
+            if exchange.answeredEarly { return .YES }
+            if exchange.refusal != nil { return discard(count, for: exchange) }
             let chunk = UnsafeRawBufferPointer(start: uploadData, count: count)
-            if exchange.sink != nil { return stream(chunk, for: exchange, on: connection) }
+            if exchange.sink != nil { return stream(chunk, for: exchange) }
             if exchange.request.body.count + count > options.maxBodyBytes {
-                exchange.bodyTooLarge = true
-                return send(tooLarge(limit: options.maxBodyBytes), for: exchange, on: connection)
+                exchange.request.body = []
+                exchange.refusal = tooLarge(limit: options.maxBodyBytes)
+                return discard(count, for: exchange)
             }
             exchange.request.body.append(contentsOf: chunk)
             return .YES
         }
-        if exchange.bodyTooLarge { return .YES }
+        if exchange.answeredEarly { return .YES }
+        if let refusal = exchange.refusal {
+            exchange.refusal = nil
+            exchange.dispatched = true
+            return send(refusal, for: exchange, on: connection)
+        }
         if let response = exchange.pending {
             exchange.pending = nil
             return send(response, for: exchange, on: connection)
@@ -113,13 +120,13 @@ public final class Server: @unchecked Sendable {
         switch handler.bodyHandling(for: request) {
         case .buffer:
             if let declared, declared > options.maxBodyBytes {
-                exchange.bodyTooLarge = true
+                exchange.answeredEarly = true
                 return send(tooLarge(limit: options.maxBodyBytes), for: exchange, on: connection)
             }
         case .stream(let sink):
             if let declared, declared > sink.maxBytes {
                 sink.abort()
-                exchange.bodyTooLarge = true
+                exchange.answeredEarly = true
                 return send(tooLarge(limit: sink.maxBytes), for: exchange, on: connection)
             }
             exchange.sink = sink
@@ -130,25 +137,35 @@ public final class Server: @unchecked Sendable {
                 exchange.dispatched = true
                 return .YES
             }
-            exchange.bodyTooLarge = true
+            exchange.answeredEarly = true
             return send(response, for: exchange, on: connection)
         }
         return .YES
     }
 
     /// Passes one chunk of a streamed body to its sink, enforcing the sink's size limit.
-    private func stream(_ chunk: UnsafeRawBufferPointer, for exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
+    private func stream(_ chunk: UnsafeRawBufferPointer, for exchange: Exchange) -> MHD_Result {
         guard let sink = exchange.sink else { return .YES }
         exchange.streamedBytes += chunk.count
         let refusal = exchange.streamedBytes > sink.maxBytes ? tooLarge(limit: sink.maxBytes) : sink.write(chunk)
-        guard let refusal else { return .YES }
+        guard var refusal else { return .YES }
         exchange.sink = nil
         sink.abort()
-        exchange.bodyTooLarge = true
-        var response = refusal
-        response.setHeader("Connection", "close")
-        return send(response, for: exchange, on: connection)
+        refusal.setHeader("Connection", "close")
+        exchange.refusal = refusal
+        return .YES
     }
+
+    /// Reads and drops the rest of a refused body. libmicrohttpd accepts a response only once the
+    /// body has ended (queueing one mid-body fails and drops the connection unanswered), so the
+    /// refusal waits for the end; a client that keeps sending past `discardLimit` is cut off.
+    private func discard(_ count: Int, for exchange: Exchange) -> MHD_Result {
+        exchange.discardedBytes += count
+        return exchange.discardedBytes > Self.discardLimit ? .NO : .YES
+    }
+
+    /// How much of a refused body is read (and dropped) to be able to answer it.
+    static let discardLimit = 64 << 20
 
     /// Sends a reply now, or suspends the connection while a worker prepares it.
     private func run(_ reply: Reply, for exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {

@@ -1,10 +1,14 @@
 import Foundation
+import Imaging
 import Testing
 @testable import Tilescope
 
 /// `PUT /api/images/{id}/rating` and `GET /api/images?sort=` over real HTTP, against a real
 /// SQLite catalog in the server's data folder.
 @Suite(.serialized) struct RatingEndpointTests {
+    // The images are written before the server (which starts libvips) exists.
+    init() throws { try Vips.start() }
+
     static func server(_ label: String, names: [String] = ["alpha.png", "beta.png", "gamma.png"]) throws -> TestServer {
         try TestServer(label: label) { folder in
             for (index, name) in names.enumerated() {

@@ -6,6 +6,9 @@ import Testing
 /// `POST /api/images`, `GET /api/jobs/{id}` and `DELETE /api/images/{id}` over real HTTP: bodies
 /// streamed to disk, checked by libvips, built into tiles by the background queue.
 @Suite(.serialized) struct UploadTests {
+    // The images are written before the server (which starts libvips) exists.
+    init() throws { try Vips.start() }
+
     static let token = "s3cret-token"
     static let auth = ["Authorization": "Bearer \(token)"]
 

@@ -34,9 +34,13 @@ public final class Gallery: Sendable {
 
     /// One image with its caption and rating.
     public func entry(_ record: ImageRecord) throws -> GalleryEntry {
+        entry(record, rating: try ratings.rating(for: record.id))
+    }
+
+    /// One image with its caption and a rating known already (the one just stored).
+    public func entry(_ record: ImageRecord, rating: Int?) -> GalleryEntry {
         let captions = self.captions.current
         return GalleryEntry(record: record, title: captions.title(forFile: record.fileName),
-                            caption: captions.caption(forFile: record.fileName),
-                            rating: try ratings.rating(for: record.id), added: nil)
+                            caption: captions.caption(forFile: record.fileName), rating: rating, added: nil)
     }
 }

@@ -11,7 +11,8 @@ extension TilescopeApp {
         return later {
             try gallery.ratings.setRating(rating, for: id)
             guard let record = gallery.library.record(id) else { throw APIError.notFound("image \(id) was just removed") }
-            return JSON.response(try gallery.entry(record).json)
+            // This request's rating, even if another has replaced it since: the answer says what this write did.
+            return JSON.response(gallery.entry(record, rating: rating).json)
         }
     }
 

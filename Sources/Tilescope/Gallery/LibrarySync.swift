@@ -58,10 +58,14 @@ public final class LibrarySync: @unchecked Sendable {
     }
 
     /// Clears what a crash left behind: partial uploads go, interrupted deletions are completed.
+    /// A partial upload is removed only once untouched for an hour: in an images folder shared by
+    /// replicas, a fresh one may be another server's upload still arriving.
     func recoverAtStart() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let cutoff = time(nil) - 3600
         for name in names where name.hasPrefix(Self.uploadPrefix) {
-            unlink("\(folder)/\(name)")
+            var info = stat()
+            if stat("\(folder)/\(name)", &info) == 0, info.st_mtim.tv_sec < cutoff { unlink("\(folder)/\(name)") }
         }
         for name in names where name.hasPrefix(Self.deletionPrefix) {
             let id = String(name.dropFirst(Self.deletionPrefix.count).split(separator: ".").first ?? "")

@@ -76,6 +76,30 @@ import Testing
         #expect(FileManager.default.contents(atPath: server.images + "/Harbour at dusk.png") == Data(image))
     }
 
+    /// The server's peak resident memory (VmHWM), in bytes.
+    static func peakMemory(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+        return try #require(Int(line.split(separator: " ").dropFirst().first ?? "")) * 1024
+    }
+
+    @Test func bodiesAreStreamedToDiskNotHeldInMemory() throws {
+        let root = try TestImages.folder("upload-memory")
+        try FileManager.default.createDirectory(atPath: root + "/images", withIntermediateDirectories: true)
+        let process = try ServerProcess(images: root + "/images", data: root + "/data",
+                                        environment: ["TILESCOPE_ADMIN_TOKEN": Self.token])
+        defer { process.signal(SIGKILL) }
+        let before = try Self.peakMemory(process.process.processIdentifier)
+        // 160 MB that is not an image: read to the end, stored, checked, refused.
+        var body = [UInt8](repeating: 0, count: 160 << 20)
+        for index in stride(from: 0, to: body.count, by: 4096) { body[index] = UInt8(truncatingIfNeeded: index >> 12) }
+        let reply = try UploadClient(port: process.port).send("POST", "/api/images", headers: Self.auth, body: body,
+                                                              pieceSize: 1 << 20)
+        #expect(reply.status == 415)
+        let growth = try Self.peakMemory(process.process.processIdentifier) - before
+        #expect(growth < 48 << 20, "the server's peak memory grew by \(growth >> 20) MB for a 160 MB body")
+    }
+
     @Test func chunkedUploadWithContentDispositionName() throws {
         let server = try Self.server("upload-chunked")
         let jpeg = try VImage.fromPixels(TestImages.pixels(width: 300, height: 200), width: 300, height: 200, bands: 3)
@@ -159,12 +183,12 @@ import Testing
     }
 
     /// A 200-byte PNG whose header declares 60000 x 60000 pixels (3.6 gigapixels, about 10 GB decoded).
-    static func pixelBomb() -> [UInt8] {
+    static func pixelBomb(width: UInt32 = 60000, height: UInt32 = 60000) -> [UInt8] {
         func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
             let typed = Array(type.utf8) + data
             return bigEndian(UInt32(data.count)) + typed + bigEndian(crc32(typed))
         }
-        let header = bigEndian(60000) + bigEndian(60000) + [8, 2, 0, 0, 0]  // 8-bit RGB
+        let header = bigEndian(width) + bigEndian(height) + [8, 2, 0, 0, 0]  // 8-bit RGB
         let idat: [UInt8] = [0x78, 0x9C, 0x63, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01]  // a few zero bytes, deflated
         return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("IDAT", idat) + chunk("IEND", [])
     }
@@ -190,6 +214,20 @@ import Testing
         #expect(reply.json?["error"] as? String == "too_many_pixels")
         #expect((reply.json?["message"] as? String)?.contains("60000x60000") == true)
         #expect(try Self.folderNames(server).isEmpty)
+    }
+
+    @Test func anImageWhoseHeaderPassesButWhosePixelsDoNotIsAFailedJob() throws {
+        let server = try Self.server("upload-failed")
+        // A valid header for 900x700 over a few bytes of pixel data: accepted, then the build fails.
+        let reply = try UploadClient(port: server.port).send("POST", "/api/images?name=short.png", headers: Self.auth,
+                                                             body: Self.pixelBomb(width: 900, height: 700))
+        #expect(reply.status == 202, "\(reply.text)")
+        let job = try Self.waitForJob(server.port, try #require(reply.header("location")))
+        #expect(job["status"] as? String == "failed")
+        #expect((job["reason"] as? String)?.isEmpty == false)
+        let image = try #require(try server.get("/api/images/short").json)
+        #expect(image["status"] as? String == "failed")
+        #expect(try server.get("/dzi/short_files/0/0_0.jpeg").status == 404)
     }
 
     @Test func oversizeBodiesAre413WithContentLengthAndChunked() throws {

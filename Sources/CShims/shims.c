@@ -123,7 +123,6 @@ struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *h
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int) 1,
         MHD_OPTION_END);
 }
 

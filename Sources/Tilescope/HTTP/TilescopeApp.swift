@@ -78,13 +78,15 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         ])
     }
 
+    /// Headers every response carries. Handlers never set these, so they are appended
+    /// without a lookup (this runs on every tile). Uploads call it for the responses they send.
     func decorate(_ response: Response) -> Response {
         var response = response
-        response.setHeader("Access-Control-Allow-Origin", corsOrigin)
-        response.setHeader("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location")
-        response.setHeader("Timing-Allow-Origin", corsOrigin)
-        response.setHeader("X-Content-Type-Options", "nosniff")
-        if corsOrigin != "*" { response.setHeader("Vary", "Origin") }
+        response.headers.append(("Access-Control-Allow-Origin", corsOrigin))
+        response.headers.append(("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location"))
+        response.headers.append(("Timing-Allow-Origin", corsOrigin))
+        response.headers.append(("X-Content-Type-Options", "nosniff"))
+        if corsOrigin != "*" { response.headers.append(("Vary", "Origin")) }
         return response
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// An HTTP/1.1 client for uploads over a plain socket: sends the body in pieces, as
 /// Content-Length or chunked, optionally waiting for `100 Continue` first, so tests see exactly

@@ -185,8 +185,9 @@ public final class Server: @unchecked Sendable {
 
     private func tooLarge(limit: Int) -> Response {
         let message = #"{"error":"payload_too_large","message":"the request body is larger than \#(limit) bytes"}"#
-        return Response(status: 413, headers: [("Content-Type", "application/json"), ("Connection", "close")],
-                        body: .bytes(Array(message.utf8)))
+        return handler.decorate(serverResponse: Response(
+            status: 413, headers: [("Content-Type", "application/json"), ("Connection", "close")],
+            body: .bytes(Array(message.utf8))))
     }
 
     private func send(_ response: Response, for exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {

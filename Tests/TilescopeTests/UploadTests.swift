@@ -240,6 +240,7 @@ import Testing
         #expect(declared.status == 413)
         #expect(!declared.sawContinue)
         #expect(declared.json?["error"] as? String == "payload_too_large")
+        #expect(declared.header("access-control-allow-origin") == "*")  // readable by a cross-origin page
         // Declared too large and sent anyway, without waiting.
         let pushed = try UploadClient(port: server.port).send("POST", "/api/images", headers: Self.auth, body: big)
         #expect(pushed.status == 413)

@@ -14,6 +14,11 @@ extension TilescopeApp {
         }
     }
 
+    /// The server's own 413s get CORS headers too, so a cross-origin upload can read why it failed.
+    public func decorate(serverResponse: Response) -> Response {
+        decorate(serverResponse)
+    }
+
     func deleteImage(_ id: String, _ request: Request) throws -> Reply {
         try uploads.authorize(request)
         let uploads = self.uploads

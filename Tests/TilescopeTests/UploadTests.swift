@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Catalog
 import Imaging
 import Testing
 @testable import Tilescope
@@ -312,5 +313,26 @@ import Testing
         let again = try UploadClient(port: server.port).send("POST", "/api/images?name=doomed.png", headers: Self.auth, body: Array(copy))
         #expect(again.status == 202)
         #expect(try server.get("/api/images/doomed").json?["rating"] is NSNull)
+    }
+
+    @Test func aStartFinishesInterruptedDeletionsAndSweepsOldPartialUploads() throws {
+        let server = try Self.server("upload-recover") { folder in
+            try TestImages.writePNG(width: 40, height: 40, to: folder + "/kept.png")
+            // What a crash in the middle of deleting "gone" leaves: the renamed source, its pyramid, its rating.
+            try TestImages.writePNG(width: 40, height: 40, to: folder + "/.deleted.gone.1a2b3c4d")
+            let data = (folder as NSString).deletingLastPathComponent + "/data"
+            try FileManager.default.createDirectory(atPath: data + "/pyramids/gone/v1", withIntermediateDirectories: true)
+            try SQLiteRatingStore(dataFolder: data).setRating(4, for: "gone")
+            // A partial upload abandoned two hours ago, and one still arriving.
+            FileManager.default.createFile(atPath: folder + "/.upload-old.part", contents: Data([1, 2, 3]))
+            var times = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, folder + "/.upload-old.part", &times, 0) == 0)
+            FileManager.default.createFile(atPath: folder + "/.upload-fresh.part", contents: Data([1, 2, 3]))
+        }
+        #expect(try Self.folderNames(server) == ["kept.png", ".upload-fresh.part"])
+        #expect(!FileManager.default.fileExists(atPath: server.data + "/pyramids/gone"))
+        #expect(try server.service.ratings.rating(for: "gone") == nil)
+        #expect(try server.get("/api/images/gone").status == 404)
+        #expect(try server.get("/api/images/kept").status == 200)
     }
 }

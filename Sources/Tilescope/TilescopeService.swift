@@ -22,6 +22,7 @@ public final class TilescopeService: @unchecked Sendable {
 
     public init(_ config: ServeConfig) throws {
         self.config = config
+        Self.raiseDescriptorLimit()
         try Vips.start()
         store = try FilePyramidStore(dataFolder: config.dataFolder)
         imagesFolder = config.isDemo ? config.dataFolder + "/demo-images" : config.imagesFolder
@@ -39,6 +40,15 @@ public final class TilescopeService: @unchecked Sendable {
         server = Server(options: ServerOptions(
             host: config.host, port: config.port, pollThreads: config.pollThreads, workerThreads: config.workerThreads,
             connectionLimit: config.connectionLimit, connectionTimeout: config.connectionTimeout), handler: app)
+    }
+
+    /// Connections and cached tile descriptors each hold a file descriptor; the usual soft
+    /// limit of 1024 is too low for that, the hard limit (often far higher) is not.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// Scans, starts listening and keeps the library in step with the folder.

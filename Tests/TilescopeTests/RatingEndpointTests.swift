@@ -94,6 +94,12 @@ import Testing
         _ = try Self.rate(server.port, "b10", #"{"rating": 2}"#)
         #expect(try ids("?sort=rating") == ["c", "b10", "a", "b9"])  // best first, unrated last by name
         #expect(try ids("?sort=RATING") == ["c", "b10", "a", "b9"])
+        // The paging carousel follows the same order, ratings included.
+        let page = try #require(try server.get("/api/gallery?page=1&sort=rating").json)
+        #expect((page["previous"] as? [String: Any])?["id"] as? String == "c")
+        #expect((page["current"] as? [String: Any])?["id"] as? String == "b10")
+        #expect((page["current"] as? [String: Any])?["rating"] as? Int == 2)
+        #expect(try server.get("/api/gallery?sort=stars").status == 400)
         // A file added later is newest; the others share the first scan's date and follow by name.
         Thread.sleep(forTimeInterval: 0.01)
         try TestImages.writePNG(width: 20, height: 20, to: server.images + "/z.png")

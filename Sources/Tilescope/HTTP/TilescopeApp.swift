@@ -8,8 +8,12 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let store: any PyramidStore
     let publicFolder: String
     let corsOrigin: String
-    let gallery: Gallery
+    /// Captions, ratings and the gallery order.
+    let galleryData: Gallery
     let uploads: Uploads
+    /// Pyramid files are immutable (a new source version gets a new folder), so their
+    /// descriptors can be kept open.
+    let pyramidFiles = OpenFileCache(capacity: 1024)
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 gallery: Gallery, uploads: Uploads) {
@@ -17,7 +21,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         self.store = store
         self.publicFolder = publicFolder
         self.corsOrigin = corsOrigin
-        self.gallery = gallery
+        self.galleryData = gallery
         self.uploads = uploads
     }
 
@@ -65,8 +69,8 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             return .now(try tile(id, level: level, column: column, row: row, request))
         case .preview(let id): return .now(try preview(id, request))
         case .staticFile(let path): return .now(try staticFile(path, request))
-        case .viewport, .gallery:
-            throw APIError(501, "not_implemented", "this endpoint is not available in this build")
+        case .viewport(let id): return .now(try viewport(id, request))
+        case .gallery: return .now(try gallery(request))
         }
     }
 

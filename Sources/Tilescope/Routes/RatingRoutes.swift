@@ -6,7 +6,7 @@ extension TilescopeApp {
     func rate(_ id: String, _ request: Request) throws -> Reply {
         _ = try record(id)
         let rating = try RatingBody.parse(request.body)
-        let gallery = self.gallery
+        let gallery = self.galleryData
         // The write waits for SQLite's fsync: on a worker, never on a poll thread.
         return later {
             try gallery.ratings.setRating(rating, for: id)

@@ -8,7 +8,14 @@ final class Exchange: @unchecked Sendable {
     /// Set by a worker before it resumes the connection; read after the resume.
     var pending: Response?
     var dispatched = false
-    var bodyTooLarge = false
+    /// Answered in the first call (before the body): nothing more to do but let it close.
+    var answeredEarly = false
+    /// Set while a streamed body is arriving; nil once it is finished or aborted.
+    var sink: (any BodySink)?
+    var streamedBytes = 0
+    /// The answer to a body refused while it arrived, sent once the body has ended.
+    var refusal: Response?
+    var discardedBytes = 0
     var sentStatus = 0
     var sentBytes = 0
 

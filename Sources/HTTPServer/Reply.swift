@@ -11,9 +11,17 @@ public protocol HTTPHandler: Sendable {
     func handle(_ request: Request) -> Reply
     /// Called once the response has been sent (or the connection dropped).
     func completed(_ exchange: CompletedExchange)
+    /// Called once per request when its headers have arrived, before any of its body is read:
+    /// buffer the body (the default), stream it into a sink, or refuse it unread.
+    func bodyHandling(for request: Request) -> BodyHandling
+    /// Called on the responses the server makes by itself (413 for a body over a limit), so they
+    /// carry the headers the application adds to all of its own (CORS, say).
+    func decorate(serverResponse: Response) -> Response
 }
 
 extension HTTPHandler {
+    public func bodyHandling(for request: Request) -> BodyHandling { .buffer }
+    public func decorate(serverResponse: Response) -> Response { serverResponse }
     public func completed(_ exchange: CompletedExchange) {}
 }
 

@@ -71,38 +71,105 @@ public final class Server: @unchecked Sendable {
         guard let connection, let context else { return .NO }
         guard let stored = context.pointee else {
             // First call: headers only. Answering now would cost keep-alive (PLATFORM.md),
-            // so only oversized bodies are refused here, before "100 Continue" goes out.
+            // so only bodies refused outright are answered here, before "100 Continue" goes out.
             let exchange = Exchange(request: ConnectionReader.request(connection, url: url, method: method))
             inFlight.add(1, ordering: .relaxed)
             context.pointee = Unmanaged.passRetained(exchange).toOpaque()
-            if let length = exchange.request.header("content-length").flatMap(Int.init), length > options.maxBodyBytes {
-                exchange.bodyTooLarge = true
-                return send(tooLarge(), for: exchange, on: connection)
-            }
-            return .YES
+            return begin(exchange, on: connection)
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeUnretainedValue()
         if let uploadSize, uploadSize.pointee > 0 {
             let count = uploadSize.pointee
             uploadSize.pointee = 0
-            if exchange.bodyTooLarge { return .YES }
+            if exchange.answeredEarly { return .YES }
+            if exchange.refusal != nil { return discard(count, for: exchange) }
+            let chunk = UnsafeRawBufferPointer(start: uploadData, count: count)
+            if exchange.sink != nil { return stream(chunk, for: exchange) }
             if exchange.request.body.count + count > options.maxBodyBytes {
-                exchange.bodyTooLarge = true
-                return send(tooLarge(), for: exchange, on: connection)
+                exchange.request.body = []
+                exchange.refusal = tooLarge(limit: options.maxBodyBytes)
+                return discard(count, for: exchange)
             }
-            uploadData?.withMemoryRebound(to: UInt8.self, capacity: count) {
-                exchange.request.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
-            }
+            exchange.request.body.append(contentsOf: chunk)
             return .YES
         }
-        if exchange.bodyTooLarge { return .YES }
+        if exchange.answeredEarly { return .YES }
+        if let refusal = exchange.refusal {
+            exchange.refusal = nil
+            exchange.dispatched = true
+            return send(refusal, for: exchange, on: connection)
+        }
         if let response = exchange.pending {
             exchange.pending = nil
             return send(response, for: exchange, on: connection)
         }
         guard !exchange.dispatched else { return .YES }
         exchange.dispatched = true
-        switch handler.handle(exchange.request) {
+        if let sink = exchange.sink {
+            exchange.sink = nil
+            return run(sink.finish(exchange.request), for: exchange, on: connection)
+        }
+        return run(handler.handle(exchange.request), for: exchange, on: connection)
+    }
+
+    /// The first call: asks the handler what to do with the body and refuses what must be refused now.
+    private func begin(_ exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
+        let request = exchange.request
+        let declared = request.header("content-length").flatMap(Int.init)
+        let hasBody = (declared ?? 0) > 0 || request.header("transfer-encoding") != nil
+        switch handler.bodyHandling(for: request) {
+        case .buffer:
+            if let declared, declared > options.maxBodyBytes {
+                exchange.answeredEarly = true
+                return send(tooLarge(limit: options.maxBodyBytes), for: exchange, on: connection)
+            }
+        case .stream(let sink):
+            if let declared, declared > sink.maxBytes {
+                sink.abort()
+                exchange.answeredEarly = true
+                return send(tooLarge(limit: sink.maxBytes), for: exchange, on: connection)
+            }
+            exchange.sink = sink
+        case .refuse(let response):
+            // Without a body, wait for the next call so keep-alive survives.
+            guard hasBody else {
+                exchange.pending = response
+                exchange.dispatched = true
+                return .YES
+            }
+            exchange.answeredEarly = true
+            return send(response, for: exchange, on: connection)
+        }
+        return .YES
+    }
+
+    /// Passes one chunk of a streamed body to its sink, enforcing the sink's size limit.
+    private func stream(_ chunk: UnsafeRawBufferPointer, for exchange: Exchange) -> MHD_Result {
+        guard let sink = exchange.sink else { return .YES }
+        exchange.streamedBytes += chunk.count
+        let refusal = exchange.streamedBytes > sink.maxBytes ? tooLarge(limit: sink.maxBytes) : sink.write(chunk)
+        guard var refusal else { return .YES }
+        exchange.sink = nil
+        sink.abort()
+        refusal.setHeader("Connection", "close")
+        exchange.refusal = refusal
+        return .YES
+    }
+
+    /// Reads and drops the rest of a refused body. libmicrohttpd accepts a response only once the
+    /// body has ended (queueing one mid-body fails and drops the connection unanswered), so the
+    /// refusal waits for the end; a client that keeps sending past `discardLimit` is cut off.
+    private func discard(_ count: Int, for exchange: Exchange) -> MHD_Result {
+        exchange.discardedBytes += count
+        return exchange.discardedBytes > Self.discardLimit ? .NO : .YES
+    }
+
+    /// How much of a refused body is read (and dropped) to be able to answer it.
+    static let discardLimit = 64 << 20
+
+    /// Sends a reply now, or suspends the connection while a worker prepares it.
+    private func run(_ reply: Reply, for exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
+        switch reply {
         case .now(let response):
             return send(response, for: exchange, on: connection)
         case .later(let work):
@@ -116,10 +183,11 @@ public final class Server: @unchecked Sendable {
         }
     }
 
-    private func tooLarge() -> Response {
-        let message = #"{"error":"payload_too_large","message":"the request body is larger than \#(options.maxBodyBytes) bytes"}"#
-        return Response(status: 413, headers: [("Content-Type", "application/json"), ("Connection", "close")],
-                        body: .bytes(Array(message.utf8)))
+    private func tooLarge(limit: Int) -> Response {
+        let message = #"{"error":"payload_too_large","message":"the request body is larger than \#(limit) bytes"}"#
+        return handler.decorate(serverResponse: Response(
+            status: 413, headers: [("Content-Type", "application/json"), ("Connection", "close")],
+            body: .bytes(Array(message.utf8))))
     }
 
     private func send(_ response: Response, for exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
@@ -140,6 +208,10 @@ public final class Server: @unchecked Sendable {
         context.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeRetainedValue()
         inFlight.subtract(1, ordering: .releasing)
+        if let sink = exchange.sink {  // the client went away mid-body
+            exchange.sink = nil
+            sink.abort()
+        }
         handler.completed(CompletedExchange(
             request: exchange.request, status: exchange.sentStatus, bytesSent: exchange.sentBytes,
             seconds: exchange.elapsedSeconds, completedNormally: ok))

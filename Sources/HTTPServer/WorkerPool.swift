@@ -11,7 +11,9 @@ public final class WorkerPool: @unchecked Sendable {
 
     public init(threads count: Int, name: String = "worker") {
         for index in 0..<max(1, count) {
-            let thread = Thread { [unowned self] in self.run() }
+            // A strong reference: a thread may start after its owner is gone (a server that
+            // failed to start, say), and `unowned` then traps. The pool lives until its threads end.
+            let thread = Thread { self.run() }
             thread.name = "\(name)-\(index)"
             thread.stackSize = 1 << 20
             threads.append(thread)

@@ -1,3 +1,5 @@
+import CVips
+
 /// What a source image's header says, read without decoding any pixels.
 public struct ImageHeader: Sendable, Equatable {
     public var width: Int
@@ -13,9 +15,21 @@ public struct ImageHeader: Sendable, Equatable {
     public var pixels: Int { width * height }
 
     /// Reads the header only: a few milliseconds even for a gigapixel file.
-    public static func read(_ path: String) throws -> ImageHeader {
+    /// `strict` (for untrusted files) makes libvips fail on the first error instead of warning.
+    public static func read(_ path: String, strict: Bool = false) throws -> ImageHeader {
         try Vips.start()
-        let image = try VImage.open(path)
+        let image = try VImage.open(path, strict: strict)
         return ImageHeader(width: image.width, height: image.height, bands: image.bands)
+    }
+
+    /// The libvips loader that would open the file ("jpegload", "pngload", ...), found by sniffing
+    /// its first bytes without opening it; nil when no loader recognises it.
+    public static func loader(of path: String) -> String? {
+        guard (try? Vips.start()) != nil else { return nil }
+        guard let name = vips_foreign_find_load(path) else {
+            _ = VipsError.take(or: "")  // "not a known file format" is expected here: drain it
+            return nil
+        }
+        return String(cString: name)
     }
 }

@@ -31,7 +31,9 @@ public struct PyramidBuilder: Sendable {
         progress: @escaping @Sendable (BuildProgress) -> Void = { _ in }
     ) throws -> Pyramid {
         try Vips.start()
-        let image = try Self.displayable(VImage.open(source, sequential: true))
+        // Strict: a truncated or corrupt source (an upload cut short, say) fails with libvips's
+        // reason instead of publishing a pyramid with grey where the pixels were missing.
+        let image = try Self.displayable(VImage.open(source, sequential: true, strict: true))
         let relay = ProgressRelay(progress)
         relay.attach(to: image)
         let basename = (folder as NSString).appendingPathComponent("image")

@@ -12,6 +12,11 @@ public final class TilescopeService: @unchecked Sendable {
     public let library = ImageLibrary()
     public let builds: BuildQueue
     public let scanner: FolderScanner
+    public let ratings: SQLiteRatingStore
+    public let captions: CaptionsCache
+    /// Every scan goes through here (with uploads and deletions), never `scanner` directly.
+    public let sync: LibrarySync
+    public let gallery: Gallery
     public let server: Server
     public let imagesFolder: String
     public let operations: Operations
@@ -28,8 +33,14 @@ public final class TilescopeService: @unchecked Sendable {
                             concurrency: config.buildConcurrency, log: Log.info,
                             finished: { operations.metrics.recordBuild(outcome: $0, seconds: $1) })
         scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds)
+        ratings = try SQLiteRatingStore(dataFolder: config.dataFolder)
+        captions = CaptionsCache(imagesFolder: imagesFolder)
+        sync = LibrarySync(scanner: scanner, store: store, ratings: ratings, captions: captions)
+        gallery = Gallery(library: library, ratings: ratings, captions: captions)
+        let uploads = Uploads(token: AdminToken(config.adminToken), maxBytes: config.maxUploadBytes,
+                              maxPixels: config.maxPixels, sync: sync, library: library)
         let app = TilescopeApp(library: library, store: store, publicFolder: config.publicFolder,
-                               corsOrigin: config.corsOrigin, operations: operations, titles: { record in (Titles.derived(from: record.fileName), nil) })
+                               corsOrigin: config.corsOrigin, operations: operations, gallery: gallery, uploads: uploads)
         server = Server(options: ServerOptions(
             host: config.host, port: config.port, pollThreads: config.pollThreads, workerThreads: config.workerThreads,
             connectionLimit: config.connectionLimit, connectionTimeout: config.connectionTimeout), handler: app)
@@ -51,7 +62,8 @@ public final class TilescopeService: @unchecked Sendable {
             try FileManager.default.createDirectory(atPath: imagesFolder, withIntermediateDirectories: true)
             try DemoGallery.writeQuickImages(into: imagesFolder)
         }
-        scanner.scan()
+        sync.recoverAtStart()
+        sync.sync()
         try server.start()
         Log.info("serving \(library.all.count) images from \(imagesFolder) at http://\(config.host == "0.0.0.0" ? "localhost" : config.host):\(server.port)/")
         startRescanning()
@@ -67,12 +79,12 @@ public final class TilescopeService: @unchecked Sendable {
     }
 
     private func startRescanning() {
-        let scanner = self.scanner
+        let sync = self.sync
         let seconds = config.rescanSeconds
         let thread = Thread {
             while true {
                 Thread.sleep(forTimeInterval: Double(seconds))
-                if scanner.scan() { Log.info("images folder changed: \(scanner.folder)") }
+                if sync.sync() { Log.info("images folder changed: \(sync.folder)") }
             }
         }
         thread.name = "rescan"
@@ -81,7 +93,7 @@ public final class TilescopeService: @unchecked Sendable {
 
     private func startGigapixelDemo() {
         let folder = imagesFolder
-        let scanner = self.scanner
+        let sync = self.sync
         let thread = Thread {
             do {
                 let reported = Atomic<Int>(-10)
@@ -91,7 +103,7 @@ public final class TilescopeService: @unchecked Sendable {
                         expected: last, desired: percent, ordering: .relaxed).exchanged else { return }
                     Log.info("writing the gigapixel demo image: \(percent)%")
                 }
-                scanner.scan()
+                sync.sync()
             } catch {
                 Log.error("cannot write the gigapixel demo image: \(error)")
             }

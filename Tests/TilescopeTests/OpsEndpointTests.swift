@@ -180,7 +180,7 @@ import Testing
 
     @Test func routeClassifierAgreesWithTheRouter() throws {
         let paths = [
-            "/api/images", "/api/images/a%20b", "/api/images/x/viewport", "/api/images/x/rating", "/api/gallery",
+            "/api/images", "/api/images/a%20b", "/api/images/x/viewport", "/api/images/x/rating", "/api/gallery", "/api/jobs/j1",
             "/dzi/x.dzi", "/dzi/x_files/3/1_2.jpeg", "/images/x/preview.jpeg", "/", "/app.js", "/healthz", "/readyz",
             "/metrics",
         ]

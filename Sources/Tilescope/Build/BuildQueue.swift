@@ -25,7 +25,9 @@ public final class BuildQueue: @unchecked Sendable {
         self.builder = builder
         self.log = log
         for index in 0..<max(1, concurrency) {
-            let thread = Thread { [unowned self] in self.run() }
+            // A strong reference: a thread may start after its owner is gone (a server that
+            // failed to start, say), and `unowned` then traps. The queue lives until its threads end.
+            let thread = Thread { self.run() }
             thread.name = "build-\(index)"
             thread.start()
         }

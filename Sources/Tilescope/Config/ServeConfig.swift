@@ -18,6 +18,10 @@ public struct ServeConfig: Sendable {
     public var rescanSeconds = 2
     public var shutdownSeconds = 10
     public var demoGigapixel = true
+    /// Unset: uploads and deletions are refused (403).
+    public var adminToken: String?
+    public var maxUploadBytes = 1 << 30
+    public var maxPixels = 2_000_000_000
     public var quiet = false
     public var logFormat = AccessLog.Format.common
 
@@ -94,6 +98,17 @@ public struct ServeConfig: Sendable {
         Setting("--demo-gigapixel", env: "TILESCOPE_DEMO_GIGAPIXEL", default: "true",
                 "include the gigapixel image in the demo gallery") {
             $0.demoGigapixel = try SettingValue.boolean($1, "demo-gigapixel")
+        },
+        Setting("--admin-token", env: "TILESCOPE_ADMIN_TOKEN", default: "(unset: uploads off)",
+                "secret for uploads and deletions (Authorization: Bearer); prefer the variable, flags show in ps") {
+            $0.adminToken = $1.isEmpty ? nil : $1
+        },
+        Setting("--max-upload-bytes", env: "TILESCOPE_MAX_UPLOAD_BYTES", default: "1073741824 (1 GiB)",
+                "largest upload body accepted (413 above)") {
+            $0.maxUploadBytes = try SettingValue.integer($1, "max-upload-bytes", in: 1...(1 << 50))
+        },
+        Setting("--max-pixels", env: "TILESCOPE_MAX_PIXELS", default: "2000000000", "most pixels an upload may declare (422 above)") {
+            $0.maxPixels = try SettingValue.integer($1, "max-pixels", in: 1...(1 << 50))
         },
     ]
 }

@@ -9,6 +9,7 @@ public enum Endpoint: Equatable, Sendable {
     case viewport(id: String)
     case rating(id: String)
     case gallery
+    case job(id: String)
     case deepZoomDescriptor(id: String)
     case deepZoomTile(id: String, level: Int, column: Int, row: Int)
     case preview(id: String)
@@ -47,6 +48,7 @@ public enum Endpoint: Equatable, Sendable {
         case (1, "images"): return .imageList
         case (1, "gallery"): return .gallery
         case (2, "images"): return .image(id: rest[1])
+        case (2, "jobs"): return .job(id: rest[1])
         case (3, "images") where rest[2] == "viewport": return .viewport(id: rest[1])
         case (3, "images") where rest[2] == "rating": return .rating(id: rest[1])
         default: throw APIError.notFound("no API endpoint at /api/\(rest.joined(separator: "/"))")

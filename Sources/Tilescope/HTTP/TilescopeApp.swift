@@ -8,21 +8,23 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let store: any PyramidStore
     let publicFolder: String
     let corsOrigin: String
-    let titles: @Sendable (ImageRecord) -> (title: String, caption: String?)
     let operations: Operations
+    /// Captions, ratings and the gallery order.
+    let galleryData: Gallery
+    let uploads: Uploads
     /// Pyramid files are immutable (a new source version gets a new folder), so their
     /// descriptors can be kept open.
     let pyramidFiles = OpenFileCache(capacity: 1024)
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
-                operations: Operations = Operations(accessLog: nil),
-                titles: @escaping @Sendable (ImageRecord) -> (title: String, caption: String?)) {
+                operations: Operations = Operations(accessLog: nil), gallery: Gallery, uploads: Uploads) {
         self.operations = operations
         self.library = library
         self.store = store
         self.publicFolder = publicFolder
         self.corsOrigin = corsOrigin
-        self.titles = titles
+        self.galleryData = gallery
+        self.uploads = uploads
     }
 
     static let maxPathBytes = 2048
@@ -57,8 +59,13 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
 
     private func dispatch(_ endpoint: Endpoint, _ request: Request) throws -> Reply {
         switch endpoint {
-        case .imageList: return .now(try imageList(request))
-        case .image(let id): return .now(try image(id, request))
+        case .imageList:
+            guard request.method != "POST" else { throw APIError(500, "internal", "uploads are streamed, never buffered") }
+            return .now(try imageList(request))
+        case .image(let id):
+            return request.method == "DELETE" ? try deleteImage(id, request) : .now(try image(id, request))
+        case .rating(let id): return try rate(id, request)
+        case .job(let id): return .now(try job(id, request))
         case .deepZoomDescriptor(let id): return .now(try descriptor(id, request))
         case let .deepZoomTile(id, level, column, row):
             return .now(try tile(id, level: level, column: column, row: row, request))
@@ -69,8 +76,6 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         case .metrics: return .now(metricsExposition(request))
         case .viewport(let id): return .now(try viewport(id, request))
         case .gallery: return .now(try gallery(request))
-        case .rating:
-            throw APIError(501, "not_implemented", "this endpoint is not available in this build")
         }
     }
 
@@ -82,14 +87,14 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     private func preflight(_ endpoint: Endpoint) -> Response {
         Response(status: 204, headers: [
             ("Access-Control-Allow-Methods", (endpoint.allowedMethods + ["OPTIONS"]).joined(separator: ", ")),
-            ("Access-Control-Allow-Headers", "Authorization, Content-Type, If-None-Match, Range"),
+            ("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Disposition, If-None-Match, Range"),
             ("Access-Control-Max-Age", "86400"),
         ])
     }
 
     /// Headers every response carries. Handlers never set these, so they are appended
-    /// without a lookup (this runs on every tile).
-    private func decorate(_ response: Response) -> Response {
+    /// without a lookup (this runs on every tile). Uploads call it for the responses they send.
+    func decorate(_ response: Response) -> Response {
         var response = response
         response.headers.append(("Access-Control-Allow-Origin", corsOrigin))
         response.headers.append(("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location"))

@@ -38,9 +38,10 @@ public struct FolderScanner: Sendable {
             changed = true
             next.append(record)
         }
+        // The records change first, so no reader finds a record whose pyramid is being removed.
+        library.replaceAll(next)
         let kept = Set(next.map(\.id))
         for old in previous.values where !kept.contains(old.id) { store.removeVersions(of: old.id, except: nil) }
-        library.replaceAll(next)
         for record in next where previous[record.fileName]?.version != record.version {
             if case .queued = record.status { builds.enqueue(record) }
         }

@@ -7,7 +7,7 @@ extension Endpoint {
     /// requests that matched no endpoint (bad paths, 404s of unknown URLs).
     static let routeNames = [
         "image_list", "image", "viewport", "rating", "gallery", "dzi_descriptor", "dzi_tile", "preview",
-        "static", "healthz", "readyz", "metrics", "unmatched",
+        "static", "healthz", "readyz", "metrics", "job", "unmatched",
     ]
     static let unmatchedRoute = routeNames.count - 1
 
@@ -26,6 +26,7 @@ extension Endpoint {
         case .health: return 9
         case .readiness: return 10
         case .metrics: return 11
+        case .job: return 12
         }
     }
 
@@ -40,6 +41,7 @@ extension Endpoint {
         case ("api", 2) where segments[1] == "images": return 0
         case ("api", 2) where segments[1] == "gallery": return 4
         case ("api", 3) where segments[1] == "images": return 1
+        case ("api", 3) where segments[1] == "jobs": return 12
         case ("api", 4) where segments[1] == "images" && segments[3] == "viewport": return 2
         case ("api", 4) where segments[1] == "images" && segments[3] == "rating": return 3
         case ("api", _): return unmatchedRoute

@@ -1,22 +1,27 @@
+import Catalog
 import HTTPServer
 
-/// `GET /api/images` and `GET /api/images/{id}`.
+/// `GET /api/images[?sort=name|rating|added]` and `GET /api/images/{id}`.
 extension TilescopeApp {
     func imageList(_ request: Request) throws -> Response {
-        JSON.response(["images": library.all.map(json)])
+        JSON.response(["images": try galleryOrder(request).map(\.json)])
     }
 
     func image(_ id: String, _ request: Request) throws -> Response {
-        JSON.response(json(try record(id)))
+        JSON.response(try json(try record(id)))
     }
 
-    /// The gallery's images in display order.
-    func galleryOrder(_ request: Request) throws -> [ImageRecord] {
-        library.all
+    /// The gallery's images in display order (`?sort=name|rating|added`, default name; 400 for
+    /// another), with their captions and ratings: the image list and the paging carousel share it.
+    func galleryOrder(_ request: Request) throws -> [GalleryEntry] {
+        guard let sort = GallerySort(query: request.query["sort"]) else {
+            throw APIError.badRequest("unknown sort '\(request.query["sort"]?.prefix(40) ?? "")': use one of \(GallerySort.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return try galleryData.entries(sortedBy: sort)
     }
 
-    func json(_ record: ImageRecord) -> ImageJSON {
-        let text = titles(record)
-        return ImageJSON(record, title: text.title, caption: text.caption)
+    /// The image's JSON with its caption and rating.
+    func json(_ record: ImageRecord) throws -> ImageJSON {
+        try galleryData.entry(record).json
     }
 }

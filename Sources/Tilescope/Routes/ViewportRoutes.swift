@@ -1,7 +1,7 @@
 import HTTPServer
 import ScrollGeometry
 
-/// `GET|POST /api/images/{id}/viewport` and `GET /api/gallery?page=N`: the scroll-view
+/// `GET|POST /api/images/{id}/viewport` and `GET /api/gallery?page=N[&sort=...]`: the scroll-view
 /// geometry of ScrollGeometry, over HTTP. Pure arithmetic, cheap enough for the poll threads.
 extension TilescopeApp {
     func viewport(_ id: String, _ request: Request) throws -> Response {
@@ -29,12 +29,12 @@ extension TilescopeApp {
         } else {
             requested = 0
         }
-        let records = try galleryOrder(request)
-        guard let ring = PagingRing(page: requested, count: records.count) else {
+        let entries = try galleryOrder(request)
+        guard let ring = PagingRing(page: requested, count: entries.count) else {
             throw APIError.notFound("the gallery is empty: add images to the images folder")
         }
-        return JSON.response(GalleryPage(count: ring.count, page: ring.page, previous: json(records[ring.previous]),
-                                         current: json(records[ring.current]), next: json(records[ring.next])))
+        return JSON.response(GalleryPage(count: ring.count, page: ring.page, previous: entries[ring.previous].json,
+                                         current: entries[ring.current].json, next: entries[ring.next].json))
     }
 }
 

@@ -1,0 +1,40 @@
+import Catalog
+import Foundation
+
+/// The images folder's captions as last read, reloaded when a sidecar's `stat` signature changes.
+///
+/// A malformed sidecar is logged once per change and the last good captions stay in use, so a
+/// half-saved edit never blanks the gallery.
+public final class CaptionsCache: @unchecked Sendable {
+    public let imagesFolder: String
+    private let lock = NSLock()
+    private var captions = Captions()
+    private var signature: String?
+
+    public init(imagesFolder: String) {
+        self.imagesFolder = imagesFolder
+    }
+
+    public var current: Captions { lock.withLock { captions } }
+
+    /// Reads the sidecars again if they changed since the last call; true if new captions are in use.
+    @discardableResult
+    public func refresh() -> Bool {
+        let now = Captions.sidecarSignature(imagesFolder: imagesFolder)
+        guard lock.withLock({ now != signature }) else { return false }
+        let loaded: Captions
+        do {
+            loaded = try Captions.load(imagesFolder: imagesFolder)
+        } catch {
+            lock.withLock { signature = now }
+            Log.error("captions not reloaded, the previous ones stay in use: \(error)")
+            return false
+        }
+        return lock.withLock {
+            signature = now
+            let changed = loaded != captions
+            captions = loaded
+            return changed
+        }
+    }
+}

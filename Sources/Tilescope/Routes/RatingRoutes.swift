@@ -1,0 +1,33 @@
+import Catalog
+import HTTPServer
+
+/// `PUT /api/images/{id}/rating`: rates an image and answers its JSON with the new rating.
+extension TilescopeApp {
+    func rate(_ id: String, _ request: Request) throws -> Reply {
+        _ = try record(id)
+        let rating = try RatingBody.parse(request.body)
+        let gallery = self.galleryData
+        // The write waits for SQLite's fsync: on a worker, never on a poll thread.
+        return later {
+            try gallery.ratings.setRating(rating, for: id)
+            guard let record = gallery.library.record(id) else { throw APIError.notFound("image \(id) was just removed") }
+            // This request's rating, even if another has replaced it since: the answer says what this write did.
+            return JSON.response(gallery.entry(record, rating: rating).json)
+        }
+    }
+
+    /// Work for a worker thread whose errors become JSON error responses, as on the poll thread.
+    func later(_ work: @escaping @Sendable () throws -> Response) -> Reply {
+        .later {
+            do {
+                return try work()
+            } catch let error as APIError {
+                return error.response
+            } catch let error as RatingError {
+                return APIError.badRequest(error.description).response
+            } catch {
+                return APIError(500, "internal", "\(error)").response
+            }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Catalog
+import Foundation
+import HTTPServer
+import Imaging
+
+/// Adding and deleting images over HTTP: who may (the admin token), how large an upload may be,
+/// and how an accepted upload becomes an ordinary source file in the images folder, which the
+/// folder scan then builds like any other (and every replica sees).
+public final class Uploads: Sendable {
+    let token: AdminToken?
+    let maxBytes: Int
+    let maxPixels: Int
+    let sync: LibrarySync
+    let library: ImageLibrary
+
+    public init(token: AdminToken?, maxBytes: Int, maxPixels: Int, sync: LibrarySync, library: ImageLibrary) {
+        self.token = token
+        self.maxBytes = maxBytes
+        self.maxPixels = maxPixels
+        self.sync = sync
+        self.library = library
+    }
+
+    var folder: String { sync.folder }
+
+    /// 403 when uploads are off (no token configured), 401 without the right bearer token.
+    func authorize(_ request: Request) throws {
+        guard let token else {
+            throw APIError(403, "uploads_disabled",
+                           "uploads and deletions are disabled: start the server with TILESCOPE_ADMIN_TOKEN set to a secret, then send it as 'Authorization: Bearer <secret>'")
+        }
+        guard token.accepts(authorization: request.header("authorization")) else {
+            throw APIError(401, "unauthorized", "send 'Authorization: Bearer <token>' with the server's TILESCOPE_ADMIN_TOKEN",
+                           headers: [("WWW-Authenticate", "Bearer realm=\"tilescope\"")])
+        }
+    }
+
+    /// Decides, from the headers alone, whether to take an upload's body: a sink that streams it to disk.
+    func begin(_ request: Request, respond: @escaping @Sendable (Response) -> Response) throws -> UploadSink {
+        try authorize(request)
+        var boundary: String?
+        if let type = request.header("content-type"), type.lowercased().hasPrefix("multipart/") {
+            guard let found = MultipartReader.boundary(contentType: type) else {
+                throw APIError.badRequest("a multipart upload must be multipart/form-data with a boundary of 1 to 70 characters")
+            }
+            boundary = found
+        }
+        let requested = request.header("content-disposition").flatMap(UploadName.fromContentDisposition) ?? request.query["name"]
+        return try UploadSink(uploads: self, maxBytes: maxBytes, requestedName: requested,
+                              multipartBoundary: boundary, respond: respond)
+    }
+
+    /// Checks a complete upload's header and places it in the images folder: 202 with its job, or
+    /// 415 (not an accepted image) or 422 (too many pixels). Only the header is read, so a small
+    /// file declaring a gigantic image is refused without decoding anything.
+    func accept(file: String, requestedName: String?) throws -> Response {
+        guard let loader = ImageHeader.loader(of: file) else {
+            throw APIError(415, "unsupported_media_type",
+                           "the upload is not an image libvips recognises; accepted formats: \(UploadFormat.acceptedNames)")
+        }
+        guard let format = UploadFormat(loader: loader) else {
+            throw APIError(415, "unsupported_media_type",
+                           "the upload is read by libvips's \(loader), which uploads do not accept; accepted formats: \(UploadFormat.acceptedNames)")
+        }
+        let header: ImageHeader
+        do {
+            header = try ImageHeader.read(file, strict: true)
+        } catch {
+            throw APIError(415, "unsupported_media_type", "the upload looks like \(format.name) but libvips cannot read it: \(error)")
+        }
+        guard header.width > 0, header.height > 0 else {
+            throw APIError(415, "unsupported_media_type", "the upload declares an empty image (\(header.width)x\(header.height))")
+        }
+        guard header.pixels <= maxPixels else {
+            throw APIError(422, "too_many_pixels",
+                           "the image declares \(header.width)x\(header.height) = \(header.pixels) pixels, more than this server's limit of \(maxPixels) (--max-pixels, TILESCOPE_MAX_PIXELS)")
+        }
+        let name = try place(file, requestedName: requestedName, format: format)
+        guard let record = library.all.first(where: { $0.fileName == name }) else {
+            throw APIError(500, "internal", "the upload was stored as \(name) but the folder scan did not list it")
+        }
+        var response = JSON.response(JobJSON(record), status: 202)
+        response.setHeader("Location", JobJSON.path(record.id))
+        return response
+    }
+
+    /// Deletes the image on purpose (token required): source, pyramids and rating.
+    func delete(_ id: String, _ request: Request) throws -> Response {
+        try authorize(request)
+        guard let record = library.record(id) else { throw APIError.notFound("no image with id '\(id.prefix(80))'") }
+        try sync.delete(record)
+        return Response(status: 204)
+    }
+
+    /// Links the file into the images folder under a free name (never replacing a file: `link`
+    /// fails rather than overwrite), then scans so the new image and its job exist before 202.
+    private func place(_ file: String, requestedName: String?, format: UploadFormat) throws -> String {
+        try sync.changingFolder {
+            for _ in 0..<5 {
+                let existing = Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+                let sources = (try? SourceFolder.listSources(in: folder)) ?? []
+                let name = UploadName.choose(requested: requestedName, format: format, existing: existing, sources: sources)
+                if link(file, "\(folder)/\(name)") == 0 {
+                    Self.syncFolder(folder)
+                    return name
+                }
+                guard errno == EEXIST else { break }  // taken meanwhile (another replica): choose again
+            }
+            throw UploadError.cannotWrite("cannot link the upload into \(folder): \(String(cString: strerror(errno)))").apiError
+        }
+    }
+
+    /// Makes the new directory entry durable, so an acknowledged upload survives a crash.
+    private static func syncFolder(_ folder: String) {
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import TestSupport
+import Imaging
+import Testing
+@testable import Tilescope
+
+/// `PUT /api/images/{id}/rating` and `GET /api/images?sort=` over real HTTP, against a real
+/// SQLite catalog in the server's data folder.
+@Suite(.serialized) struct RatingEndpointTests {
+    // The images are written before the server (which starts libvips) exists.
+    init() throws { try Vips.start() }
+
+    static func server(_ label: String, names: [String] = ["alpha.png", "beta.png", "gamma.png"]) throws -> TestServer {
+        try TestServer(label: label) { folder in
+            for (index, name) in names.enumerated() {
+                try TestImages.writePNG(width: 40 + index, height: 30, to: folder + "/" + name, seed: index)
+            }
+        }
+    }
+
+    static func rate(_ port: Int, _ id: String, _ body: String) throws -> RawHTTP.Reply {
+        try RawHTTP(port: port).send("PUT", "/api/images/\(id)/rating", headers: ["Content-Type": "application/json"],
+                                     body: Array(body.utf8))
+    }
+
+    @Test func ratingRoundTripsThroughEveryImageJSON() throws {
+        let server = try Self.server("rate-roundtrip")
+        #expect(try server.get("/api/images/beta").json?["rating"] is NSNull)
+        let reply = try Self.rate(server.port, "beta", #"{"rating": 7}"#)
+        #expect(reply.status == 200)
+        #expect(reply.json?["id"] as? String == "beta")
+        #expect(reply.json?["rating"] as? Int == 7)
+        #expect(try server.get("/api/images/beta").json?["rating"] as? Int == 7)
+        let list = try #require(try server.get("/api/images").json?["images"] as? [[String: Any]])
+        let byID = Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as! String, $0["rating"]) })
+        #expect(byID["beta"] as? Int == 7)
+        #expect(byID["alpha"] is NSNull && byID["gamma"] is NSNull)
+        // Re-rating replaces; 0 and 10 are the ends of the scale.
+        #expect(try Self.rate(server.port, "beta", #"{"rating": 0}"#).json?["rating"] as? Int == 0)
+        #expect(try Self.rate(server.port, "beta", #"{"rating": 10, "note": "ignored"}"#).json?["rating"] as? Int == 10)
+        #expect(try server.service.ratings.rating(for: "beta") == 10)
+    }
+
+    @Test(arguments: [
+        ("", "not valid JSON"),
+        ("{", "not valid JSON"),
+        ("nope", "not valid JSON"),
+        ("[7]", "must be a JSON object"),
+        ("7", "must be a JSON object"),
+        ("{}", #""rating" is missing"#),
+        (#"{"stars": 7}"#, #""rating" is missing"#),
+        (#"{"rating": null}"#, #""rating" is null"#),
+        (#"{"rating": 5.5}"#, "whole number"),
+        (#"{"rating": "5"}"#, "the string"),
+        (#"{"rating": true}"#, "a boolean"),
+        (#"{"rating": [5]}"#, "an array"),
+        (#"{"rating": {"value": 5}}"#, "an object"),
+        (#"{"rating": 1e30}"#, "whole number"),
+        (#"{"rating": 11}"#, "out of range"),
+        (#"{"rating": -1}"#, "out of range"),
+        (#"{"rating": 99999999999}"#, "out of range"),
+    ])
+    func malformedRatingsAre400WithAMessage(body: String, message: String) throws {
+        let server = try Self.server("rate-bad", names: ["alpha.png"])
+        let reply = try Self.rate(server.port, "alpha", body)
+        #expect(reply.status == 400, "\(body) -> \(reply.status) \(reply.text)")
+        #expect(reply.json?["error"] as? String == "bad_request")
+        #expect((reply.json?["message"] as? String)?.contains(message) == true, "\(body) -> \(reply.text)")
+        #expect(try server.service.ratings.rating(for: "alpha") == nil)  // nothing stored
+    }
+
+    @Test func unknownImageWrongMethodAndUnknownSort() throws {
+        let server = try Self.server("rate-errors", names: ["alpha.png"])
+        let missing = try Self.rate(server.port, "nobody", #"{"rating": 3}"#)
+        #expect(missing.status == 404)
+        #expect(missing.json?["error"] as? String == "not_found")
+        let get = try server.get("/api/images/alpha/rating")
+        #expect(get.status == 405)
+        #expect(get.header("allow")?.contains("PUT") == true)
+        let sort = try server.get("/api/images?sort=stars")
+        #expect(sort.status == 400)
+        #expect((sort.json?["message"] as? String)?.contains("name, rating, added") == true)
+    }
+
+    @Test func sortOrdersByNameRatingAndAdded() throws {
+        let server = try Self.server("rate-sort", names: ["b10.png", "b9.png", "a.png", "c.png"])
+        func ids(_ query: String) throws -> [String] {
+            let list = try #require(try server.get("/api/images" + query).json?["images"] as? [[String: Any]])
+            return list.map { $0["id"] as! String }
+        }
+        #expect(try ids("") == ["a", "b9", "b10", "c"])          // natural name order by default
+        #expect(try ids("?sort=name") == ["a", "b9", "b10", "c"])
+        _ = try Self.rate(server.port, "c", #"{"rating": 9}"#)
+        _ = try Self.rate(server.port, "b10", #"{"rating": 2}"#)
+        #expect(try ids("?sort=rating") == ["c", "b10", "a", "b9"])  // best first, unrated last by name
+        #expect(try ids("?sort=RATING") == ["c", "b10", "a", "b9"])
+        // The paging carousel follows the same order, ratings included.
+        let page = try #require(try server.get("/api/gallery?page=1&sort=rating").json)
+        #expect((page["previous"] as? [String: Any])?["id"] as? String == "c")
+        #expect((page["current"] as? [String: Any])?["id"] as? String == "b10")
+        #expect((page["current"] as? [String: Any])?["rating"] as? Int == 2)
+        #expect(try server.get("/api/gallery?sort=stars").status == 400)
+        // A file added later is newest; the others share the first scan's date and follow by name.
+        Thread.sleep(forTimeInterval: 0.01)
+        try TestImages.writePNG(width: 20, height: 20, to: server.images + "/z.png")
+        let deadline = Date().addingTimeInterval(15)
+        while try !ids("").contains("z"), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        #expect(try ids("?sort=added") == ["z", "a", "b9", "b10", "c"])
+    }
+
+    @Test func twoHundredConcurrentUpdatesOverManyConnections() throws {
+        let threads = 20, perThread = 10
+        let server = try Self.server("rate-concurrent", names: (0..<threads).map { "img\($0).png" } + ["shared.png"])
+        let failures = Guarded<[String]>([])
+        let sharedValues = Guarded<Set<Int>>([])
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            do {
+                // Each thread has its own keep-alive connection and alternates between its own image
+                // (one writer: its last value must win) and the image every thread fights over.
+                let connection = try RawHTTP(port: server.port)
+                for step in 0..<perThread {
+                    let (id, value) = step % 2 == 0 ? ("img\(thread)", step) : ("shared", (thread + step) % 11)
+                    if id == "shared" { sharedValues.withLock { _ = $0.insert(value) } }
+                    let reply = try connection.send("PUT", "/api/images/\(id)/rating", body: Array(#"{"rating": \#(value)}"#.utf8))
+                    if reply.status != 200 || reply.json?["rating"] as? Int != value {
+                        failures.withLock { $0.append("\(id)=\(value): \(reply.status) \(reply.text)") }
+                    }
+                }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let list = try #require(try server.get("/api/images").json?["images"] as? [[String: Any]])
+        let ratings = Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as! String, $0["rating"] as? Int) })
+        for thread in 0..<threads { #expect(ratings["img\(thread)"] == 8, "img\(thread)") }
+        let shared = try #require(ratings["shared"] ?? nil)
+        #expect(sharedValues.withLock { $0 }.contains(shared))
+        #expect(try server.service.ratings.rating(for: "shared") == shared)
+    }
+
+    @Test func acknowledgedRatingsSurviveKillMinus9() throws {
+        let root = try TestImages.folder("rate-kill")
+        let images = root + "/images", data = root + "/data"
+        try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
+        for index in 0..<10 { try TestImages.writePNG(width: 30, height: 30, to: images + "/p\(index).png", seed: index) }
+        var expected: [String: Int] = [:]
+        do {
+            let process = try ServerProcess(images: images, data: data)
+            let connection = try RawHTTP(port: process.port)
+            for round in 0..<5 {
+                for index in 0..<10 {
+                    let value = (index * 3 + round) % 11
+                    let reply = try connection.send("PUT", "/api/images/p\(index)/rating", body: Array(#"{"rating": \#(value)}"#.utf8))
+                    #expect(reply.status == 200)
+                    expected["p\(index)"] = value
+                }
+            }
+            process.signal(SIGKILL)  // right after the last acknowledgement
+            #expect(try process.waitForExit() != 0)
+        }
+        let restarted = try ServerProcess(images: images, data: data)
+        let list = try #require(try RawHTTP.get(restarted.port, "/api/images").json?["images"] as? [[String: Any]])
+        let ratings = Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as! String, $0["rating"] as? Int) })
+        for (id, value) in expected { #expect(ratings[id] == value, "\(id)") }
+        restarted.signal(SIGTERM)
+        _ = try restarted.waitForExit()
+    }
+}
+
+/// A value shared between test threads behind a lock.
+final class Guarded<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
+}

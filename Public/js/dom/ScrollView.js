@@ -15,7 +15,7 @@ const ZOOM_DURATION = 300;
  * resulting view to its TileLayer. Gestures arrive from outside as calls.
  */
 export class ScrollView {
-  constructor(element, image, { onChange } = {}) {
+  constructor(element, image, { onChange, initialView = {} } = {}) {
     this.element = element;
     this.image = image;
     this.pyramid = new Pyramid(image.width, image.height, image.tileSize, image.overlap);
@@ -28,8 +28,8 @@ export class ScrollView {
     this.width = Math.max(1, element.clientWidth);
     this.height = Math.max(1, element.clientHeight);
     this.scale = ScrollView.deviceScale();
-    const fit = settle(this.pyramid, this.#baseRequest());
-    Object.assign(this, { zoomScale: fit.zoomScale, offsetX: fit.offsetX, offsetY: fit.offsetY });
+    const start = settle(this.pyramid, { ...this.#baseRequest(), ...initialView });
+    Object.assign(this, { zoomScale: start.zoomScale, offsetX: start.offsetX, offsetY: start.offsetY });
     this.render();
   }
 

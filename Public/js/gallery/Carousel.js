@@ -25,9 +25,9 @@ export class Carousel {
   get animating() { return this.frame !== null; }
 
   /** Shows three images (the side ones may be null when there is only one image). */
-  showAll(previous, current, next) {
+  showAll(previous, current, next, view = {}) {
     this.previous.show(previous);
-    this.current.show(current);
+    this.current.show(current, view);
     this.next.show(next);
     this.layout();
   }

@@ -38,10 +38,9 @@ export class Gallery {
     addEventListener('resize', () => this.carousel.resize());
     const initial = readUrlState();
     const found = images.findIndex((image) => image.id === initial.image);
-    this.goTo(found >= 0 ? found : 0);
-    if (found >= 0 && initial.zoomScale !== undefined) {
-      this.scrollView?.setView({ zoomScale: initial.zoomScale, offsetX: initial.offsetX, offsetY: initial.offsetY });
-    }
+    const view = found >= 0 && initial.zoomScale !== undefined
+      ? { zoomScale: initial.zoomScale, offsetX: initial.offsetX, offsetY: initial.offsetY } : {};
+    this.goTo(found >= 0 ? found : 0, view);
   }
 
   get count() { return this.images.length; }
@@ -49,12 +48,12 @@ export class Gallery {
   get scrollView() { return this.carousel.current.scrollView; }
 
   /** Shows image i with its neighbours (none when it is the only one). */
-  goTo(i) {
+  goTo(i, view = {}) {
     if (this.count === 0) return;
     this.index = wrap(i, this.count);
     const single = this.count === 1;
     this.carousel.showAll(single ? null : this.images[wrap(this.index - 1, this.count)], this.current,
-                          single ? null : this.images[wrap(this.index + 1, this.count)]);
+                          single ? null : this.images[wrap(this.index + 1, this.count)], view);
     this.#updateChrome();
   }
 

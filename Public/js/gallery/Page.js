@@ -25,7 +25,8 @@ export class Page {
     this.poll = null;
   }
 
-  show(image) {
+  /** Shows an image; `view` ({zoomScale, offsetX, offsetY}) is where a ready image starts (default: fit). */
+  show(image, view = {}) {
     if (this.image && image && this.image.id === image.id && this.image.version === image.version
         && image.status === 'ready' && this.image.status === 'ready') return;
     this.#clear();
@@ -34,7 +35,7 @@ export class Page {
     if (!image) return;
     if (image.status === 'ready') {
       this.status.hidden = true;
-      this.scrollView = new ScrollView(this.view, image, { onChange: () => this.onChange?.(this) });
+      this.scrollView = new ScrollView(this.view, image, { onChange: () => this.onChange?.(this), initialView: view });
     } else {
       this.#showStatus(image);
     }

@@ -1,0 +1,130 @@
+"""What the page shows: screenshots at fit, at a deep zoom and at a corner against libvips renderings of
+the same viewport, the level chosen for the screen's pixel density, and the cap on cached tiles."""
+import math
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import geometry
+from conftest import IMAGES, OUTPUT, VIEW, page_session
+from reference import psnr, render_viewport
+
+MIN_PSNR = 30.0
+
+
+def source_of(image_folder, image):
+    name = next(n for n, *_ in IMAGES if n.rsplit('.', 1)[0] == image['id'])
+    return image_folder / name
+
+
+def by_id(server, image_id):
+    return next(i for i in server.images if i['id'] == image_id)
+
+
+def compare_with_reference(session, image_folder, server, label, scale):
+    """Screenshot (chrome hidden) vs libvips; a reference shifted by 8 device pixels must match clearly worse."""
+    st = session.state()
+    image = by_id(server, st['imageId'])
+    session.hide_chrome()
+    session.page.wait_for_timeout(50)
+    shot_path = OUTPUT / f'{label}-screenshot.png'
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    session.page.screenshot(path=str(shot_path))
+    shot = np.asarray(Image.open(shot_path).convert('RGB'))
+    args = (source_of(image_folder, image), st['zoomScale'], st['offsetX'], st['offsetY'], VIEW['width'], VIEW['height'])
+    ref = render_viewport(*args, scale=scale)
+    shifted = render_viewport(args[0], args[1], args[2] + 8 / scale, args[3], *args[4:], scale=scale)
+    quality, control = psnr(shot, ref), psnr(shot, shifted)
+    if quality <= MIN_PSNR or control >= quality - 2:
+        Image.fromarray(ref).save(OUTPUT / f'{label}-reference.png')
+        diff = np.clip(np.abs(shot.astype(int) - ref.astype(int)) * 4, 0, 255).astype(np.uint8)
+        Image.fromarray(diff).save(OUTPUT / f'{label}-difference.png')
+    else:
+        shot_path.unlink()
+    assert quality > MIN_PSNR, f'{label}: PSNR {quality:.1f} dB against libvips (need > {MIN_PSNR}); see {OUTPUT}'
+    assert control < quality - 2, f'{label}: an 8 px shift scores {control:.1f} dB vs {quality:.1f}: comparison is blind'
+    return quality
+
+
+def expect_view(session, image, fragment_view, scale=1):
+    """The page's settled view equals the rules applied to the requested one."""
+    st = session.state()
+    req = {'width': VIEW['width'], 'height': VIEW['height'], 'scale': scale, **fragment_view}
+    z, ox, oy = geometry.settle(image, req)
+    assert st['zoomScale'] == pytest.approx(z, rel=1e-6)
+    assert st['offsetX'] == pytest.approx(ox, abs=1e-3)
+    assert st['offsetY'] == pytest.approx(oy, abs=1e-3)
+    expected = geometry.viewport(image, {**req, 'zoomScale': st['zoomScale'], 'offsetX': st['offsetX'],
+                                         'offsetY': st['offsetY']})
+    drawn = session.page.evaluate("""() => [...document.querySelectorAll('.page.current .tile.loaded')]
+        .map(t => t.getAttribute('src'))""")
+    wanted = {f"/{t['level']}/{t['column']}_{t['row']}.jpeg" for t in expected['tiles']}
+    drawn_keys = {'/' + '/'.join(src.split('?')[0].split('/')[-2:]) for src in drawn}
+    assert wanted <= drawn_keys, f'tiles missing from the page: {sorted(wanted - drawn_keys)}'
+    if expected['level'] is not None:
+        stale = {k for k in drawn_keys if not k.startswith(f"/{expected['level']}/")}
+        assert not stale, f'tiles of other levels left after the needed level loaded: {sorted(stale)}'
+    return expected
+
+
+@pytest.mark.parametrize('scale', [1, 2], ids=['1x', '2x'])
+def test_fit_deep_zoom_and_corner_match_libvips(browser, server, image_folder, request, scale):
+    with page_session(browser, server.base, request.node, scale) as session:
+        land = by_id(server, 'a-land')
+        views = [
+            ('fit', {}),
+            ('deep', {'zoomScale': 1.6 / scale, 'offsetX': 1900 / scale, 'offsetY': 1100 / scale}),
+            ('corner', {'zoomScale': 2 / scale, 'offsetX': 1e9, 'offsetY': 1e9}),
+        ]
+        for label, view in views:
+            fragment = '#image=a-land' + ''.join(f'&{k}={v}' for k, v in view.items())
+            session.open(fragment)
+            expected = expect_view(session, land, view, scale)
+            if label == 'fit':
+                assert session.state()['zoomScale'] == pytest.approx(min(800 / 3000, 600 / 2000))
+            else:
+                assert expected['resolution'] == 'high'
+            compare_with_reference(session, image_folder, server, f'{label}-{scale}x', scale)
+
+
+def test_retina_fetches_sharper_tiles_than_plain(browser, server, request):
+    """The same view at devicePixelRatio 1 and 2: level chosen by density, one level apart."""
+    levels = {}
+    for scale in (1, 2):
+        with page_session(browser, server.base, request.node, scale) as session:
+            session.open('#image=a-land&zoomScale=0.3&offsetX=500&offsetY=300')
+            vp = session.page.evaluate('window.tilescope.viewport()')
+            levels[scale] = vp['level']
+            land = by_id(server, 'a-land')
+            expected = geometry.viewport(land, {**VIEW, 'scale': scale, 'zoomScale': 0.3, 'offsetX': 500, 'offsetY': 300})
+            assert vp['level'] == expected['level']
+            requested = session.page.evaluate("""() => performance.getEntriesByType('resource')
+                .map(e => e.name).filter(n => n.includes('_files/'))""")
+            deepest = max(int(u.split('_files/')[1].split('/')[0]) for u in requested)
+            assert deepest == expected['level'], f'fetched level {deepest}, needed {expected["level"]} (over-fetching?)'
+    assert levels[2] == levels[1] + 1
+
+
+def test_tile_cache_stays_bounded_while_panning(session, server):
+    """Pan across the whole image at the deepest zoom: cached tiles never exceed the cap, DOM tiles stay few."""
+    session.open('#image=d-wide&zoomScale=2&offsetX=0&offsetY=0')
+    wide = by_id(server, 'd-wide')
+    worst = session.page.evaluate("""async ({width, height}) => {
+        const sv = window.tilescope.gallery.scrollView;
+        let worst = {cached: 0, dom: 0};
+        for (let y = 0; y < height * 2; y += 500) {
+          for (let x = 0; x < width * 2; x += 700) {
+            sv.setView({zoomScale: 2, offsetX: x, offsetY: y});
+            await new Promise(r => setTimeout(r, 15));
+            const s = window.tilescope.state();
+            worst = {cached: Math.max(worst.cached, s.cachedTiles), dom: Math.max(worst.dom, s.tilesInDom)};
+          }
+        }
+        return worst;
+    }""", {'width': wide['width'], 'height': wide['height']})
+    session.wait_idle()
+    cap = session.page.evaluate('window.tilescope.gallery.scrollView.layer.cache.capacity')
+    assert worst['cached'] <= cap, worst
+    # One screen of tiles at 800 x 600 is at most 5 x 4 of one level, plus a previous level kept while loading.
+    assert worst['dom'] <= 2 * 5 * 4, worst

@@ -211,3 +211,38 @@ def session(browser, server, request):
         yield s
         if getattr(request.node, 'failed_call', False):
             save_artefact(s.page, request.node.name)
+
+
+class TimedInput:
+    """Real input events through the DevTools protocol with explicit timestamps, so that velocities and tap
+    timings are what the test says, however loaded the machine is."""
+
+    def __init__(self, page):
+        self.cdp = page.context.new_cdp_session(page)
+        self.t0 = time.time()
+
+    def mouse_path(self, points, interval_ms=10, hold_ms=0):
+        """Press at the first point, move through the others `interval_ms` apart, release `hold_ms` after the last."""
+        t = 0.0
+        x, y = points[0]
+        self._mouse('mousePressed', x, y, t, buttons=1)
+        for x, y in points[1:]:
+            t += interval_ms / 1000
+            self._mouse('mouseMoved', x, y, t, buttons=1)
+        self._mouse('mouseReleased', x, y, t + hold_ms / 1000, buttons=0)
+        self.t0 += t + hold_ms / 1000 + 1
+
+    def _mouse(self, kind, x, y, t, buttons):
+        self.cdp.send('Input.dispatchMouseEvent', {'type': kind, 'x': x, 'y': y, 'button': 'left', 'buttons': buttons,
+                                                   'clickCount': 1, 'timestamp': self.t0 + t})
+
+    def touches(self, frames):
+        """frames: [(t_ms, [(x, y), ...]), ...]; an empty list of points lifts every finger."""
+        previous = 0
+        for t, points in frames:
+            kind = 'touchEnd' if not points else ('touchStart' if previous < len(points) else 'touchMove')
+            self.cdp.send('Input.dispatchTouchEvent', {
+                'type': kind, 'timestamp': self.t0 + t / 1000,
+                'touchPoints': [{'x': x, 'y': y, 'id': i} for i, (x, y) in enumerate(points)]})
+            previous = len(points)
+        self.t0 += frames[-1][0] / 1000 + 1

@@ -22,9 +22,19 @@ def render_viewport(source, zoom_scale, offset_x, offset_y, width, height, scale
     """The viewport (width x height points at `scale`) as an RGB array, black outside the image."""
     k = zoom_scale * scale
     out_w, out_h = round(width * scale), round(height * scale)
-    tx, ty = -offset_x * scale, -offset_y * scale
+    img_w, img_h = (int(subprocess.check_output(['vipsheader', '-f', f, str(source)])) for f in ('width', 'height'))
+    # Only the part of the source in view (and a margin for the filters) goes through libvips.
+    margin = math.ceil(4 / min(k, 1)) + 2
+    x0 = max(0, math.floor(offset_x / zoom_scale) - margin)
+    y0 = max(0, math.floor(offset_y / zoom_scale) - margin)
+    x1 = min(img_w, math.ceil((offset_x + width) / zoom_scale) + margin)
+    y1 = min(img_h, math.ceil((offset_y + height) / zoom_scale) + margin)
+    if x1 <= x0 or y1 <= y0:
+        return np.zeros((out_h, out_w, 3), np.uint8)
+    tx, ty = (x0 * zoom_scale - offset_x) * scale, (y0 * zoom_scale - offset_y) * scale
     with tempfile.TemporaryDirectory() as tmp:
-        src = Path(source)
+        src = Path(tmp) / 'region.v'
+        _vips('extract_area', source, src, x0, y0, x1 - x0, y1 - y0)
         if k < 1:
             shrunk = Path(tmp) / 'shrunk.v'
             _vips('resize', src, shrunk, k)

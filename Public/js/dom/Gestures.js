@@ -47,7 +47,7 @@ export class Gestures {
 
   #down(e) {
     if (e.button !== 0 || e.target.closest('.chrome')) return;
-    this.element.setPointerCapture(e.pointerId);
+    try { this.element.setPointerCapture(e.pointerId); } catch { /* a pointer that is already gone */ }
     const p = this.#point(e);
     this.pointers.set(e.pointerId, { ...p, start: p, time: e.timeStamp, type: e.pointerType });
     if (this.pointers.size === 1) {

@@ -147,11 +147,19 @@ class Session:
         self.problems = []
         self.cancelled = []
         self.allowed_failures = re.compile(r'$^')
-        page.on('console', lambda m: m.type == 'error' and self.problems.append(f'console error: {m.text}'))
+        page.on('console', self._console)
         page.on('pageerror', lambda e: self.problems.append(f'page error: {e}'))
         page.on('requestfailed', self._failed)
         page.on('response', lambda r: r.status >= 400 and not self.allowed_failures.search(r.url)
                 and self.problems.append(f'HTTP {r.status} {r.request.method} {r.url}'))
+
+    def _console(self, message):
+        if message.type != 'error':
+            return
+        where = (message.location or {}).get('url', '')
+        if self.allowed_failures.search(where):
+            return
+        self.problems.append(f'console error: {message.text} ({where})')
 
     def _failed(self, request):
         failure = request.failure or ''

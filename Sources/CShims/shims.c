@@ -101,6 +101,7 @@ void ts_progress_connect(VipsImage *image, ts_progress_fn callback, void *contex
 
 struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *host,
                                 MHD_AccessHandlerCallback handler, void *handler_context,
+                                ts_unescape_fn unescape,
                                 MHD_RequestCompletedCallback completed, void *completed_context,
                                 MHD_NotifyConnectionCallback notify, void *notify_context,
                                 unsigned int thread_pool_size, unsigned int connection_limit,
@@ -114,6 +115,7 @@ struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *h
     if (host != NULL && inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &address,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
         MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
         MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
@@ -121,7 +123,6 @@ struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *h
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int) 1,
         MHD_OPTION_END);
 }
 

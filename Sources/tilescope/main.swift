@@ -1,1 +1,3 @@
-print("hi")
+import Foundation
+
+exit(TilescopeCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -51,9 +51,13 @@ void ts_progress_connect(VipsImage *image, ts_progress_fn callback, void *contex
 
 // ---- libmicrohttpd ----
 
+/// Rewrites a URL string in place and returns its new length (MHD_OPTION_UNESCAPE_CALLBACK).
+typedef size_t (*ts_unescape_fn)(void *context, struct MHD_Connection *connection, char *text);
+
 /// MHD_start_daemon with the options Tilescope uses. `host` may be NULL (all interfaces).
 struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *host,
                                 MHD_AccessHandlerCallback handler, void *handler_context,
+                                ts_unescape_fn unescape,
                                 MHD_RequestCompletedCallback completed, void *completed_context,
                                 MHD_NotifyConnectionCallback notify, void *notify_context,
                                 unsigned int thread_pool_size, unsigned int connection_limit,

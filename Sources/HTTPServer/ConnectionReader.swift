@@ -1,0 +1,57 @@
+import CMicroHTTPD
+import CShims
+
+/// Reads a request's line, headers and query arguments out of a libmicrohttpd connection.
+enum ConnectionReader {
+    static func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?) -> Request {
+        let rawPath = url.map { String(cString: $0) } ?? "/"
+        var collector = Collector()
+        withUnsafeMutablePointer(to: &collector) { pointer in
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, headerIterator, pointer)
+            _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, queryIterator, pointer)
+        }
+        var address = [CChar](repeating: 0, count: 64)
+        let client = ts_mhd_client_address(connection, &address, address.count) == 0 ? address.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } : "-"
+        var request = Request(method: method.map { String(cString: $0) } ?? "GET", rawPath: rawPath,
+                              query: collector.query, headers: collector.headers, clientAddress: client)
+        if collector.malformedQuery { request.pathSegments = nil }
+        return request
+    }
+
+    struct Collector {
+        var headers: [String: String] = [:]
+        var query: [String: String] = [:]
+        var malformedQuery = false
+    }
+}
+
+private func headerIterator(
+    _ context: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let context, let key else { return .YES }
+    let collector = context.assumingMemoryBound(to: ConnectionReader.Collector.self)
+    let name = String(cString: key).lowercased()
+    let text = value.map { String(cString: $0) } ?? ""
+    // Repeated headers are joined as RFC 9110 allows for list-valued fields.
+    if let existing = collector.pointee.headers[name] {
+        collector.pointee.headers[name] = existing + ", " + text
+    } else {
+        collector.pointee.headers[name] = text
+    }
+    return .YES
+}
+
+private func queryIterator(
+    _ context: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let context, let key else { return .YES }
+    let collector = context.assumingMemoryBound(to: ConnectionReader.Collector.self)
+    guard let name = PercentDecoding.decode(String(cString: key), plusIsSpace: true),
+          let text = PercentDecoding.decode(value.map { String(cString: $0) } ?? "", plusIsSpace: true)
+    else {
+        collector.pointee.malformedQuery = true
+        return .YES
+    }
+    collector.pointee.query[name] = text
+    return .YES
+}

@@ -1,0 +1,47 @@
+import Glibc
+
+/// An HTTP response: status, headers and a body that is either bytes in memory or an
+/// open file that libmicrohttpd sends with sendfile and then closes.
+public struct Response: Sendable {
+    public enum Body: Sendable {
+        case empty
+        case bytes([UInt8])
+        /// An open descriptor handed over to the server, which closes it after sending.
+        case file(descriptor: Int32, size: Int)
+    }
+
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: Body
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: Body = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public var bodySize: Int {
+        switch body {
+        case .empty: return 0
+        case .bytes(let bytes): return bytes.count
+        case .file(_, let size): return size
+        }
+    }
+
+    public mutating func setHeader(_ name: String, _ value: String) {
+        headers.removeAll { $0.name.lowercased() == name.lowercased() }
+        headers.append((name, value))
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.last { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// Gives back a file body's descriptor when the response is dropped unsent (HEAD, 304).
+    public func discardBody() -> Response {
+        if case .file(let descriptor, _) = body { close(descriptor) }
+        var copy = self
+        copy.body = .empty
+        return copy
+    }
+}

@@ -1,0 +1,33 @@
+import CMicroHTTPD
+import Glibc
+
+/// Turns a `Response` into a libmicrohttpd response and queues it.
+enum ResponseWriter {
+    static func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
+        guard let native = make(response.body) else { return .NO }
+        defer { MHD_destroy_response(native) }
+        for (name, value) in response.headers {
+            _ = MHD_add_response_header(native, name, value)
+        }
+        return MHD_queue_response(connection, UInt32(response.status), native)
+    }
+
+    private static func make(_ body: Response.Body) -> OpaquePointer? {
+        switch body {
+        case .empty:
+            return MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+        case .bytes(let bytes):
+            return bytes.withUnsafeBytes { raw in
+                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress),
+                                                .RESPMEM_MUST_COPY)
+            }
+        case .file(let descriptor, let size):
+            // libmicrohttpd owns the descriptor from here and closes it after sendfile.
+            guard let native = MHD_create_response_from_fd(size, descriptor) else {
+                close(descriptor)
+                return nil
+            }
+            return native
+        }
+    }
+}

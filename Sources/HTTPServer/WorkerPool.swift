@@ -1,0 +1,61 @@
+import Foundation
+
+/// A fixed set of threads running submitted work in order: bounded parallelism for
+/// rendering, unlike a concurrent queue that grows a thread per blocked task.
+public final class WorkerPool: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queue: [@Sendable () -> Void] = []
+    private var head = 0
+    private var stopping = false
+    private var threads: [Thread] = []
+
+    public init(threads count: Int, name: String = "worker") {
+        for index in 0..<max(1, count) {
+            let thread = Thread { [unowned self] in self.run() }
+            thread.name = "\(name)-\(index)"
+            thread.stackSize = 1 << 20
+            threads.append(thread)
+            thread.start()
+        }
+    }
+
+    public func submit(_ work: @escaping @Sendable () -> Void) {
+        condition.lock()
+        queue.append(work)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Work submitted and not yet started.
+    public var backlog: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.count - head
+    }
+
+    /// Lets queued work finish, then ends the threads.
+    public func shutdown() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func run() {
+        while let work = next() { work() }
+    }
+
+    private func next() -> (@Sendable () -> Void)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == queue.count && !stopping { condition.wait() }
+        guard head < queue.count else { return nil }
+        let work = queue[head]
+        head += 1
+        if head > 1024 && head * 2 > queue.count {  // compact now and then
+            queue.removeFirst(head)
+            head = 0
+        }
+        return work
+    }
+}

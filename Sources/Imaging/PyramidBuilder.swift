@@ -1,0 +1,86 @@
+import CShims
+import CVips
+import Foundation
+import ScrollGeometry
+
+/// Builds a Deep Zoom pyramid and its whole-image preview from a source image with libvips.
+///
+/// The output folder holds `image.dzi`, `image_files/{level}/{col}_{row}.jpeg` and
+/// `preview.jpeg`. The source streams through dzsave once (sequential access), so memory
+/// grows with the image's width, not its area.
+public struct PyramidBuilder: Sendable {
+    public var tileSize: Int
+    public var overlap: Int
+    public var quality: Int
+    public var previewMaxSide: Int
+
+    public init(tileSize: Int = 254, overlap: Int = 1, quality: Int = 85, previewMaxSide: Int = 1024) {
+        self.tileSize = tileSize
+        self.overlap = overlap
+        self.quality = quality
+        self.previewMaxSide = previewMaxSide
+    }
+
+    public static let descriptorName = "image.dzi"
+    public static let tilesFolderName = "image_files"
+    public static let previewName = "preview.jpeg"
+
+    /// Writes the pyramid into `folder` (which must exist) and returns its geometry.
+    public func build(
+        source: String, into folder: String,
+        progress: @escaping @Sendable (BuildProgress) -> Void = { _ in }
+    ) throws -> Pyramid {
+        try Vips.start()
+        let image = try Self.displayable(VImage.open(source, sequential: true))
+        let relay = ProgressRelay(progress)
+        relay.attach(to: image)
+        let basename = (folder as NSString).appendingPathComponent("image")
+        guard ts_dzsave(image.pointer, basename, Int32(tileSize), Int32(overlap), Int32(quality)) == 0 else {
+            throw VipsError.take(or: "dzsave failed for \(source)")
+        }
+        withExtendedLifetime(relay) {}
+        progress(BuildProgress(percent: 100, etaSeconds: 0))  // libvips's last eval may stop short of 100
+        let pyramid = Pyramid(width: image.width, height: image.height, tileSize: tileSize, overlap: overlap)
+        try writePreview(of: pyramid, tilesFolder: (folder as NSString).appendingPathComponent(Self.tilesFolderName),
+                         to: (folder as NSString).appendingPathComponent(Self.previewName))
+        return pyramid
+    }
+
+    /// 8-bit sRGB or greyscale without alpha: what JPEG tiles can hold. Alpha is
+    /// flattened onto white, as a browser shows a transparent image on a white page.
+    static func displayable(_ image: VImage) throws -> VImage {
+        var result = image
+        if result.hasAlpha { result = try result.flatten() }
+        let interpretation = result.interpretation
+        let plain = interpretation == VIPS_INTERPRETATION_sRGB || interpretation == VIPS_INTERPRETATION_B_W
+        if !plain || result.format != VIPS_FORMAT_UCHAR { result = try result.toSRGB() }
+        if result.format != VIPS_FORMAT_UCHAR { result = try result.castToUChar() }
+        return result
+    }
+
+    /// Encoded at Q95 or more, since it is a second JPEG generation of the tiles.
+    /// The preview is the preview level itself, stitched from its tiles with the overlap
+    /// cut away, so a client can swap it for tiles of that level without any shift.
+    private func writePreview(of pyramid: Pyramid, tilesFolder: String, to path: String) throws {
+        let level = pyramid.previewLevel(maxSide: previewMaxSide)
+        let grid = pyramid.tileGrid(ofLevel: level)
+        let size = pyramid.size(ofLevel: level)
+        var pieces: [VImage] = []
+        for row in 0..<grid.rows {
+            for column in 0..<grid.columns {
+                let tile = try VImage.open("\(tilesFolder)/\(level)/\(column)_\(row).jpeg")
+                let rect = pyramid.tileRect(level: level, column: column, row: row)
+                let x = column * tileSize - rect.x
+                let y = row * tileSize - rect.y
+                let width = min(tileSize, size.width - column * tileSize)
+                let height = min(tileSize, size.height - row * tileSize)
+                pieces.append(try tile.crop(x: x, y: y, width: width, height: height))
+            }
+        }
+        // arrayjoin spaces cells by the largest piece (a full tile), padding the short last
+        // column and row; cutting back to the level size removes that padding.
+        try VImage.join(pieces, across: grid.columns)
+            .crop(x: 0, y: 0, width: size.width, height: size.height)
+            .saveJPEG(to: path, quality: max(quality, 95))
+    }
+}

@@ -1,0 +1,95 @@
+import CShims
+import CVips
+
+/// The libvips operations Tilescope uses, one thin call each.
+extension VImage {
+    public func crop(x: Int, y: Int, width: Int, height: Int) throws -> VImage {
+        try VImage.make { ts_crop(pointer, $0, Int32(x), Int32(y), Int32(width), Int32(height)) }
+    }
+
+    public func resize(horizontal: Double, vertical: Double) throws -> VImage {
+        try VImage.make { ts_resize(pointer, $0, horizontal, vertical) }
+    }
+
+    /// Composites an alpha channel over a solid background (white by default).
+    public func flatten(red: Double = 255, green: Double = 255, blue: Double = 255) throws -> VImage {
+        try VImage.make { ts_flatten(pointer, $0, red, green, blue) }
+    }
+
+    public func toSRGB() throws -> VImage {
+        try VImage.make { ts_colourspace_srgb(pointer, $0) }
+    }
+
+    public func castToUChar() throws -> VImage {
+        try VImage.make { ts_cast_uchar(pointer, $0) }
+    }
+
+    /// `a * pixel + b` on every band.
+    public func linear(_ a: Double, _ b: Double) throws -> VImage {
+        try VImage.make { ts_linear1(pointer, $0, a, b) }
+    }
+
+    public func sin() throws -> VImage {
+        try VImage.make { ts_math_sin(pointer, $0) }
+    }
+
+    public func adding(_ other: VImage) throws -> VImage {
+        try VImage.make { ts_add(pointer, other.pointer, $0) }
+    }
+
+    public func band(_ index: Int, count: Int = 1) throws -> VImage {
+        try VImage.make { ts_extract_band(pointer, $0, Int32(index), Int32(count)) }
+    }
+
+    public func replicate(across: Int, down: Int) throws -> VImage {
+        try VImage.make { ts_replicate(pointer, $0, Int32(across), Int32(down)) }
+    }
+
+    /// Joins images into a grid, `across` per row, in row-major order.
+    public static func join(_ images: [VImage], across: Int) throws -> VImage {
+        var pointers: [UnsafeMutablePointer<VipsImage>?] = images.map { $0.pointer }
+        return try withExtendedLifetime(images) {
+            try VImage.make { ts_arrayjoin(&pointers, Int32(pointers.count), $0, Int32(across)) }
+        }
+    }
+
+    /// Stacks images as bands of one image.
+    public static func bandJoin(_ images: [VImage]) throws -> VImage {
+        var pointers: [UnsafeMutablePointer<VipsImage>?] = images.map { $0.pointer }
+        return try withExtendedLifetime(images) {
+            try VImage.make { ts_bandjoin(&pointers, Int32(pointers.count), $0) }
+        }
+    }
+
+    /// A two-band image whose pixels hold their own x and y coordinates.
+    public static func coordinates(width: Int, height: Int) throws -> VImage {
+        try VImage.make { ts_xyz($0, Int32(width), Int32(height)) }
+    }
+
+    /// A zone plate: concentric rings whose frequency rises with the radius.
+    public static func zonePlate(width: Int, height: Int) throws -> VImage {
+        try VImage.make { ts_zone($0, Int32(width), Int32(height)) }
+    }
+
+    /// Wraps 8-bit interleaved pixels (copied, so `pixels` may go away).
+    public static func fromPixels(_ pixels: [UInt8], width: Int, height: Int, bands: Int) throws -> VImage {
+        precondition(pixels.count == width * height * bands)
+        return try pixels.withUnsafeBytes { raw in
+            guard let image = vips_image_new_from_memory_copy(
+                raw.baseAddress, raw.count, Int32(width), Int32(height), Int32(bands), VIPS_FORMAT_UCHAR)
+            else { throw VipsError.take(or: "cannot wrap pixels") }
+            return VImage(taking: image)
+        }
+    }
+
+    /// Computes the whole image into 8-bit interleaved pixels (small images only).
+    public func pixels() throws -> [UInt8] {
+        let image = format == VIPS_FORMAT_UCHAR ? self : try castToUChar()
+        var size = 0
+        guard let memory = vips_image_write_to_memory(image.pointer, &size) else {
+            throw VipsError.take(or: "cannot compute pixels")
+        }
+        defer { g_free(memory) }
+        return Array(UnsafeRawBufferPointer(start: memory, count: size))
+    }
+}

@@ -1,0 +1,35 @@
+import CShims
+import CVips
+
+/// Encoders: to files and to memory.
+extension VImage {
+    public func saveJPEG(to path: String, quality: Int = 85) throws {
+        guard ts_jpegsave(pointer, path, Int32(quality)) == 0 else {
+            throw VipsError.take(or: "cannot save \(path)")
+        }
+    }
+
+    public func jpegData(quality: Int = 85) throws -> [UInt8] {
+        try encode { ts_jpegsave_buffer(pointer, $0, $1, Int32(quality)) }
+    }
+
+    public func pngData() throws -> [UInt8] {
+        try encode { ts_pngsave_buffer(pointer, $0, $1) }
+    }
+
+    public func webpData(quality: Int = 80) throws -> [UInt8] {
+        try encode { ts_webpsave_buffer(pointer, $0, $1, Int32(quality)) }
+    }
+
+    private func encode(
+        _ save: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32
+    ) throws -> [UInt8] {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        guard save(&buffer, &length) == 0, let bytes = buffer else {
+            throw VipsError.take(or: "cannot encode image")
+        }
+        defer { g_free(bytes) }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+    }
+}

@@ -1,0 +1,51 @@
+import CShims
+import CVips
+import Foundation
+
+/// Process-wide libvips start-up and settings.
+public enum Vips {
+    private static let started: Bool = {
+        guard ts_vips_init("tilescope") == 0 else { return false }
+        // The server provides its own parallelism (one request per worker thread);
+        // extra libvips threads per operation only add contention.
+        return true
+    }()
+
+    /// Starts libvips once; safe to call from any thread, any number of times.
+    public static func start() throws {
+        guard started else { throw VipsError.take(or: "libvips failed to start") }
+    }
+
+    /// Threads libvips may use inside one operation.
+    public static func setConcurrency(_ threads: Int) {
+        vips_concurrency_set(Int32(threads))
+    }
+
+    /// Bounds libvips's cache of recent operations (0 disables it).
+    public static func setOperationCacheSize(maxOperations: Int) {
+        vips_cache_set_max(Int32(maxOperations))
+    }
+
+    public static var version: String {
+        String(cString: vips_version_string())
+    }
+}
+
+/// A libvips failure carrying libvips's own error text.
+public struct VipsError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public var description: String { message }
+
+    public init(message: String) {
+        self.message = message
+    }
+
+    /// Copies and clears libvips's global error buffer. The buffer is shared by all
+    /// threads and silently drops messages once full, so every failure must drain it.
+    static func take(or fallback: String) -> VipsError {
+        guard let copy = vips_error_buffer_copy() else { return VipsError(message: fallback) }
+        defer { g_free(copy) }
+        let text = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
+        return VipsError(message: text.isEmpty ? fallback : text)
+    }
+}

@@ -1,0 +1,43 @@
+import CShims
+import CVips
+
+/// An owned reference to a libvips image: a lazy, immutable pipeline that is safe to
+/// share across threads. Every operation returns a new image; nothing is computed
+/// until pixels are written somewhere.
+public final class VImage: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<VipsImage>
+
+    init(taking pointer: UnsafeMutablePointer<VipsImage>) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        g_object_unref(pointer)
+    }
+
+    /// Opens a file, reading only its header. The path is taken literally.
+    /// `sequential` suits one top-to-bottom pass (dzsave); random access suits crops.
+    /// `strict` fails on the first decode error, for untrusted uploads.
+    public static func open(_ path: String, sequential: Bool = false, strict: Bool = false) throws -> VImage {
+        guard let image = ts_image_open(path, sequential ? 1 : 0, strict ? 1 : 0) else {
+            throw VipsError.take(or: "cannot open \(path)")
+        }
+        return VImage(taking: image)
+    }
+
+    /// Wraps a freshly made image out-parameter, or throws libvips's error.
+    static func make(_ operation: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) throws -> VImage {
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard operation(&out) == 0, let image = out else {
+            throw VipsError.take(or: "libvips operation failed")
+        }
+        return VImage(taking: image)
+    }
+
+    public var width: Int { Int(vips_image_get_width(pointer)) }
+    public var height: Int { Int(vips_image_get_height(pointer)) }
+    public var bands: Int { Int(vips_image_get_bands(pointer)) }
+    public var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+    var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
+    var format: VipsBandFormat { vips_image_get_format(pointer) }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Everything `tilescope serve` can be told. Each field is a flag and an environment variable.
+public struct ServeConfig: Sendable {
+    public var host = "0.0.0.0"
+    public var port = 8080
+    /// Empty: serve the demo gallery, generated into the data folder on first run.
+    public var imagesFolder = ""
+    public var dataFolder = "data"
+    public var publicFolder = "Public"
+    public var corsOrigin = "*"
+    public var pollThreads = ProcessInfo.processInfo.activeProcessorCount
+    public var workerThreads = ProcessInfo.processInfo.activeProcessorCount
+    public var connectionLimit = 1000
+    public var connectionTimeout = 30
+    public var quality = 85
+    public var buildConcurrency = 1
+    public var rescanSeconds = 2
+    public var shutdownSeconds = 10
+    public var demoGigapixel = true
+    public var quiet = false
+
+    public init() {}
+
+    public var isDemo: Bool { imagesFolder.isEmpty }
+
+    public static let settings: [Setting<ServeConfig>] = [
+        Setting("--port", env: "TILESCOPE_PORT", default: "8080", "TCP port to listen on (0 picks a free one)") {
+            $0.port = try SettingValue.integer($1, "port", in: 0...65535)
+        },
+        Setting("--host", env: "TILESCOPE_HOST", default: "0.0.0.0", "IPv4 address to bind") { config, value in
+            guard value.split(separator: ".").count == 4, value.split(separator: ".").allSatisfy({ UInt8($0) != nil }) else {
+                throw UsageError("host must be an IPv4 address such as 127.0.0.1, not '\(value)'")
+            }
+            config.host = value
+        },
+        Setting("--images", env: "TILESCOPE_IMAGES", default: "(the demo gallery)", "folder of source images") {
+            config, value in
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: value, isDirectory: &isFolder), isFolder.boolValue else {
+                throw UsageError("images folder '\(value)' does not exist")
+            }
+            config.imagesFolder = value
+        },
+        Setting("--data", env: "TILESCOPE_DATA", default: "data", "folder for pyramids, the database and staging") {
+            $0.dataFolder = $1
+        },
+        Setting("--public", env: "TILESCOPE_PUBLIC", default: "Public", "folder of the browser client") {
+            $0.publicFolder = $1
+        },
+        Setting("--cors-origin", env: "TILESCOPE_CORS_ORIGIN", default: "*", "Access-Control-Allow-Origin value") {
+            config, value in
+            guard !value.isEmpty, !value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                throw UsageError("cors origin must be * or one origin")
+            }
+            config.corsOrigin = value
+        },
+        Setting("--threads", env: "TILESCOPE_THREADS", default: "number of cores", "HTTP poll threads") {
+            $0.pollThreads = try SettingValue.integer($1, "threads", in: 1...256)
+        },
+        Setting("--workers", env: "TILESCOPE_WORKERS", default: "number of cores", "threads for rendering work") {
+            $0.workerThreads = try SettingValue.integer($1, "workers", in: 1...256)
+        },
+        Setting("--max-connections", env: "TILESCOPE_MAX_CONNECTIONS", default: "1000", "connections served at once") {
+            $0.connectionLimit = try SettingValue.integer($1, "max-connections", in: 1...100_000)
+        },
+        Setting("--timeout", env: "TILESCOPE_TIMEOUT", default: "30", "seconds an idle connection stays open") {
+            $0.connectionTimeout = try SettingValue.integer($1, "timeout", in: 1...3600)
+        },
+        Setting("--quality", env: "TILESCOPE_QUALITY", default: "85", "JPEG quality of pyramid tiles") {
+            $0.quality = try SettingValue.integer($1, "quality", in: 1...100)
+        },
+        Setting("--build-concurrency", env: "TILESCOPE_BUILD_CONCURRENCY", default: "1", "pyramids built at once") {
+            $0.buildConcurrency = try SettingValue.integer($1, "build-concurrency", in: 1...64)
+        },
+        Setting("--rescan", env: "TILESCOPE_RESCAN_SECONDS", default: "2", "seconds between images-folder scans") {
+            $0.rescanSeconds = try SettingValue.integer($1, "rescan", in: 1...3600)
+        },
+        Setting("--shutdown-deadline", env: "TILESCOPE_SHUTDOWN_SECONDS", default: "10",
+                "seconds in-flight requests get after SIGTERM") {
+            $0.shutdownSeconds = try SettingValue.integer($1, "shutdown-deadline", in: 0...3600)
+        },
+        Setting("--demo-gigapixel", env: "TILESCOPE_DEMO_GIGAPIXEL", default: "true",
+                "include the gigapixel image in the demo gallery") {
+            $0.demoGigapixel = try SettingValue.boolean($1, "demo-gigapixel")
+        },
+    ]
+}

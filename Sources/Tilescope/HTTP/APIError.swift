@@ -1,0 +1,38 @@
+import Foundation
+import HTTPServer
+
+/// A request that cannot be answered as asked: its status, a short machine-readable
+/// code and a message for people. Thrown anywhere, turned into a response in one place.
+public struct APIError: Error, Sendable {
+    public var status: Int
+    public var code: String
+    public var message: String
+    public var headers: [(name: String, value: String)]
+
+    public init(_ status: Int, _ code: String, _ message: String, headers: [(name: String, value: String)] = []) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public static func notFound(_ message: String) -> APIError { APIError(404, "not_found", message) }
+    public static func badRequest(_ message: String) -> APIError { APIError(400, "bad_request", message) }
+
+    public static func methodNotAllowed(_ method: String, allowed: [String]) -> APIError {
+        APIError(405, "method_not_allowed", "\(method) is not allowed here; use \(allowed.joined(separator: ", "))",
+                 headers: [("Allow", allowed.joined(separator: ", "))])
+    }
+
+    /// The image exists but its pyramid is not ready; `retryAfter` is the build's estimate.
+    public static func building(_ id: String, percent: Int, retryAfter: Int) -> APIError {
+        APIError(503, "building", "image \(id) is still being built (\(percent)%); retry later",
+                 headers: [("Retry-After", String(max(1, min(retryAfter, 60))))])
+    }
+
+    public var response: Response {
+        var response = JSON.response(["error": code, "message": message], status: status)
+        for (name, value) in headers { response.setHeader(name, value) }
+        return response
+    }
+}

@@ -1,0 +1,75 @@
+import HTTPServer
+
+/// Every URL Tilescope answers, parsed from the decoded path segments.
+/// Shape errors (a non-numeric level, say) are thrown here; whether the image, level or
+/// tile exists is for the handler, which knows the pyramid.
+public enum Endpoint: Equatable, Sendable {
+    case imageList
+    case image(id: String)
+    case viewport(id: String)
+    case rating(id: String)
+    case gallery
+    case deepZoomDescriptor(id: String)
+    case deepZoomTile(id: String, level: Int, column: Int, row: Int)
+    case preview(id: String)
+    case staticFile(path: [String])
+
+    public var allowedMethods: [String] {
+        switch self {
+        case .viewport: return ["GET", "HEAD", "POST"]
+        case .rating: return ["PUT"]
+        case .imageList: return ["GET", "HEAD", "POST"]
+        case .image: return ["GET", "HEAD", "DELETE"]
+        default: return ["GET", "HEAD"]
+        }
+    }
+
+    public static func parse(_ segments: [String]) throws -> Endpoint {
+        switch segments.first {
+        case "api": return try parseAPI(Array(segments.dropFirst()))
+        case "dzi": return try parseDeepZoom(Array(segments.dropFirst()))
+        case "images":
+            guard segments.count == 3, segments[2] == "preview.jpeg" else { throw APIError.notFound("no such resource") }
+            return .preview(id: segments[1])
+        default:
+            return .staticFile(path: segments)
+        }
+    }
+
+    private static func parseAPI(_ rest: [String]) throws -> Endpoint {
+        switch (rest.count, rest.first) {
+        case (1, "images"): return .imageList
+        case (1, "gallery"): return .gallery
+        case (2, "images"): return .image(id: rest[1])
+        case (3, "images") where rest[2] == "viewport": return .viewport(id: rest[1])
+        case (3, "images") where rest[2] == "rating": return .rating(id: rest[1])
+        default: throw APIError.notFound("no API endpoint at /api/\(rest.joined(separator: "/"))")
+        }
+    }
+
+    /// `/dzi/{id}.dzi` and `/dzi/{id}_files/{level}/{column}_{row}.jpeg`.
+    private static func parseDeepZoom(_ rest: [String]) throws -> Endpoint {
+        if rest.count == 1, rest[0].hasSuffix(".dzi") {
+            return .deepZoomDescriptor(id: String(rest[0].dropLast(4)))
+        }
+        guard rest.count == 3, rest[0].hasSuffix("_files") else {
+            throw APIError.notFound("Deep Zoom paths are /dzi/{id}.dzi and /dzi/{id}_files/{level}/{column}_{row}.jpeg")
+        }
+        let id = String(rest[0].dropLast(6))
+        guard let level = naturalNumber(rest[1]) else {
+            throw APIError.badRequest("level '\(rest[1].prefix(40))' is not a non-negative integer")
+        }
+        guard rest[2].hasSuffix(".jpeg") else { throw APIError.notFound("tiles are .jpeg files") }
+        let parts = rest[2].dropLast(5).split(separator: "_", omittingEmptySubsequences: false)
+        guard parts.count == 2, let column = naturalNumber(parts[0]), let row = naturalNumber(parts[1]) else {
+            throw APIError.badRequest("tile '\(rest[2].prefix(40))' is not {column}_{row}.jpeg with non-negative integers")
+        }
+        return .deepZoomTile(id: id, level: level, column: column, row: row)
+    }
+
+    /// Digits only (no sign, no spaces), at most 9 of them so that arithmetic cannot overflow.
+    static func naturalNumber<S: StringProtocol>(_ text: S) -> Int? {
+        guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int(text)
+    }
+}

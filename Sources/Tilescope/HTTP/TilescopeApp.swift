@@ -1,0 +1,102 @@
+import Foundation
+import HTTPServer
+
+/// The application behind the HTTP server: turns each request into an endpoint, runs it,
+/// maps thrown `APIError`s to JSON, and adds the headers every response carries (CORS).
+public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
+    let library: ImageLibrary
+    let store: any PyramidStore
+    let publicFolder: String
+    let corsOrigin: String
+    let titles: @Sendable (ImageRecord) -> (title: String, caption: String?)
+
+    public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
+                titles: @escaping @Sendable (ImageRecord) -> (title: String, caption: String?)) {
+        self.library = library
+        self.store = store
+        self.publicFolder = publicFolder
+        self.corsOrigin = corsOrigin
+        self.titles = titles
+    }
+
+    static let maxPathBytes = 2048
+
+    public func handle(_ request: Request) -> Reply {
+        switch route(request) {
+        case .now(let response): return .now(decorate(response))
+        case .later(let work): return .later { [self] in decorate(work()) }
+        }
+    }
+
+    private func route(_ request: Request) -> Reply {
+        do {
+            guard request.rawPath.utf8.count <= Self.maxPathBytes else {
+                throw APIError(414, "uri_too_long", "the path is longer than \(Self.maxPathBytes) bytes")
+            }
+            guard let segments = request.pathSegments else {
+                throw APIError.badRequest("the URL has a malformed percent-escape")
+            }
+            let endpoint = try Endpoint.parse(segments)
+            if request.method == "OPTIONS" { return .now(preflight(endpoint)) }
+            guard endpoint.allowedMethods.contains(request.method) else {
+                throw APIError.methodNotAllowed(request.method, allowed: endpoint.allowedMethods + ["OPTIONS"])
+            }
+            return try dispatch(endpoint, request)
+        } catch let error as APIError {
+            return .now(error.response)
+        } catch {
+            return .now(APIError(500, "internal", "\(error)").response)
+        }
+    }
+
+    private func dispatch(_ endpoint: Endpoint, _ request: Request) throws -> Reply {
+        switch endpoint {
+        case .imageList: return .now(try imageList(request))
+        case .image(let id): return .now(try image(id, request))
+        case .deepZoomDescriptor(let id): return .now(try descriptor(id, request))
+        case let .deepZoomTile(id, level, column, row):
+            return .now(try tile(id, level: level, column: column, row: row, request))
+        case .preview(let id): return .now(try preview(id, request))
+        case .staticFile(let path): return .now(try staticFile(path, request))
+        case .viewport, .rating, .gallery:
+            throw APIError(501, "not_implemented", "this endpoint is not available in this build")
+        }
+    }
+
+    private func preflight(_ endpoint: Endpoint) -> Response {
+        Response(status: 204, headers: [
+            ("Access-Control-Allow-Methods", (endpoint.allowedMethods + ["OPTIONS"]).joined(separator: ", ")),
+            ("Access-Control-Allow-Headers", "Authorization, Content-Type, If-None-Match, Range"),
+            ("Access-Control-Max-Age", "86400"),
+        ])
+    }
+
+    private func decorate(_ response: Response) -> Response {
+        var response = response
+        response.setHeader("Access-Control-Allow-Origin", corsOrigin)
+        response.setHeader("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location")
+        response.setHeader("Timing-Allow-Origin", corsOrigin)
+        response.setHeader("X-Content-Type-Options", "nosniff")
+        if corsOrigin != "*" { response.setHeader("Vary", "Origin") }
+        return response
+    }
+
+    // MARK: - Lookups shared by the routes
+
+    /// The image's record, or 404.
+    func record(_ id: String) throws -> ImageRecord {
+        guard let record = library.record(id) else { throw APIError.notFound("no image with id '\(id.prefix(80))'") }
+        return record
+    }
+
+    /// The image's published pyramid, or the error that says why there is none.
+    func readyImage(_ id: String) throws -> (ImageRecord, PyramidManifest) {
+        let record = try record(id)
+        switch record.status {
+        case .ready(let manifest): return (record, manifest)
+        case .queued: throw APIError.building(id, percent: 0, retryAfter: 5)
+        case .building(let progress): throw APIError.building(id, percent: progress.percent, retryAfter: progress.etaSeconds)
+        case .failed(let reason): throw APIError(404, "failed", "image \(id) could not be built: \(reason)")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Catalog
+import Imaging
+import ScrollGeometry
+
+/// One source image as the server knows it: where it comes from, which version of it
+/// is current, and how far its pyramid has got.
+public struct ImageRecord: Sendable {
+    public var id: String
+    public var fileName: String
+    public var sourcePath: String
+    /// The source's fingerprint: names its pyramid folder and versions its URLs.
+    public var version: String
+    public var stamp: SourceFingerprint.Stamp
+    /// From the header; nil when libvips cannot read the file.
+    public var header: ImageHeader?
+    public var status: ImageStatus
+
+    /// The pyramid geometry, known from the header even before the pyramid exists.
+    public var pyramid: Pyramid? {
+        if case .ready(let manifest) = status { return manifest.pyramid }
+        guard let header, header.width > 0, header.height > 0 else { return nil }
+        return Pyramid(width: header.width, height: header.height)
+    }
+
+    public var manifest: PyramidManifest? {
+        if case .ready(let manifest) = status { return manifest }
+        return nil
+    }
+}
+
+/// Where an image's pyramid stands.
+public enum ImageStatus: Sendable {
+    case queued
+    case building(BuildProgress)
+    case ready(PyramidManifest)
+    case failed(String)
+
+    public var name: String {
+        switch self {
+        case .queued, .building: return "building"
+        case .ready: return "ready"
+        case .failed: return "failed"
+        }
+    }
+}

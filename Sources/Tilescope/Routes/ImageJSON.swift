@@ -1,0 +1,97 @@
+import ScrollGeometry
+
+/// An image as the JSON API shows it.
+public struct ImageJSON: Encodable, Sendable {
+    public struct URLs: Encodable, Sendable {
+        public var dzi: String
+        public var tiles: String
+        public var preview: String
+        public var viewport: String
+    }
+
+    public var id: String
+    public var title: String
+    public var caption: String?
+    public var fileName: String
+    public var width: Int?
+    public var height: Int?
+    public var tileSize: Int
+    public var overlap: Int
+    public var maxLevel: Int?
+    public var previewLevel: Int?
+    public var status: String
+    public var reason: String?
+    public var progress: Int?
+    public var etaSeconds: Int?
+    public var version: String
+    public var rating: Int?
+    public var urls: URLs
+
+    public init(_ record: ImageRecord, title: String, caption: String? = nil, rating: Int? = nil) {
+        let pyramid = record.pyramid
+        id = record.id
+        self.title = title
+        self.caption = caption
+        fileName = record.fileName
+        width = pyramid?.width
+        height = pyramid?.height
+        tileSize = pyramid?.tileSize ?? 254
+        overlap = pyramid?.overlap ?? 1
+        maxLevel = pyramid?.maxLevel
+        previewLevel = pyramid?.previewLevel()
+        status = record.status.name
+        switch record.status {
+        case .queued: progress = 0
+        case .building(let build): progress = build.percent; etaSeconds = build.etaSeconds
+        case .failed(let why): reason = why
+        case .ready: break
+        }
+        version = record.version
+        self.rating = rating
+        urls = ImageURLs(id: record.id, version: record.version).json
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, title, caption, fileName, width, height, tileSize, overlap, maxLevel, previewLevel
+        case status, reason, progress, etaSeconds, version, rating, urls
+    }
+
+    /// `rating` is always present (null until rated), as the API promises.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encodeIfPresent(caption, forKey: .caption)
+        try container.encode(fileName, forKey: .fileName)
+        try container.encodeIfPresent(width, forKey: .width)
+        try container.encodeIfPresent(height, forKey: .height)
+        try container.encode(tileSize, forKey: .tileSize)
+        try container.encode(overlap, forKey: .overlap)
+        try container.encodeIfPresent(maxLevel, forKey: .maxLevel)
+        try container.encodeIfPresent(previewLevel, forKey: .previewLevel)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(reason, forKey: .reason)
+        try container.encodeIfPresent(progress, forKey: .progress)
+        try container.encodeIfPresent(etaSeconds, forKey: .etaSeconds)
+        try container.encode(version, forKey: .version)
+        try container.encode(rating, forKey: .rating)
+        try container.encode(urls, forKey: .urls)
+    }
+}
+
+/// The versioned URLs of one image's resources.
+public struct ImageURLs: Sendable {
+    public var id: String
+    public var version: String
+
+    public var descriptor: String { "/dzi/\(id).dzi?v=\(version)" }
+    public var preview: String { "/images/\(id)/preview.jpeg?v=\(version)" }
+    public func tile(level: Int, column: Int, row: Int) -> String {
+        "/dzi/\(id)_files/\(level)/\(column)_\(row).jpeg?v=\(version)"
+    }
+
+    var json: ImageJSON.URLs {
+        ImageJSON.URLs(dzi: descriptor, tiles: "/dzi/\(id)_files/{level}/{col}_{row}.jpeg?v=\(version)",
+                       preview: preview, viewport: "/api/images/\(id)/viewport")
+    }
+}

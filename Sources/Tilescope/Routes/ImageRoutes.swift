@@ -1,0 +1,17 @@
+import HTTPServer
+
+/// `GET /api/images` and `GET /api/images/{id}`.
+extension TilescopeApp {
+    func imageList(_ request: Request) throws -> Response {
+        JSON.response(["images": library.all.map(json)])
+    }
+
+    func image(_ id: String, _ request: Request) throws -> Response {
+        JSON.response(json(try record(id)))
+    }
+
+    func json(_ record: ImageRecord) -> ImageJSON {
+        let text = titles(record)
+        return ImageJSON(record, title: text.title, caption: text.caption)
+    }
+}

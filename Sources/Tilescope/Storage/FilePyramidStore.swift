@@ -1,0 +1,88 @@
+import Foundation
+import Imaging
+
+/// Pyramids in the data folder:
+///
+///     pyramids/{id}/{version}/image.dzi, image_files/..., preview.jpeg, pyramid.json
+///     staging/{id}-{version}-{random}/   builds in progress, wiped at start
+///
+/// A build is published by renaming its staging folder into `pyramids/`: atomic on one
+/// file system, so a reader sees either no pyramid or a complete one, even after kill -9.
+public struct FilePyramidStore: PyramidStore {
+    public let dataFolder: String
+    var pyramidsFolder: String { dataFolder + "/pyramids" }
+    var stagingRoot: String { dataFolder + "/staging" }
+
+    public init(dataFolder: String) throws {
+        self.dataFolder = dataFolder
+        let files = FileManager.default
+        try files.createDirectory(atPath: dataFolder + "/pyramids", withIntermediateDirectories: true)
+        // Builds interrupted by a crash are never resumed: their folders go, and the
+        // sources they came from are built again because no pyramid was published.
+        try? files.removeItem(atPath: dataFolder + "/staging")
+        try files.createDirectory(atPath: dataFolder + "/staging", withIntermediateDirectories: true)
+    }
+
+    func folder(id: String, version: String) -> String { "\(pyramidsFolder)/\(id)/\(version)" }
+
+    public func manifest(id: String, version: String) -> PyramidManifest? {
+        let path = folder(id: id, version: version) + "/pyramid.json"
+        guard let data = FileManager.default.contents(atPath: path),
+              let manifest = try? JSONDecoder().decode(PyramidManifest.self, from: data),
+              manifest.version == version else { return nil }
+        return manifest
+    }
+
+    public func makeStagingFolder(id: String, version: String) throws -> String {
+        let path = "\(stagingRoot)/\(id)-\(version)-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    public func publish(stagingFolder: String, manifest: PyramidManifest, id: String, version: String) throws -> Bool {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        try encoder.encode(manifest).write(to: URL(fileURLWithPath: stagingFolder + "/pyramid.json"))
+        try FileManager.default.createDirectory(atPath: "\(pyramidsFolder)/\(id)", withIntermediateDirectories: true)
+        guard rename(stagingFolder, folder(id: id, version: version)) == 0 else {
+            let error = errno
+            discard(stagingFolder: stagingFolder)
+            if error == ENOTEMPTY || error == EEXIST { return false }
+            throw StoreError(message: "cannot publish \(id): \(String(cString: strerror(error)))")
+        }
+        return true
+    }
+
+    public func discard(stagingFolder: String) {
+        try? FileManager.default.removeItem(atPath: stagingFolder)
+    }
+
+    public func removeVersions(of id: String, except keep: String?) {
+        let root = "\(pyramidsFolder)/\(id)"
+        guard let versions = try? FileManager.default.contentsOfDirectory(atPath: root) else { return }
+        for version in versions where version != keep {
+            // Rename out of sight first, so a half-deleted folder is never served.
+            let doomed = "\(stagingRoot)/removed-\(id)-\(version)-\(UUID().uuidString.prefix(8))"
+            if rename("\(root)/\(version)", doomed) == 0 { try? FileManager.default.removeItem(atPath: doomed) }
+        }
+        if keep == nil { try? FileManager.default.removeItem(atPath: root) }
+    }
+
+    public func tilePath(id: String, version: String, level: Int, column: Int, row: Int) -> String {
+        "\(folder(id: id, version: version))/\(PyramidBuilder.tilesFolderName)/\(level)/\(column)_\(row).jpeg"
+    }
+
+    public func previewPath(id: String, version: String) -> String {
+        "\(folder(id: id, version: version))/\(PyramidBuilder.previewName)"
+    }
+
+    public func descriptorPath(id: String, version: String) -> String {
+        "\(folder(id: id, version: version))/\(PyramidBuilder.descriptorName)"
+    }
+}
+
+/// A pyramid store failure.
+public struct StoreError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}

@@ -1,0 +1,86 @@
+import Catalog
+import Foundation
+import HTTPServer
+import Imaging
+import Synchronization
+
+/// `tilescope serve`: wires the store, the library, the builds and the HTTP server,
+/// and runs until SIGINT or SIGTERM.
+public final class TilescopeService: @unchecked Sendable {
+    public let config: ServeConfig
+    public let store: FilePyramidStore
+    public let library = ImageLibrary()
+    public let builds: BuildQueue
+    public let scanner: FolderScanner
+    public let server: Server
+    public let imagesFolder: String
+
+    public init(_ config: ServeConfig) throws {
+        self.config = config
+        try Vips.start()
+        store = try FilePyramidStore(dataFolder: config.dataFolder)
+        imagesFolder = config.isDemo ? config.dataFolder + "/demo-images" : config.imagesFolder
+        builds = BuildQueue(store: store, library: library, builder: PyramidBuilder(quality: config.quality),
+                            concurrency: config.buildConcurrency, log: Log.info)
+        scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds)
+        let app = TilescopeApp(library: library, store: store, publicFolder: config.publicFolder,
+                               corsOrigin: config.corsOrigin, titles: { record in (Titles.derived(from: record.fileName), nil) })
+        server = Server(options: ServerOptions(
+            host: config.host, port: config.port, pollThreads: config.pollThreads, workerThreads: config.workerThreads,
+            connectionLimit: config.connectionLimit, connectionTimeout: config.connectionTimeout), handler: app)
+    }
+
+    /// Scans, starts listening and keeps the library in step with the folder.
+    public func start() throws {
+        if config.isDemo {
+            try FileManager.default.createDirectory(atPath: imagesFolder, withIntermediateDirectories: true)
+            try DemoGallery.writeQuickImages(into: imagesFolder)
+        }
+        scanner.scan()
+        try server.start()
+        Log.info("serving \(library.all.count) images from \(imagesFolder) at http://\(config.host == "0.0.0.0" ? "localhost" : config.host):\(server.port)/")
+        startRescanning()
+        if config.isDemo && config.demoGigapixel { startGigapixelDemo() }
+    }
+
+    public func stop() {
+        Log.info("stopping: finishing requests in flight (up to \(config.shutdownSeconds) s)")
+        server.stop(deadline: Double(config.shutdownSeconds))
+        builds.stop()
+        Log.info("stopped")
+    }
+
+    private func startRescanning() {
+        let scanner = self.scanner
+        let seconds = config.rescanSeconds
+        let thread = Thread {
+            while true {
+                Thread.sleep(forTimeInterval: Double(seconds))
+                if scanner.scan() { Log.info("images folder changed: \(scanner.folder)") }
+            }
+        }
+        thread.name = "rescan"
+        thread.start()
+    }
+
+    private func startGigapixelDemo() {
+        let folder = imagesFolder
+        let scanner = self.scanner
+        let thread = Thread {
+            do {
+                let reported = Atomic<Int>(-10)
+                try DemoGallery.writeGigapixelImage(into: folder) { percent in
+                    let last = reported.load(ordering: .relaxed)
+                    guard percent >= last + 10, reported.compareExchange(
+                        expected: last, desired: percent, ordering: .relaxed).exchanged else { return }
+                    Log.info("writing the gigapixel demo image: \(percent)%")
+                }
+                scanner.scan()
+            } catch {
+                Log.error("cannot write the gigapixel demo image: \(error)")
+            }
+        }
+        thread.name = "demo"
+        thread.start()
+    }
+}

@@ -1,0 +1,91 @@
+@preconcurrency import Glibc
+import Foundation
+import HTTPServer
+import Imaging
+import Tilescope
+
+/// The `tilescope` command: subcommands, help and exit codes. No server logic lives here.
+enum TilescopeCommand {
+    static let version = "0.1.0"
+
+    static let usage = """
+        tilescope \(version): a deep-zoom image tile server
+
+        Usage:
+          tilescope serve [options]            serve images (the demo gallery without --images)
+          tilescope build IMAGE... [options]   build Deep Zoom pyramids into the data folder
+          tilescope version                    print versions
+          tilescope COMMAND --help             options of a command
+        """
+
+    static func main(_ arguments: [String]) -> Int32 {
+        setvbuf(Glibc.stdout, nil, _IOLBF, 0)  // stdout is fully buffered when redirected
+        guard let command = arguments.first else {
+            print(usage)
+            return 0
+        }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch command {
+            case "serve": return try serve(rest)
+            case "build": return try build(rest)
+            case "version", "--version": return printVersion()
+            case "--help", "-h", "help": print(usage); return 0
+            default: throw UsageError("unknown command '\(command)' (commands: serve, build, version)")
+            }
+        } catch let error as UsageError {
+            Log.error(error.message)
+            return 2
+        } catch {
+            Log.error("\(error)")
+            return 1
+        }
+    }
+
+    static func printVersion() -> Int32 {
+        print("tilescope \(version)")
+        print("libvips \(Vips.version)")
+        print("libmicrohttpd \(Server.libraryVersion)")
+        return 0
+    }
+
+    static func serve(_ arguments: [String]) throws -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print("Usage: tilescope serve [options]\n\nOptions (flag, environment variable, default):\n"
+                  + SettingsParser.help(ServeConfig.settings) + "\n  --quiet  no informational logging")
+            return 0
+        }
+        var config = ServeConfig()
+        var positional: [String] = []
+        try SettingsParser.parse(arguments, environment: ProcessInfo.processInfo.environment,
+                                 settings: ServeConfig.settings, into: &config, positional: &positional,
+                                 switches: ["--quiet": { $0.quiet = true }])
+        guard positional.isEmpty else { throw UsageError("unexpected argument '\(positional[0])' (see --help)") }
+        Log.quiet = config.quiet
+        let service = try TilescopeService(config)
+        try service.start()
+        ShutdownSignal.wait()
+        service.stop()
+        return 0
+    }
+
+    static func build(_ arguments: [String]) throws -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print("Usage: tilescope build IMAGE... [options]\n\nOptions (flag, environment variable, default):\n"
+                  + SettingsParser.help(BuildCommand.settings))
+            return 0
+        }
+        var command = BuildCommand()
+        var sources: [String] = []
+        try SettingsParser.parse(arguments, environment: ProcessInfo.processInfo.environment,
+                                 settings: BuildCommand.settings, into: &command, positional: &sources)
+        command.sources = sources
+        guard !command.sources.isEmpty else { throw UsageError("build needs at least one image file") }
+        for source in command.sources where !FileManager.default.fileExists(atPath: source) {
+            throw UsageError("no such file: \(source)")
+        }
+        let display = ProgressDisplay()
+        let failures = try command.run(progress: display.show, log: { Log.info($0) })
+        return failures == 0 ? 0 : 1
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import TestSupport
+import ScrollGeometry
+import Testing
+@testable import Imaging
+
+@Suite struct PyramidBuilderTests {
+    @Test func buildsEveryLevelWithDeepZoomSizes() throws {
+        let folder = try TestImages.folder()
+        let source = folder + "/source.png"
+        try TestImages.pattern(width: 1500, height: 700, at: source)
+        let out = folder + "/pyramid"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let percents = Percents()
+        let pyramid = try PyramidBuilder().build(source: source, into: out) { percents.add($0.percent) }
+
+        #expect(pyramid == Pyramid(width: 1500, height: 700, tileSize: 254, overlap: 1))
+        #expect(percents.values.last == 100)
+        for level in pyramid.levels {
+            let grid = pyramid.tileGrid(ofLevel: level)
+            for row in 0..<grid.rows {
+                for column in 0..<grid.columns {
+                    let tile = try VImage.open("\(out)/image_files/\(level)/\(column)_\(row).jpeg")
+                    let rect = pyramid.tileRect(level: level, column: column, row: row)
+                    #expect(tile.width == rect.width && tile.height == rect.height, "tile \(level)/\(column)_\(row)")
+                }
+            }
+            #expect(!FileManager.default.fileExists(atPath: "\(out)/image_files/\(level)/\(grid.columns)_0.jpeg"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(out)/image_files/\(pyramid.maxLevel + 1)"))
+    }
+
+    @Test func previewIsThePreviewLevelWhole() throws {
+        let folder = try TestImages.folder()
+        let source = folder + "/wide.png"
+        try TestImages.pattern(width: 3000, height: 1000, at: source)
+        let out = folder + "/pyramid"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let pyramid = try PyramidBuilder().build(source: source, into: out)
+
+        let level = pyramid.previewLevel()
+        let size = pyramid.size(ofLevel: level)
+        #expect(size == PixelSize(width: 750, height: 250))
+        let preview = try VImage.open(out + "/preview.jpeg")
+        #expect(preview.width == size.width && preview.height == size.height)
+        // The tile at (1, 0) of that level, overlap cut away, must match the same area of the preview.
+        let tile = try VImage.open("\(out)/image_files/\(level)/1_0.jpeg").crop(x: 1, y: 0, width: 254, height: 250)
+        let area = try preview.crop(x: 254, y: 0, width: 254, height: 250)
+        let psnr = TestImages.psnr(try tile.pixels(), try area.pixels())
+        #expect(psnr > 40, "PSNR \(psnr)")
+    }
+
+    @Test func unreadableSourceFailsWithLibvipsMessage() throws {
+        let folder = try TestImages.folder()
+        let source = folder + "/not-an-image.jpg"
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: source))
+        #expect(throws: VipsError.self) {
+            try PyramidBuilder().build(source: source, into: folder)
+        }
+    }
+
+    @Test func bracketsInFileNamesAreNotLoaderOptions() throws {
+        let folder = try TestImages.folder()
+        let source = folder + "/odd[page=3].png"
+        try TestImages.pattern(width: 40, height: 30, at: source)
+        let header = try ImageHeader.read(source)
+        #expect(header == ImageHeader(width: 40, height: 30, bands: 3))
+    }
+}
+
+/// Collects progress reports from libvips's computing thread.
+final class Percents: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [Int] = []
+    func add(_ value: Int) { lock.withLock { stored.append(value) } }
+    var values: [Int] { lock.withLock { stored } }
+}

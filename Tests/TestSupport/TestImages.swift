@@ -1,0 +1,56 @@
+import Foundation
+import Imaging
+
+/// Source images made by the tests: nothing is downloaded or committed.
+public enum TestImages {
+    public static func folder(_ label: String = #function) throws -> String {
+        let label = label.filter { $0.isLetter || $0.isNumber }
+        let path = NSTemporaryDirectory() + "tilescope-test-\(label)-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// A colour pattern with detail at every scale; `seed` changes it.
+    public static func pixels(width: Int, height: Int, seed: Int = 0) -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        pixels.withUnsafeMutableBufferPointer { out in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let i = (y * width + x) * 3
+                    out[i] = UInt8(truncatingIfNeeded: x * 255 / max(1, width - 1) + seed * 40)
+                    out[i + 1] = UInt8(truncatingIfNeeded: y * 255 / max(1, height - 1))
+                    out[i + 2] = UInt8(truncatingIfNeeded: ((x / 16) ^ (y / 16)) * 37 + seed * 90)
+                }
+            }
+        }
+        return pixels
+    }
+
+    public static func writePNG(width: Int, height: Int, to path: String, seed: Int = 0) throws {
+        let image = try VImage.fromPixels(pixels(width: width, height: height, seed: seed), width: width, height: height, bands: 3)
+        try Data(image.pngData()).write(to: URL(fileURLWithPath: path))
+    }
+
+    public static func writeJPEG(width: Int, height: Int, to path: String, seed: Int = 0) throws {
+        let image = try VImage.fromPixels(pixels(width: width, height: height, seed: seed), width: width, height: height, bands: 3)
+        try image.saveJPEG(to: path, quality: 90)
+    }
+
+    public static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+        precondition(a.count == b.count && !a.isEmpty)
+        var sum = 0.0
+        for i in a.indices {
+            let d = Double(a[i]) - Double(b[i])
+            sum += d * d
+        }
+        let mse = sum / Double(a.count)
+        return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+}
+
+extension TestImages {
+    /// The same pattern written as PNG (a lossless source).
+    public static func pattern(width: Int, height: Int, at path: String) throws {
+        try writePNG(width: width, height: height, to: path)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import TestSupport
+import Imaging
+import ScrollGeometry
+import Testing
+@testable import Tilescope
+
+/// Pyramids appear, change and disappear with their sources, and a half-built pyramid
+/// is never served, not even after kill -9.
+@Suite(.serialized) struct BuildLifecycleTests {
+    @Test func imageStillBuildingAnswers503WithRetryAfter() throws {
+        let server = try TestServer(label: "building") { folder in
+            try TestImages.writePNG(width: 200, height: 200, to: folder + "/small.png")
+            try TestImages.writePNG(width: 6000, height: 5000, to: folder + "/large.png")
+        }
+        // Smallest first: "large" waits behind "small", so right after start it is not ready.
+        let reply = try server.get("/dzi/large_files/0/0_0.jpeg")
+        #expect(reply.status == 503)
+        #expect(reply.json?["error"] as? String == "building")
+        let retry = try #require(reply.header("retry-after").flatMap(Int.init))
+        #expect(retry >= 1 && retry <= 60)
+        #expect(try server.get("/dzi/large.dzi").status == 503)
+        let status = try #require(try server.get("/api/images/large").json)
+        #expect(status["status"] as? String == "building")
+        #expect(status["width"] as? Int == 6000)
+        try server.waitUntilBuilt()
+        #expect(try server.get("/dzi/large_files/0/0_0.jpeg").status == 200)
+        #expect(try server.get("/api/images/large").json?["status"] as? String == "ready")
+    }
+
+    @Test func changedSourceGetsANewVersionAndNeverItsOldTiles() throws {
+        let server = try TestServer(label: "change") { folder in
+            try TestImages.writePNG(width: 600, height: 400, to: folder + "/photo.png", seed: 0)
+        }
+        try server.waitUntilBuilt()
+        let before = try #require(try server.get("/api/images/photo").json?["version"] as? String)
+        let oldTile = try server.get("/dzi/photo_files/10/0_0.jpeg")
+        #expect(oldTile.header("etag") == "\"\(before)-10-0-0\"")
+
+        // Replace the file with a different image of another size, as an editor would.
+        try TestImages.writePNG(width: 900, height: 300, to: server.images + "/photo.tmp.png", seed: 3)
+        _ = rename(server.images + "/photo.tmp.png", server.images + "/photo.png")
+        let deadline = Date().addingTimeInterval(20)
+        var after = before
+        while after == before && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            after = (try? server.get("/api/images/photo").json?["version"] as? String) ?? before
+        }
+        #expect(after != before)
+        // From the moment the change is seen, no tile of the old version is served.
+        let during = try server.get("/dzi/photo_files/10/0_0.jpeg")
+        #expect(during.status == 503 || during.header("etag") == "\"\(after)-10-0-0\"")
+        try server.waitUntilBuilt()
+        let json = try #require(try server.get("/api/images/photo").json)
+        #expect(json["width"] as? Int == 900 && json["height"] as? Int == 300)
+        let newTile = try server.get("/dzi/photo_files/10/0_0.jpeg", headers: ["If-None-Match": oldTile.header("etag")!])
+        #expect(newTile.status == 200)
+        #expect(newTile.header("etag") == "\"\(after)-10-0-0\"")
+        #expect(newTile.body != oldTile.body)
+        // The old version's files are gone from the store.
+        #expect(!FileManager.default.fileExists(atPath: "\(server.data)/pyramids/photo/\(before)"))
+    }
+
+    @Test func removedAndAddedFilesArePickedUpWhileRunning() throws {
+        let server = try TestServer(label: "rescan") { folder in
+            try TestImages.writePNG(width: 300, height: 300, to: folder + "/one.png")
+        }
+        try server.waitUntilBuilt()
+        try TestImages.writePNG(width: 320, height: 200, to: server.images + "/two.png")
+        try FileManager.default.removeItem(atPath: server.images + "/one.png")
+        let deadline = Date().addingTimeInterval(20)
+        var ids: Set<String> = []
+        while ids != ["two"] && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            let images = (try? server.get("/api/images").json?["images"] as? [[String: Any]]) ?? []
+            ids = Set(images.compactMap { $0["id"] as? String })
+        }
+        #expect(ids == ["two"])
+        #expect(try server.get("/dzi/one.dzi").status == 404)
+        try server.waitUntilBuilt()
+        #expect(try server.get("/dzi/two_files/9/0_0.jpeg").status == 200)
+        #expect(!FileManager.default.fileExists(atPath: server.data + "/pyramids/one"))
+    }
+
+    @Test func killDuringBuildNeverServesAPartialPyramid() throws {
+        let root = try TestImages.folder("crash")
+        let images = root + "/images", data = root + "/data"
+        try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
+        try TestImages.writeJPEG(width: 12000, height: 9000, to: images + "/big.jpg")
+
+        let first = try ServerProcess(images: images, data: data)
+        // Wait until dzsave is writing tiles into staging, then kill -9.
+        let deadline = Date().addingTimeInterval(60)
+        var progress = 0
+        while progress < 5 && Date() < deadline {
+            progress = (try? RawHTTP.get(first.port, "/api/images/big").json?["progress"] as? Int) ?? 0
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(progress >= 5 && progress < 100, "the build should be under way, at \(progress)%")
+        first.signal(SIGKILL)
+        _ = try first.waitForExit()
+        let staged = (try? FileManager.default.contentsOfDirectory(atPath: data + "/staging")) ?? []
+        #expect(!staged.isEmpty, "the killed build left its staging folder")
+        let published = (try? FileManager.default.contentsOfDirectory(atPath: data + "/pyramids/big")) ?? []
+        #expect(published.isEmpty, "nothing was published before the kill")
+
+        let second = try ServerProcess(images: images, data: data)
+        for path in ["/dzi/big.dzi", "/dzi/big_files/0/0_0.jpeg", "/dzi/big_files/14/0_0.jpeg", "/images/big/preview.jpeg"] {
+            #expect(try RawHTTP.get(second.port, path).status == 503, "\(path) before the rebuild")
+        }
+        let end = Date().addingTimeInterval(120)
+        while (try? RawHTTP.get(second.port, "/api/images/big").json?["status"] as? String) != "ready" && Date() < end {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        // The rebuilt pyramid is whole: every tile of the deepest level is there.
+        let pyramid = Pyramid(width: 12000, height: 9000)
+        let connection = try RawHTTP(port: second.port)
+        let grid = pyramid.tileGrid(ofLevel: pyramid.maxLevel)
+        for column in 0..<grid.columns {
+            for row in stride(from: 0, to: grid.rows, by: 5) {
+                let reply = try connection.send("HEAD", "/dzi/big_files/\(pyramid.maxLevel)/\(column)_\(row).jpeg")
+                #expect(reply.status == 200, "tile \(column)_\(row)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data + "/staging").isEmpty)
+        second.signal(SIGTERM)
+        #expect(try second.waitForExit() == 0)
+    }
+}

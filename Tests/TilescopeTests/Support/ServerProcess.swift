@@ -1,0 +1,79 @@
+import Foundation
+import TestSupport
+
+/// The real `tilescope` binary run as a child process, for tests that kill it or signal it.
+final class ServerProcess {
+    let process = Process()
+    let port: Int
+    let logPath: String
+
+    /// The executable built next to this test bundle by `swift build --build-tests`.
+    static var executable: String {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var candidate = bundle
+        while candidate.path != "/" {
+            let path = candidate.appendingPathComponent("tilescope").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+            candidate.deleteLastPathComponent()
+        }
+        return TestServer.repositoryRoot + "/.build/debug/tilescope"
+    }
+
+    init(images: String, data: String, extra: [String] = [], environment: [String: String] = [:]) throws {
+        port = ServerProcess.freePort()
+        logPath = data + "-server-\(UUID().uuidString.prefix(6)).log"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["serve", "--images", images, "--data", data, "--port", String(port), "--host", "127.0.0.1",
+                             "--rescan", "1", "--public", TestServer.repositoryRoot + "/Public"] + extra
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        try waitUntilListening()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    func waitUntilListening(timeout: Double = 30) throws {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if (try? RawHTTP.get(port, "/api/images"))?.status == 200 { return }
+            guard process.isRunning else { throw TestFailure("server exited: \(log)") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TestFailure("server did not start listening: \(log)")
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for the process to end and returns its exit status.
+    func waitForExit(timeout: Double = 30) throws -> Int32 {
+        let end = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < end { Thread.sleep(forTimeInterval: 0.02) }
+        guard !process.isRunning else { throw TestFailure("server still running after \(timeout) s") }
+        return process.terminationStatus
+    }
+
+    /// A port nothing listens on right now (bind to 0, read it, close).
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                _ = bind(fd, pointer, length)
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

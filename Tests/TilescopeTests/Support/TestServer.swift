@@ -1,0 +1,58 @@
+import Foundation
+import TestSupport
+@testable import Tilescope
+
+/// A real Tilescope server on an ephemeral loopback port, over a temporary images folder.
+final class TestServer: @unchecked Sendable {
+    let images: String
+    let data: String
+    let service: TilescopeService
+    var port: Int { service.server.port }
+
+    init(label: String, configure: (inout ServeConfig) -> Void = { _ in }, populate: (String) throws -> Void) throws {
+        let root = try TestImages.folder(label)
+        images = root + "/images"
+        data = root + "/data"
+        try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
+        try populate(images)
+        var config = ServeConfig()
+        config.host = "127.0.0.1"
+        config.port = 0
+        config.imagesFolder = images
+        config.dataFolder = data
+        config.publicFolder = TestServer.repositoryRoot + "/Public"
+        config.pollThreads = 2
+        config.workerThreads = 2
+        config.rescanSeconds = 1
+        config.quiet = true
+        configure(&config)
+        Log.quiet = true
+        service = try TilescopeService(config)
+        try service.start()
+    }
+
+    deinit { service.stop() }
+
+    /// Waits until every image has left the building state.
+    func waitUntilBuilt(timeout: Double = 120) throws {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if service.library.all.allSatisfy({ $0.status.name != "building" }) { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TestFailure("images still building after \(timeout) s")
+    }
+
+    func get(_ path: String, headers: [String: String] = [:]) throws -> RawHTTP.Reply {
+        try RawHTTP.get(port, path, headers: headers)
+    }
+
+    static let repositoryRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.path + "/Package.swift") { return url.path }
+        }
+        return FileManager.default.currentDirectoryPath
+    }()
+}

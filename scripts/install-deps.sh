@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Tilescope builds and runs with (and, with --test, the
+# tools its tests use). Quick when everything is already there.
+set -euo pipefail
+packages=(pkg-config libvips-dev libmicrohttpd-dev libsqlite3-dev)
+if [ "${1:-}" = "--test" ]; then
+  packages+=(libvips-tools curl python3-venv)
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v swift >/dev/null; then
+  echo "swift is not on PATH: install Swift 6 (https://swift.org/install) and retry" >&2
+  exit 1
+fi

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite: Swift unit and end-to-end tests, then the browser tests.
+# Installs what it needs (Debian packages; Python tools into .venv) by itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh --test
+echo "== swift build" >&2
+if ! swift build --build-tests > test-output.build.log 2>&1; then
+  grep -E "error|warning: [^p]" test-output.build.log | head -n 60 >&2 || tail -n 60 test-output.build.log >&2
+  echo "build failed (full log: test-output.build.log)" >&2
+  exit 1
+fi
+echo "== swift test" >&2
+set +e
+swift test --skip-build > test-output.swift.log 2>&1
+status=$?
+set -e
+# The log keeps every line; the console gets results, not the "started" chatter.
+grep -vE "^(◇|Test Case .* started|Test Suite .* started)|prohibited flag" test-output.swift.log || true
+[ "$status" -eq 0 ] || { echo "swift test failed (full log: test-output.swift.log)" >&2; exit 1; }
+for suite in Tests/browser/run.sh Tests/iiif/run.sh; do
+  if [ -x "$suite" ]; then
+    echo "== $suite" >&2
+    "$suite"
+  fi
+done

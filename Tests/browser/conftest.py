@@ -80,7 +80,8 @@ class Server:
         self.base = f'http://127.0.0.1:{self.port}'
         self.log = open(log, 'w')
         self.process = subprocess.Popen(
-            [binary, 'serve', '--images', str(images), '--data', str(data), '--port', str(self.port)],
+            [binary, 'serve', '--images', str(images), '--data', str(data), '--port', str(self.port),
+             '--host', '127.0.0.1', '--public', str(REPO / 'Public')],
             cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT)
         self.log_path = log
 

@@ -42,7 +42,8 @@ def test_caption_and_page_control_follow_the_image(session, server):
     session.open(f"#image={server.images[1]['id']}")
     image = server.images[1]
     assert session.page.text_content('.title') == image['title']
-    assert session.page.text_content('.caption') == image['caption']
+    assert session.page.text_content('.caption') == (image.get('caption') or '')
+    assert session.page.locator('.caption').is_visible() == bool(image.get('caption'))
     dots = session.page.locator('.page-control .dot')
     assert dots.count() == len(server.images)
     assert dots.nth(1).get_attribute('aria-current') == 'true'
@@ -54,8 +55,8 @@ def test_caption_and_page_control_follow_the_image(session, server):
 
 def rating_endpoint_or_skip(server, image_id):
     status, body = http('PUT', f'{server.base}/api/images/{image_id}/rating', {'rating': 11})
-    if status == 404:
-        pytest.skip(f'PUT /api/images/{{id}}/rating answers 404 (not implemented on this server yet): {body}')
+    if status in (404, 501):
+        pytest.skip(f'PUT /api/images/{{id}}/rating is not on this server yet ({status}): {body}')
     assert status == 400, f'an out-of-range rating must be refused with 400, got {status} {body}'
 
 

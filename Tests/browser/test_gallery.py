@@ -1,9 +1,11 @@
 """The gallery: endless paging with three pages in the DOM, caption, rating round trip, URL state, access."""
 import re
+import subprocess
+import time
 
 import pytest
 
-from conftest import Server, http, page_session
+from conftest import OUTPUT, Server, http, page_session
 from testimages import make_image
 
 
@@ -142,3 +144,39 @@ def test_keyboard_only_use_and_labelled_buttons(session, server):
     page.keyboard.press('Enter')
     session.wait_idle()
     assert session.state()['imageId'] == server.images[1]['id']
+
+
+def test_an_image_still_building_shows_its_progress_then_opens(browser, request, tmp_path):
+    """A large image dropped into the folder while the server runs: the page shows its build progress instead of
+    a broken view, and opens the image by itself once the pyramid is ready."""
+    folder = tmp_path / 'images'
+    folder.mkdir()
+    make_image(folder / 'a-only.png', 300, 200, 9)
+    server = Server(folder, tmp_path / 'data', tmp_path / 'server.log')
+    try:
+        server.wait_ready(1)
+        staged = tmp_path / 'big.png'
+        subprocess.run(['vips', 'gaussnoise', str(staged), '14000', '10000'], check=True)
+        staged.rename(folder / 'b-big.png')  # appears whole: the rename is atomic
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            _, body = http('GET', f'{server.base}/api/images/b-big')
+            if body and body.get('status') == 'building':
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail(f'the new image never showed as building: {body}')
+        with page_session(browser, server.base, request.node) as session:
+            session.open('#image=b-big')
+            status = session.page.locator('.page.current .status')
+            assert status.is_visible()
+            assert 'Preparing tiles' in status.text_content()
+            assert session.page.locator('.page.current .status progress').count() == 1
+            session.page.screenshot(path=str(OUTPUT / 'building.png'))
+            assert session.state()['zoomScale'] is None, 'no scroll view over an image without tiles'
+            session.page.wait_for_function("window.tilescope.state().zoomScale !== null", timeout=180000)
+            session.wait_idle()
+            assert status.is_hidden()
+            assert session.state()['imageId'] == 'b-big'
+    finally:
+        server.stop()

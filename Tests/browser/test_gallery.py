@@ -180,3 +180,16 @@ def test_an_image_still_building_shows_its_progress_then_opens(browser, request,
             assert session.state()['imageId'] == 'b-big'
     finally:
         server.stop()
+
+
+def test_many_images_get_a_compact_counter(session, server):
+    """Dots for a few images; past ten, a '3 / 24' counter (the component itself, fed a long list)."""
+    session.open()
+    text = session.page.evaluate("""async () => {
+        const { PageControl } = await import('/js/gallery/PageControl.js');
+        const element = document.createElement('nav');
+        const control = new PageControl(element, { onSelect() {} });
+        control.update(Array.from({length: 24}, (_, i) => ({id: 'i' + i})), 2);
+        return [element.textContent, element.querySelectorAll('button').length];
+    }""")
+    assert text == ['3 / 24', 0]

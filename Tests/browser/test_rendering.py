@@ -128,3 +128,45 @@ def test_tile_cache_stays_bounded_while_panning(session, server):
     assert worst['cached'] <= cap, worst
     # One screen of tiles at 800 x 600 is at most 5 x 4 of one level, plus a previous level kept while loading.
     assert worst['dom'] <= 2 * 5 * 4, worst
+
+
+def test_last_good_level_stays_until_the_new_one_has_loaded(session, server):
+    """Zooming from level 11 to 12: in the same instant the level-11 tiles are still drawn under the loading
+    level-12 ones (no blank area); once level 12 has loaded, level 11 is gone. Then a jump far away cancels
+    the tiles still on their way."""
+    session.open('#image=a-land&zoomScale=0.4&offsetX=100&offsetY=50')
+    land = by_id(server, 'a-land')
+    before = geometry.viewport(land, {**VIEW, 'zoomScale': 0.4, 'offsetX': 100, 'offsetY': 50})
+    after = geometry.viewport(land, {**VIEW, 'zoomScale': 0.8, 'offsetX': 400, 'offsetY': 250})
+    assert (before['level'], after['level']) == (11, 12)
+    snapshot = session.page.evaluate("""() => {
+        const sv = window.tilescope.gallery.scrollView;
+        const shown = () => [...sv.layer.shown].map(t => ({level: t.level, loaded: t.loaded, src: t.img.getAttribute('src')}));
+        sv.setView({zoomScale: 0.8, offsetX: 400, offsetY: 250});
+        const during = shown();
+        sv.setView({zoomScale: 2, offsetX: 4000, offsetY: 3000});
+        const pending = during.filter(t => t.level === 12 && !t.loaded).map(t => t.src);
+        const stillLoading = [...sv.layer.cache.entries.values()].filter(t => pending.includes(t.img.getAttribute('src')));
+        sv.setView({zoomScale: 0.8, offsetX: 400, offsetY: 250});
+        return {during, pendingCount: pending.length, stillLoading: stillLoading.length};
+    }""")
+    during = snapshot['during']
+    assert any(t['level'] == 11 and t['loaded'] for t in during), 'the last good level must stay visible'
+    assert {t['level'] for t in during} <= {11, 12}
+    assert snapshot['pendingCount'] > 0 and snapshot['stillLoading'] == 0, 'tiles left behind are cancelled'
+    session.wait_idle()
+    levels = session.page.evaluate("[...window.tilescope.gallery.scrollView.layer.shown].map(t => t.level)")
+    assert set(levels) == {12}
+    assert len(levels) == len(after['tiles'])
+
+
+def test_window_resize_keeps_aspect_fit(session, server):
+    session.open('#image=b-tall')
+    tall = by_id(server, 'b-tall')
+    session.page.set_viewport_size({'width': 390, 'height': 700})
+    session.page.wait_for_timeout(100)
+    session.wait_idle()
+    st = session.state()
+    z, ox, oy = geometry.settle(tall, {'width': 390, 'height': 700})
+    assert (st['width'], st['height']) == (390, 700)
+    assert st['zoomScale'] == pytest.approx(z) and st['offsetX'] == pytest.approx(ox) and st['offsetY'] == pytest.approx(oy)

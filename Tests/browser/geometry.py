@@ -29,6 +29,16 @@ def preview_level(w, h, max_side=1024):
     return level
 
 
+def span(low, high, extent):
+    """Integer [low, high) in [0, extent], floor/ceil with the tolerance, never empty (rule 9)."""
+    start = clamp(math.floor(low + EPS), 0, extent)
+    end = clamp(math.ceil(high - EPS), 0, extent)
+    if end <= start:
+        start = min(start, extent - 1)
+        end = start + 1
+    return start, end
+
+
 def limits(img, req):
     ins = req.get('insets', (0, 0, 0, 0))  # top, left, bottom, right
     aw = req['width'] - ins[1] - ins[3]
@@ -81,21 +91,24 @@ def viewport(img, req):
         level = clamp(M + math.ceil(math.log2(d) - EPS), 0, M)
         s = level_scale(w, h, level)
         lw, lh = level_size(w, h, level)
-        lx0 = clamp(math.floor(vis['x'] * s + EPS), 0, lw)
-        ly0 = clamp(math.floor(vis['y'] * s + EPS), 0, lh)
-        lx1 = clamp(math.ceil((vis['x'] + vis['width']) * s - EPS), 0, lw)
-        ly1 = clamp(math.ceil((vis['y'] + vis['height']) * s - EPS), 0, lh)
-        if lx1 > lx0 and ly1 > ly0:
-            for row in range(ly0 // T, (ly1 - 1) // T + 1):
-                for col in range(lx0 // T, (lx1 - 1) // T + 1):
-                    fx0 = col * T - (O if col > 0 else 0)
-                    fx1 = min(lw, (col + 1) * T + O)
-                    fy0 = row * T - (O if row > 0 else 0)
-                    fy1 = min(lh, (row + 1) * T + O)
-                    k = z / s
-                    tiles.append({'level': level, 'column': col, 'row': row,
-                                  'frame': {'x': fx0 * k, 'y': fy0 * k, 'width': (fx1 - fx0) * k,
-                                            'height': (fy1 - fy0) * k}})
+        lx0, lx1 = span(vis['x'] * s, (vis['x'] + vis['width']) * s, lw)
+        ly0, ly1 = span(vis['y'] * s, (vis['y'] + vis['height']) * s, lh)
+        cx, cy = (ox + req['width'] / 2) / z * s, (oy + req['height'] / 2) / z * s
+        for row in range(ly0 // T, -(-ly1 // T)):
+            for col in range(lx0 // T, -(-lx1 // T)):
+                fx0 = col * T - (O if col > 0 else 0)
+                fx1 = min(lw, (col + 1) * T + O)
+                fy0 = row * T - (O if row > 0 else 0)
+                fy1 = min(lh, (row + 1) * T + O)
+                k = z / s
+                dx = (col * T + min((col + 1) * T, lw)) / 2 - cx
+                dy = (row * T + min((row + 1) * T, lh)) / 2 - cy
+                tiles.append({'level': level, 'column': col, 'row': row, 'order': (dx * dx + dy * dy, row, col),
+                              'frame': {'x': fx0 * k, 'y': fy0 * k, 'width': (fx1 - fx0) * k,
+                                        'height': (fy1 - fy0) * k}})
+        tiles.sort(key=lambda t: t['order'])  # nearest the viewport centre first, then row, column
+        for t in tiles:
+            del t['order']
     return {'zoomScale': z, 'minimumZoomScale': zmin, 'maximumZoomScale': zmax,
             'contentSize': {'width': cw, 'height': ch}, 'contentOffset': {'x': ox, 'y': oy},
             'visibleRect': vis, 'resolution': resolution, 'threshold': sP / scale, 'level': level, 'tiles': tiles}

@@ -206,7 +206,7 @@ export class ScrollView {
     const z = this.zoomScale;
     const visible = visibleRect(this.pyramid, request, z, this.offsetX, this.offsetY);
     const { level } = resolutionFor(this.pyramid, z, this.scale);
-    const centre = { x: this.offsetX + this.width / 2, y: this.offsetY + this.height / 2 };
+    const centre = { x: (this.offsetX + this.width / 2) / z, y: (this.offsetY + this.height / 2) / z };
     const tiles = level === null ? [] : tilesCovering(this.pyramid, level, visible, z, centre);
     this.layer.update({ zoomScale: z, offsetX: this.offsetX, offsetY: this.offsetY, level, tiles,
                         viewWidth: this.width, viewHeight: this.height });

@@ -92,23 +92,40 @@ export function tileFrame(pyramid, level, column, row, zoomScale) {
   return { x: rect.x * k, y: rect.y * k, width: rect.width * k, height: rect.height * k };
 }
 
-/** Rule 9: the tiles of a level that a rectangle of image pixels touches, nearest to `centre` first. */
+/**
+ * Integer [low, high) within [0, extent], never empty: a sliver thinner than the tolerance still needs the
+ * pixel it lies in.
+ */
+function levelSpan(low, high, extent) {
+  let start = clamp(floorEps(low), 0, extent);
+  let end = clamp(ceilEps(high), 0, extent);
+  if (end <= start) {
+    start = Math.min(start, extent - 1);
+    end = start + 1;
+  }
+  return [start, end];
+}
+
+/**
+ * Rule 9: the tiles of a level that a rectangle of image pixels touches, nearest first to `centre` (image
+ * pixels; the viewport's centre): by the distance to each tile's grid cell (no overlap, clipped to the level),
+ * then by row, then by column, so the order is total and the same as the server's.
+ */
 export function tilesCovering(pyramid, level, rect, zoomScale, centre) {
   const s = pyramid.scaleOfLevel(level);
   const size = pyramid.sizeOfLevel(level);
   const T = pyramid.tileSize;
-  const x0 = clamp(floorEps(rect.x * s), 0, size.width);
-  const y0 = clamp(floorEps(rect.y * s), 0, size.height);
-  const x1 = clamp(ceilEps((rect.x + rect.width) * s), 0, size.width);
-  const y1 = clamp(ceilEps((rect.y + rect.height) * s), 0, size.height);
+  const [x0, x1] = levelSpan(rect.x * s, (rect.x + rect.width) * s, size.width);
+  const [y0, y1] = levelSpan(rect.y * s, (rect.y + rect.height) * s, size.height);
+  const cx = centre.x * s;
+  const cy = centre.y * s;
   const tiles = [];
-  if (x1 <= x0 || y1 <= y0) return tiles;
-  for (let row = Math.floor(y0 / T); row <= Math.floor((y1 - 1) / T); row++) {
-    for (let column = Math.floor(x0 / T); column <= Math.floor((x1 - 1) / T); column++) {
-      const frame = tileFrame(pyramid, level, column, row, zoomScale);
-      const dx = frame.x + frame.width / 2 - centre.x;
-      const dy = frame.y + frame.height / 2 - centre.y;
-      tiles.push({ level, column, row, frame, distance: dx * dx + dy * dy });
+  for (let row = Math.floor(y0 / T); row < Math.ceil(y1 / T); row++) {
+    for (let column = Math.floor(x0 / T); column < Math.ceil(x1 / T); column++) {
+      const dx = (column * T + Math.min((column + 1) * T, size.width)) / 2 - cx;
+      const dy = (row * T + Math.min((row + 1) * T, size.height)) / 2 - cy;
+      tiles.push({ level, column, row, frame: tileFrame(pyramid, level, column, row, zoomScale),
+                   distance: dx * dx + dy * dy });
     }
   }
   tiles.sort((a, b) => a.distance - b.distance || a.row - b.row || a.column - b.column);
@@ -124,7 +141,7 @@ export function computeViewport(pyramid, request, urls = null) {
   const { zoomScale, offsetX, offsetY } = settle(pyramid, request);
   const visible = visibleRect(pyramid, request, zoomScale, offsetX, offsetY);
   const { resolution, level, threshold } = resolutionFor(pyramid, zoomScale, limits.scale);
-  const centre = { x: offsetX + request.width / 2, y: offsetY + request.height / 2 };
+  const centre = { x: (offsetX + request.width / 2) / zoomScale, y: (offsetY + request.height / 2) / zoomScale };
   const tiles = level === null ? [] : tilesCovering(pyramid, level, visible, zoomScale, centre);
   if (urls) for (const tile of tiles) tile.url = urls.tile(tile.level, tile.column, tile.row);
   const previewSize = pyramid.sizeOfLevel(pyramid.previewLevel());

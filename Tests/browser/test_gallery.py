@@ -156,7 +156,7 @@ def test_an_image_still_building_shows_its_progress_then_opens(browser, request,
     try:
         server.wait_ready(1)
         staged = tmp_path / 'big.png'
-        subprocess.run(['vips', 'gaussnoise', str(staged), '14000', '10000'], check=True)
+        subprocess.run(['vips', 'gaussnoise', str(staged), '18000', '13000'], check=True)
         staged.rename(folder / 'b-big.png')  # appears whole: the rename is atomic
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -36,11 +36,21 @@ export class Gallery {
     this.keyboard = new Keyboard(document, this);
     new ResizeObserver(() => this.carousel.resize()).observe(root.querySelector('.pager'));
     addEventListener('resize', () => this.carousel.resize());
+    this.#watchPixelRatio();
     const initial = readUrlState();
     const found = images.findIndex((image) => image.id === initial.image);
     const view = found >= 0 && initial.zoomScale !== undefined
       ? { zoomScale: initial.zoomScale, offsetX: initial.offsetX, offsetY: initial.offsetY } : {};
     this.goTo(found >= 0 ? found : 0, view);
+  }
+
+  /** A window moved to a screen of another pixel density re-chooses its tiles (rule 8 with the new scale). */
+  #watchPixelRatio() {
+    const query = matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`);
+    query.addEventListener('change', () => {
+      this.carousel.resize();
+      this.#watchPixelRatio();
+    }, { once: true });
   }
 
   get count() { return this.images.length; }

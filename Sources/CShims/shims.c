@@ -81,6 +81,8 @@ int ts_extract_band(VipsImage *in, VipsImage **out, int band, int n) {
 }
 int ts_math_sin(VipsImage *in, VipsImage **out) { return vips_sin(in, out, NULL); }
 int ts_zone(VipsImage **out, int width, int height) { return vips_zone(out, width, height, NULL); }
+int ts_zoom(VipsImage *in, VipsImage **out, int xfac, int yfac) { return vips_zoom(in, out, xfac, yfac, NULL); }
+int ts_maplut(VipsImage *in, VipsImage **out, VipsImage *lut) { return vips_maplut(in, out, lut, NULL); }
 
 typedef struct { ts_progress_fn callback; void *context; } ts_progress_target;
 

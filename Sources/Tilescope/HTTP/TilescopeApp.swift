@@ -58,7 +58,9 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             return .now(try tile(id, level: level, column: column, row: row, request))
         case .preview(let id): return .now(try preview(id, request))
         case .staticFile(let path): return .now(try staticFile(path, request))
-        case .viewport, .rating, .gallery:
+        case .viewport(let id): return .now(try viewport(id, request))
+        case .gallery: return .now(try gallery(request))
+        case .rating:
             throw APIError(501, "not_implemented", "this endpoint is not available in this build")
         }
     }
@@ -71,13 +73,15 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         ])
     }
 
+    /// Headers every response carries. Handlers never set these, so they are appended
+    /// without a lookup (this runs on every tile).
     private func decorate(_ response: Response) -> Response {
         var response = response
-        response.setHeader("Access-Control-Allow-Origin", corsOrigin)
-        response.setHeader("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location")
-        response.setHeader("Timing-Allow-Origin", corsOrigin)
-        response.setHeader("X-Content-Type-Options", "nosniff")
-        if corsOrigin != "*" { response.setHeader("Vary", "Origin") }
+        response.headers.append(("Access-Control-Allow-Origin", corsOrigin))
+        response.headers.append(("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location"))
+        response.headers.append(("Timing-Allow-Origin", corsOrigin))
+        response.headers.append(("X-Content-Type-Options", "nosniff"))
+        if corsOrigin != "*" { response.headers.append(("Vary", "Origin")) }
         return response
     }
 

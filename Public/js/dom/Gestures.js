@@ -100,14 +100,13 @@ export class Gestures {
       this.target.dragEnd(vx, vy);
       if (!cancelled && pointer.type !== 'mouse') this.#maybeTap(pointer, p, e.timeStamp);
     } else if (this.mode === 'pinch') {
+      // The first finger up ends the pinch; the other one rests until it lifts too.
       const centre = this.pointers.size === 1 ? this.#centreWith(p) : p;
-      this.mode = this.pointers.size === 0 ? null : 'pinched';
-      if (this.mode === 'pinched' || this.pointers.size === 0) {
-        this.target.pinchEnd();
-        const mt = this.multiTouch;
-        if (mt && !mt.moved && e.timeStamp - mt.time < TAP_TIME) this.target.twoFingerTap(centre);
-        this.multiTouch = null;
-      }
+      this.mode = 'pinched';
+      this.target.pinchEnd();
+      const mt = this.multiTouch;
+      if (mt && !mt.moved && e.timeStamp - mt.time < TAP_TIME) this.target.twoFingerTap(centre);
+      this.multiTouch = null;
     }
     if (this.pointers.size === 0) this.mode = null;
   }

@@ -130,6 +130,10 @@ def test_keyboard_zooms_pans_and_fits(session, server):
     page.keyboard.press('PageDown')
     session.wait_idle()
     assert session.state()['index'] == 1
+    # At aspect fit there is nothing to pan sideways: left and right turn the page instead.
+    page.keyboard.press('ArrowLeft')
+    session.wait_idle()
+    assert session.state()['index'] == 0
 
 
 def test_swipe_turns_to_the_next_image_at_fit(session, server):

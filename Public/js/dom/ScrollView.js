@@ -47,6 +47,11 @@ export class ScrollView {
     return { ...this.#baseRequest(), zoomScale: this.zoomScale, offsetX: this.offsetX, offsetY: this.offsetY };
   }
 
+  /** Rule 4's allowed contentOffset ranges at the current zoomScale. */
+  offsetRange() {
+    return this.#ranges();
+  }
+
   limits() {
     return zoomLimits(this.pyramid, this.#baseRequest());
   }

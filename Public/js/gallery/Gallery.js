@@ -180,10 +180,8 @@ export class Gallery {
   }
 
   #canPan(sv, dx) {
-    const before = sv.offsetX;
-    const range = sv.viewport();
-    const maxX = range.contentSize.width - sv.width;
-    return dx < 0 ? before > 1e-6 && maxX > 0 : before < maxX - 1e-6;
+    const range = sv.offsetRange().x;
+    return dx < 0 ? sv.offsetX > range.lo + 1e-6 : sv.offsetX < range.hi - 1e-6;
   }
 
   zoomKey(factor) { this.#zoomButton(factor); }

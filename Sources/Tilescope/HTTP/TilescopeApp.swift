@@ -9,9 +9,15 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let publicFolder: String
     let corsOrigin: String
     let titles: @Sendable (ImageRecord) -> (title: String, caption: String?)
+    let operations: Operations
+    /// Pyramid files are immutable (a new source version gets a new folder), so their
+    /// descriptors can be kept open.
+    let pyramidFiles = OpenFileCache(capacity: 1024)
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
+                operations: Operations = Operations(accessLog: nil),
                 titles: @escaping @Sendable (ImageRecord) -> (title: String, caption: String?)) {
+        self.operations = operations
         self.library = library
         self.store = store
         self.publicFolder = publicFolder
@@ -58,11 +64,19 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             return .now(try tile(id, level: level, column: column, row: row, request))
         case .preview(let id): return .now(try preview(id, request))
         case .staticFile(let path): return .now(try staticFile(path, request))
+        case .health: return .now(health(request))
+        case .readiness: return .now(readiness(request))
+        case .metrics: return .now(metricsExposition(request))
         case .viewport(let id): return .now(try viewport(id, request))
         case .gallery: return .now(try gallery(request))
         case .rating:
             throw APIError(501, "not_implemented", "this endpoint is not available in this build")
         }
+    }
+
+    /// Metrics and the access log, once the response has gone out.
+    public func completed(_ exchange: CompletedExchange) {
+        operations.completed(exchange)
     }
 
     private func preflight(_ endpoint: Endpoint) -> Response {

@@ -13,6 +13,9 @@ public struct PyramidURLs: Hashable, Sendable {
     public let preview: String
     private let tilePrefix: String
     private let tileSuffix: String
+    /// The same pieces as bytes, for `ViewportJSON`: percent-encoded, so they never need JSON escaping.
+    let tilePrefixBytes: [UInt8]
+    let tileSuffixBytes: [UInt8]
 
     public init(imageID: String, version: some CustomStringConvertible) {
         let id = Self.percentEncoded(imageID)
@@ -22,6 +25,8 @@ public struct PyramidURLs: Hashable, Sendable {
         tileSuffix = ".jpeg?v=\(v)"
         tiles = tilePrefix + "{level}/{col}_{row}" + tileSuffix
         preview = "/images/\(id)/preview.jpeg?v=\(v)"
+        tilePrefixBytes = Array(tilePrefix.utf8)
+        tileSuffixBytes = Array(tileSuffix.utf8)
     }
 
     /// `/dzi/{id}_files/{level}/{column}_{row}.jpeg?v={version}`

@@ -16,12 +16,13 @@ enum ViewportFieldValue: Hashable, Sendable, Decodable {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
         } else if let number = try? container.decode(Double.self) {
+            // Numbers first: they are most fields, and each failed attempt costs a thrown error.
             self = .number(number)
         } else if let text = try? container.decode(String.self) {
             self = .text(text)
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
         } else if let list = try? container.decode([Double].self) {
             self = .list(list)
         } else if let object = try? container.decode([String: Double].self) {

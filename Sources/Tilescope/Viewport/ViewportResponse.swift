@@ -44,16 +44,19 @@ public struct ViewportResponse: Encodable, Hashable, Sendable {
     /// `null` when `resolution` is `"low"`.
     public let level: Int?
     public let preview: Preview
-    public let tiles: [TileJSON]
+    /// The tiles to draw, nearest the viewport centre first.
+    public var tiles: [TileJSON] { drawn.map(json) }
     /// Present only when the request asked for `prefetch`.
-    public let prefetch: [TileJSON]?
+    public var prefetch: [TileJSON]? { prefetched?.map(json) }
+
+    // The geometry's tiles, turned into URLs only while writing: building a string per tile up front
+    // would cost more than the rest of the answer.
+    private let drawn: [Tile]
+    private let prefetched: [Tile]?
+    private let urls: PyramidURLs
 
     public init(imageID: String, viewport: Viewport, urls: PyramidURLs) {
         let pyramid = viewport.pyramid
-        let tile = { (tile: Tile) in
-            TileJSON(level: tile.address.level, column: tile.address.column, row: tile.address.row,
-                     url: urls.tile(tile.address), frame: tile.frame)
-        }
         image = Image(id: imageID, width: pyramid.width, height: pyramid.height, tileSize: pyramid.tileSize,
                       overlap: pyramid.overlap, maxLevel: pyramid.maxLevel)
         zoomScale = viewport.zoomScale
@@ -66,8 +69,14 @@ public struct ViewportResponse: Encodable, Hashable, Sendable {
         threshold = viewport.threshold
         level = viewport.level
         preview = Preview(url: urls.preview, width: viewport.previewSize.width, height: viewport.previewSize.height)
-        tiles = viewport.tiles.map(tile)
-        prefetch = viewport.prefetch?.map(tile)
+        drawn = viewport.tiles
+        prefetched = viewport.prefetch
+        self.urls = urls
+    }
+
+    private func json(_ tile: Tile) -> TileJSON {
+        TileJSON(level: tile.address.level, column: tile.address.column, row: tile.address.row,
+                 url: urls.tile(tile.address), frame: tile.frame)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -95,7 +104,7 @@ public struct ViewportResponse: Encodable, Hashable, Sendable {
 
     /// The answer as UTF-8 JSON, keys in the order the README documents.
     public var json: [UInt8] {
-        var out = ViewportJSON(capacity: 640 + 160 * (tiles.count + (prefetch?.count ?? 0)))
+        var out = ViewportJSON(capacity: 640 + 192 * (drawn.count + (prefetched?.count ?? 0)))
         out.beginObject()
         out.beginObject("image")
         out.field("id", image.id)
@@ -127,22 +136,31 @@ public struct ViewportResponse: Encodable, Hashable, Sendable {
         out.field("width", preview.width)
         out.field("height", preview.height)
         out.endObject()
-        Self.write(tiles, key: "tiles", to: &out)
-        if let prefetch { Self.write(prefetch, key: "prefetch", to: &out) }
+        write(drawn, key: "tiles", to: &out)
+        if let prefetched { write(prefetched, key: "prefetch", to: &out) }
         out.endObject()
         return out.bytes
     }
 
-    private static func write(_ tiles: [TileJSON], key: String, to out: inout ViewportJSON) {
+    private func write(_ tiles: [Tile], key: StaticString, to out: inout ViewportJSON) {
         out.beginArray(key)
         for tile in tiles {
+            let address = tile.address
             out.beginObject()
-            out.field("level", tile.level)
-            out.field("column", tile.column)
-            out.field("row", tile.row)
-            out.field("url", tile.url)
+            out.field("level", address.level)
+            out.field("column", address.column)
+            out.field("row", address.row)
+            out.beginRawString("url")
+            out.appendRaw(urls.tilePrefixBytes)
+            out.appendInt(address.level)
+            out.appendRaw("/")
+            out.appendInt(address.column)
+            out.appendRaw("_")
+            out.appendInt(address.row)
+            out.appendRaw(urls.tileSuffixBytes)
+            out.endRawString()
             out.beginObject("frame")
-            write(tile.frame, to: &out)
+            Self.write(tile.frame, to: &out)
             out.endObject()
             out.endObject()
         }

@@ -1,0 +1,74 @@
+import { momentumDistance, momentumDuration, DECELERATION, easeOutCubic } from '../geometry/Motion.js';
+
+/** Runs one animation at a time on requestAnimationFrame; `step(elapsedMs)` returns false when done. */
+export class Animator {
+  constructor(render) {
+    this.render = render;
+    this.frame = null;
+  }
+
+  get running() { return this.frame !== null; }
+
+  run(step) {
+    this.stop();
+    const start = performance.now();
+    const tick = (now) => {
+      const more = step(Math.max(0, now - start));
+      this.render();
+      this.frame = more ? requestAnimationFrame(tick) : null;
+    };
+    this.frame = requestAnimationFrame(tick);
+  }
+
+  stop() {
+    if (this.frame !== null) cancelAnimationFrame(this.frame);
+    this.frame = null;
+  }
+}
+
+const BOUNCE_TIME = 90; // ms: the time constant of the critically damped spring at the edges
+const RETURN_TIME = 320;
+
+/**
+ * One axis after the finger lifts: momentum that decays, and at an edge a bounce (a critically damped
+ * spring that takes the remaining speed and brings it back); released beyond an edge, it eases back.
+ */
+export class MomentumAxis {
+  constructor(position, velocity, lo, hi) {
+    this.done = false;
+    if (position < lo || position > hi) {
+      const edge = position < lo ? lo : hi;
+      this.at = (t) => this.#ease(position, edge, t);
+      return;
+    }
+    const duration = momentumDuration(velocity);
+    this.at = (t) => {
+      const time = Math.min(t, duration);
+      const p = position + momentumDistance(velocity, time);
+      if (p < lo || p > hi) return this.#bounce(position, velocity, lo, hi, t);
+      if (t >= duration) this.done = true;
+      return p;
+    };
+  }
+
+  #ease(from, to, t) {
+    const k = Math.min(1, t / RETURN_TIME);
+    if (k >= 1) this.done = true;
+    return from + (to - from) * easeOutCubic(k);
+  }
+
+  #bounce(position, velocity, lo, hi, t) {
+    // Find when the glide crossed the edge, and its speed there.
+    if (this.crossing === undefined) {
+      const edge = velocity < 0 ? lo : hi;
+      const k = Math.log(DECELERATION);
+      // position + v (r^t - 1)/k = edge  =>  r^t = 1 + (edge - position) k / v
+      const rt = 1 + ((edge - position) * k) / velocity;
+      this.crossing = { time: Math.log(Math.max(rt, 1e-9)) / k, speed: velocity * Math.max(rt, 0), edge };
+    }
+    const { time, speed, edge } = this.crossing;
+    const u = Math.max(0, t - time);
+    if (u > BOUNCE_TIME * 8) { this.done = true; return edge; }
+    return edge + speed * u * Math.exp(-u / BOUNCE_TIME);
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * The scroll-view geometry of issue 3 (rules 1-10, zoom-to-rect, double tap), computed locally.
+ * Pure arithmetic, no DOM: the same numbers as GET /api/images/{id}/viewport.
+ *
+ * A request is {width, height, scale?, zoomScale?, offsetX?, offsetY?, insets?, minZoomScale?, maxZoomScale?}
+ * with insets = {top, left, bottom, right} in points.
+ */
+export const EPSILON = 1e-9;
+
+const floorEps = (x) => Math.floor(x + EPSILON);
+const ceilEps = (x) => Math.ceil(x - EPSILON);
+const clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
+
+export function normalizedInsets(insets) {
+  return { top: 0, left: 0, bottom: 0, right: 0, ...(insets || {}) };
+}
+
+/** Rules 1 and 2: the available area and the zoom limits. */
+export function zoomLimits(pyramid, request) {
+  const insets = normalizedInsets(request.insets);
+  const scale = request.scale ?? 1;
+  const aw = request.width - insets.left - insets.right;
+  const ah = request.height - insets.top - insets.bottom;
+  const minimum = request.minZoomScale ?? Math.min(aw / pyramid.width, ah / pyramid.height);
+  const maximum = request.maxZoomScale ?? Math.max(minimum, 2 / scale);
+  return { aw, ah, insets, scale, minimum, maximum };
+}
+
+/** Rule 3. */
+export function clampZoom(pyramid, request, zoomScale) {
+  const { minimum, maximum } = zoomLimits(pyramid, request);
+  return clamp(zoomScale ?? minimum, minimum, maximum);
+}
+
+/** Rule 4 on one axis: the allowed range, or the centred offset when the content is smaller. */
+export function offsetRange(content, viewportSize, leading, trailing) {
+  const lo = -leading;
+  const hi = content + trailing - viewportSize;
+  if (hi < lo) {
+    const available = viewportSize - leading - trailing;
+    const centred = -leading - (available - content) / 2;
+    return { lo: centred, hi: centred, centred: true };
+  }
+  return { lo, hi, centred: false };
+}
+
+/** The allowed offset ranges per axis for a zoomScale (already clamped). */
+export function offsetRanges(pyramid, request, zoomScale) {
+  const insets = normalizedInsets(request.insets);
+  return {
+    x: offsetRange(pyramid.width * zoomScale, request.width, insets.left, insets.right),
+    y: offsetRange(pyramid.height * zoomScale, request.height, insets.top, insets.bottom),
+  };
+}
+
+/** Rules 3 and 4: the zoomScale and contentOffset a scroll view settles at. */
+export function settle(pyramid, request) {
+  const zoomScale = clampZoom(pyramid, request, request.zoomScale);
+  const ranges = offsetRanges(pyramid, request, zoomScale);
+  return {
+    zoomScale,
+    offsetX: clamp(request.offsetX ?? 0, ranges.x.lo, ranges.x.hi),
+    offsetY: clamp(request.offsetY ?? 0, ranges.y.lo, ranges.y.hi),
+  };
+}
+
+/** Rule 8: "low" (preview) or "high" with the level; threshold = s(P) / scale. */
+export function resolutionFor(pyramid, zoomScale, scale) {
+  const previewScale = pyramid.scaleOfLevel(pyramid.previewLevel());
+  const density = zoomScale * scale;
+  const threshold = previewScale / scale;
+  if (density <= previewScale + EPSILON) return { resolution: 'low', level: null, threshold };
+  const level = clamp(pyramid.maxLevel + ceilEps(Math.log2(density)), 0, pyramid.maxLevel);
+  return { resolution: 'high', level, threshold };
+}
+
+/** Rule 5: the visible part of the image, in image pixels. */
+export function visibleRect(pyramid, request, zoomScale, offsetX, offsetY) {
+  const cw = pyramid.width * zoomScale;
+  const ch = pyramid.height * zoomScale;
+  const x0 = clamp(offsetX, 0, cw);
+  const y0 = clamp(offsetY, 0, ch);
+  const x1 = clamp(offsetX + request.width, 0, cw);
+  const y1 = clamp(offsetY + request.height, 0, ch);
+  return { x: x0 / zoomScale, y: y0 / zoomScale, width: (x1 - x0) / zoomScale, height: (y1 - y0) / zoomScale };
+}
+
+/** Rule 10: where a tile, overlap included, is drawn in content coordinates (points). */
+export function tileFrame(pyramid, level, column, row, zoomScale) {
+  const rect = pyramid.tileRect(level, column, row);
+  const k = zoomScale / pyramid.scaleOfLevel(level);
+  return { x: rect.x * k, y: rect.y * k, width: rect.width * k, height: rect.height * k };
+}
+
+/**
+ * Integer [low, high) within [0, extent], never empty: a sliver thinner than the tolerance still needs the
+ * pixel it lies in.
+ */
+function levelSpan(low, high, extent) {
+  let start = clamp(floorEps(low), 0, extent);
+  let end = clamp(ceilEps(high), 0, extent);
+  if (end <= start) {
+    start = Math.min(start, extent - 1);
+    end = start + 1;
+  }
+  return [start, end];
+}
+
+/**
+ * Rule 9: the tiles of a level that a rectangle of image pixels touches, nearest first to `centre` (image
+ * pixels; the viewport's centre): by the distance to each tile's grid cell (no overlap, clipped to the level),
+ * then by row, then by column, so the order is total and the same as the server's.
+ */
+export function tilesCovering(pyramid, level, rect, zoomScale, centre) {
+  const s = pyramid.scaleOfLevel(level);
+  const size = pyramid.sizeOfLevel(level);
+  const T = pyramid.tileSize;
+  const [x0, x1] = levelSpan(rect.x * s, (rect.x + rect.width) * s, size.width);
+  const [y0, y1] = levelSpan(rect.y * s, (rect.y + rect.height) * s, size.height);
+  const cx = centre.x * s;
+  const cy = centre.y * s;
+  const tiles = [];
+  for (let row = Math.floor(y0 / T); row < Math.ceil(y1 / T); row++) {
+    for (let column = Math.floor(x0 / T); column < Math.ceil(x1 / T); column++) {
+      const dx = (column * T + Math.min((column + 1) * T, size.width)) / 2 - cx;
+      const dy = (row * T + Math.min((row + 1) * T, size.height)) / 2 - cy;
+      tiles.push({ level, column, row, frame: tileFrame(pyramid, level, column, row, zoomScale),
+                   distance: dx * dx + dy * dy });
+    }
+  }
+  tiles.sort((a, b) => a.distance - b.distance || a.row - b.row || a.column - b.column);
+  return tiles.map(({ distance, ...tile }) => tile);
+}
+
+/**
+ * The whole viewport answer (rules 1-10), shaped like the API's response.
+ * `urls` optionally gives {tile(level, column, row), preview} so tiles carry their URL.
+ */
+export function computeViewport(pyramid, request, urls = null) {
+  const limits = zoomLimits(pyramid, request);
+  const { zoomScale, offsetX, offsetY } = settle(pyramid, request);
+  const visible = visibleRect(pyramid, request, zoomScale, offsetX, offsetY);
+  const { resolution, level, threshold } = resolutionFor(pyramid, zoomScale, limits.scale);
+  const centre = { x: (offsetX + request.width / 2) / zoomScale, y: (offsetY + request.height / 2) / zoomScale };
+  const tiles = level === null ? [] : tilesCovering(pyramid, level, visible, zoomScale, centre);
+  if (urls) for (const tile of tiles) tile.url = urls.tile(tile.level, tile.column, tile.row);
+  const previewSize = pyramid.sizeOfLevel(pyramid.previewLevel());
+  return {
+    image: { width: pyramid.width, height: pyramid.height, tileSize: pyramid.tileSize,
+             overlap: pyramid.overlap, maxLevel: pyramid.maxLevel },
+    zoomScale,
+    minimumZoomScale: limits.minimum,
+    maximumZoomScale: limits.maximum,
+    contentSize: { width: pyramid.width * zoomScale, height: pyramid.height * zoomScale },
+    contentOffset: { x: offsetX, y: offsetY },
+    visibleRect: visible,
+    resolution,
+    threshold,
+    level,
+    preview: { url: urls ? urls.preview : null, width: previewSize.width, height: previewSize.height },
+    tiles,
+  };
+}
+
+/**
+ * zoomToRect (image pixels): zoomScale = clamp(min(aw / w, ah / h)); the rectangle's centre goes
+ * to the centre of the available area; then rule 4. Returns the settled {zoomScale, offsetX, offsetY}.
+ */
+export function zoomToRect(pyramid, request, rect) {
+  const { aw, ah, insets } = zoomLimits(pyramid, request);
+  const zoomScale = clampZoom(pyramid, request, Math.min(aw / rect.width, ah / rect.height));
+  const cx = rect.x + rect.width / 2;
+  const cy = rect.y + rect.height / 2;
+  return settle(pyramid, {
+    ...request,
+    zoomScale,
+    offsetX: cx * zoomScale - (insets.left + aw / 2),
+    offsetY: cy * zoomScale - (insets.top + ah / 2),
+  });
+}
+
+/** The double tap at an image point: newScale = clamp(zoomScale x factor), zoom to available / newScale around it. */
+export function tapZoom(pyramid, request, point, factor = 1.5) {
+  const { aw, ah } = zoomLimits(pyramid, request);
+  const current = clampZoom(pyramid, request, request.zoomScale);
+  const newScale = clampZoom(pyramid, request, current * factor);
+  const w = aw / newScale;
+  const h = ah / newScale;
+  return zoomToRect(pyramid, request, { x: point.x - w / 2, y: point.y - h / 2, width: w, height: h });
+}
+
+/**
+ * Zoom keeping the image point under `viewPoint` (points in the view) fixed, as wheel and pinch do;
+ * then rule 3 and 4. `pan` moves the content along, for a pinch whose centre travels.
+ */
+export function zoomAround(pyramid, request, zoomScale, viewPoint, pan = { x: 0, y: 0 }) {
+  const current = clampZoom(pyramid, request, request.zoomScale);
+  const ix = ((request.offsetX ?? 0) + viewPoint.x) / current;
+  const iy = ((request.offsetY ?? 0) + viewPoint.y) / current;
+  const next = clampZoom(pyramid, request, zoomScale);
+  return settle(pyramid, {
+    ...request,
+    zoomScale: next,
+    offsetX: ix * next - viewPoint.x - pan.x,
+    offsetY: iy * next - viewPoint.y - pan.y,
+  });
+}
+
+/** The view point (points) under which an image point lies. */
+export function imagePointAt(request, zoomScale, viewPoint) {
+  return { x: ((request.offsetX ?? 0) + viewPoint.x) / zoomScale, y: ((request.offsetY ?? 0) + viewPoint.y) / zoomScale };
+}

@@ -1,0 +1,200 @@
+"""Gestures against the geometry rules: drag, rubber band, wheel, double click, keyboard, swipe, pinch."""
+import math
+
+import pytest
+
+import geometry
+from conftest import VIEW, TimedInput
+
+REQ = {'width': VIEW['width'], 'height': VIEW['height'], 'scale': 1}
+
+
+def image(server, image_id):
+    return next(i for i in server.images if i['id'] == image_id)
+
+
+def assert_view(state, expected, what):
+    z, ox, oy = expected
+    assert state['zoomScale'] == pytest.approx(z, rel=1e-6), f'{what}: zoomScale'
+    assert state['offsetX'] == pytest.approx(ox, abs=0.01), f'{what}: offsetX'
+    assert state['offsetY'] == pytest.approx(oy, abs=0.01), f'{what}: offsetY'
+
+
+def line(start, end, steps):
+    return [(start[0] + (end[0] - start[0]) * i / steps, start[1] + (end[1] - start[1]) * i / steps)
+            for i in range(steps + 1)]
+
+
+def slow_drag(session, start, end, steps=10):
+    """A drag that stops before lifting: no momentum, so the offset moves exactly with the pointer."""
+    TimedInput(session.page).mouse_path(line(start, end, steps), interval_ms=16, hold_ms=300)
+
+
+def flick(session, start, end, steps=8):
+    """A quick drag released while moving: about (end - start) / (steps x 10 ms) points per ms."""
+    TimedInput(session.page).mouse_path(line(start, end, steps), interval_ms=10, hold_ms=5)
+
+
+def test_drag_pans_by_the_pointer_movement(session, server):
+    land = image(server, 'a-land')
+    session.open('#image=a-land&zoomScale=1&offsetX=1000&offsetY=700')
+    slow_drag(session, (400, 300), (300, 250))
+    session.wait_idle()
+    assert_view(session.state(), geometry.settle(land, {**REQ, 'zoomScale': 1, 'offsetX': 1100, 'offsetY': 750}), 'drag')
+
+
+def test_drag_past_the_edge_bounces_back_to_the_edge(session, server):
+    land = image(server, 'a-land')
+    session.open('#image=a-land&zoomScale=1&offsetX=1000&offsetY=50')
+    page = session.page
+    page.mouse.move(400, 200)
+    page.mouse.down()
+    for i in range(1, 11):
+        page.mouse.move(400, 200 + 30 * i)
+    # While held past the edge, the content shows beyond it, with resistance (less than the finger moved).
+    held = session.state()
+    assert -250 < held['offsetY'] < 0, f'rubber band: offsetY {held["offsetY"]}'
+    page.mouse.up()
+    session.wait_idle()
+    assert_view(session.state(), geometry.settle(land, {**REQ, 'zoomScale': 1, 'offsetX': 1000, 'offsetY': -250}),
+                'after the bounce')
+    assert session.state()['imageId'] == 'a-land'
+
+
+def test_flick_keeps_moving_then_settles_inside_the_range(session, server):
+    land = image(server, 'a-land')
+    session.open('#image=a-land&zoomScale=1&offsetX=1000&offsetY=700')
+    flick(session, (500, 400), (500, 300), steps=5)
+    session.wait_idle()
+    st = session.state()
+    assert st['offsetY'] > 700 + 100 + 20, 'momentum carries the content past the release point'
+    assert_view(st, geometry.settle(land, {**REQ, 'zoomScale': 1, 'offsetX': st['offsetX'], 'offsetY': st['offsetY']}),
+                'momentum ends settled')
+    assert st['offsetX'] == pytest.approx(1000, abs=0.01)
+
+
+def test_wheel_zooms_around_the_pointer(session, server):
+    land = image(server, 'a-land')
+    session.open('#image=a-land')
+    before = session.state()
+    page = session.page
+    page.mouse.move(250, 200)
+    page.mouse.wheel(0, -100)
+    session.wait_idle()
+    req = {**REQ, 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
+    expected = geometry.zoom_around(land, req, before['zoomScale'] * math.exp(100 * 0.002), (250, 200))
+    assert_view(session.state(), expected, 'wheel in')
+    mid = session.state()
+    page.mouse.wheel(0, 100)
+    session.wait_idle()
+    req = {**REQ, 'zoomScale': mid['zoomScale'], 'offsetX': mid['offsetX'], 'offsetY': mid['offsetY']}
+    assert_view(session.state(), geometry.zoom_around(land, req, mid['zoomScale'] * math.exp(-0.2), (250, 200)),
+                'wheel out')
+    # Zooming out past aspect fit stops at it (rule 3).
+    for _ in range(5):
+        page.mouse.wheel(0, 400)
+    session.wait_idle()
+    assert_view(session.state(), geometry.settle(land, REQ), 'wheel out to the minimum')
+
+
+def test_double_click_zooms_in_around_the_point(session, server):
+    land = image(server, 'a-land')
+    session.open('#image=a-land')
+    for point in [(300, 260), (700, 100), (100, 500)]:
+        before = session.state()
+        req = {**REQ, 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
+        image_point = ((before['offsetX'] + point[0]) / before['zoomScale'],
+                       (before['offsetY'] + point[1]) / before['zoomScale'])
+        session.page.mouse.dblclick(*point)
+        session.wait_idle()
+        assert_view(session.state(), geometry.tap(land, req, image_point, 1.5), f'double click at {point}')
+
+
+def test_keyboard_zooms_pans_and_fits(session, server):
+    land = image(server, 'a-land')
+    session.open('#image=a-land')
+    page = session.page
+    page.keyboard.press('+')
+    session.wait_idle()
+    fit = geometry.settle(land, REQ)
+    req = {**REQ, 'zoomScale': fit[0], 'offsetX': fit[1], 'offsetY': fit[2]}
+    zoomed = geometry.zoom_around(land, req, fit[0] * 1.5, (400, 300))
+    assert_view(session.state(), zoomed, '+')
+    page.keyboard.press('ArrowDown')
+    session.wait_idle()
+    req = {**REQ, 'zoomScale': zoomed[0], 'offsetX': zoomed[1], 'offsetY': zoomed[2] + 60}
+    assert_view(session.state(), geometry.settle(land, req), 'ArrowDown')
+    page.keyboard.press('0')
+    session.wait_idle()
+    assert_view(session.state(), fit, '0')
+    page.keyboard.press('PageDown')
+    session.wait_idle()
+    assert session.state()['index'] == 1
+    # At aspect fit there is nothing to pan sideways: left and right turn the page instead.
+    page.keyboard.press('ArrowLeft')
+    session.wait_idle()
+    assert session.state()['index'] == 0
+
+
+def test_swipe_turns_to_the_next_image_at_fit(session, server):
+    ids = [i['id'] for i in server.images]
+    session.open(f'#image={ids[0]}')
+    flick(session, (600, 300), (200, 308))
+    session.wait_idle()
+    st = session.state()
+    assert st['imageId'] == ids[1]
+    assert_view(st, geometry.settle(image(server, ids[1]), REQ), 'the next image opens at aspect fit')
+    # A short, slow pull springs back to the same image.
+    slow_drag(session, (300, 300), (380, 300))
+    session.wait_idle()
+    assert session.state()['imageId'] == ids[1]
+    # Swiping right goes back.
+    flick(session, (200, 300), (600, 300))
+    session.wait_idle()
+    assert session.state()['imageId'] == ids[0]
+
+
+def test_zoomed_in_drag_pans_before_it_pages(session, server):
+    """Zoomed in, a horizontal drag pans the image; only past the image's edge does the page turn."""
+    land = image(server, 'a-land')
+    session.open('#image=a-land&zoomScale=1&offsetX=1000&offsetY=500')
+    slow_drag(session, (600, 300), (300, 300))
+    session.wait_idle()
+    st = session.state()
+    assert st['imageId'] == 'a-land'
+    assert_view(st, geometry.settle(land, {**REQ, 'zoomScale': 1, 'offsetX': 1300, 'offsetY': 500}), 'pan')
+
+
+def test_touch_pinch_zooms_around_the_fingers(session, server):
+    land = image(server, 'a-land')
+    session.open('#image=a-land&zoomScale=0.5&offsetX=300&offsetY=200')
+    before = session.state()
+    centre = (400, 300)
+    frames = [(16 * i, [(400 - 50 - 5 * i, 300), (400 + 50 + 5 * i, 300)]) for i in range(11)]
+    TimedInput(session.page).touches(frames + [(16 * 11 + 300, [])])
+    session.wait_idle()
+    req = {**REQ, 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
+    assert_view(session.state(), geometry.zoom_around(land, req, before['zoomScale'] * 2, centre), 'pinch x2')
+
+
+def test_two_finger_tap_zooms_out(session, server):
+    land = image(server, 'a-land')
+    session.open('#image=a-land&zoomScale=1.2&offsetX=900&offsetY=600')
+    before = session.state()
+    TimedInput(session.page).touches([(0, [(380, 300), (420, 300)]), (80, [])])
+    session.wait_idle()
+    req = {**REQ, 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
+    point = ((before['offsetX'] + 400) / before['zoomScale'], (before['offsetY'] + 300) / before['zoomScale'])
+    assert_view(session.state(), geometry.tap(land, req, point, 1 / 1.5), 'two-finger tap')
+
+
+def test_double_tap_on_touch_zooms_in(session, server):
+    land = image(server, 'a-land')
+    session.open('#image=a-land')
+    before = session.state()
+    TimedInput(session.page).touches([(0, [(500, 250)]), (60, []), (160, [(502, 251)]), (220, [])])
+    session.wait_idle()
+    req = {**REQ, 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
+    # Centred where the second tap landed.
+    point = ((before['offsetX'] + 502) / before['zoomScale'], (before['offsetY'] + 251) / before['zoomScale'])
+    assert_view(session.state(), geometry.tap(land, req, point, 1.5), 'double tap')

@@ -36,6 +36,8 @@ final class ServerProcess {
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        // Foundation still watches the child: let it see the exit before the Process goes.
+        process.waitUntilExit()
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }

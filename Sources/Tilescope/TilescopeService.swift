@@ -24,7 +24,10 @@ public final class TilescopeService: @unchecked Sendable {
                             concurrency: config.buildConcurrency, log: Log.info)
         scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds)
         let app = TilescopeApp(library: library, store: store, publicFolder: config.publicFolder,
-                               corsOrigin: config.corsOrigin, titles: { record in (Titles.derived(from: record.fileName), nil) })
+                               corsOrigin: config.corsOrigin,
+                               iiif: IIIFService(publicURL: config.publicURL, cacheBytes: config.iiifCacheMegabytes << 20,
+                                                 jpegQuality: config.quality),
+                               titles: { record in (Titles.derived(from: record.fileName), nil) })
         server = Server(options: ServerOptions(
             host: config.host, port: config.port, pollThreads: config.pollThreads, workerThreads: config.workerThreads,
             connectionLimit: config.connectionLimit, connectionTimeout: config.connectionTimeout), handler: app)

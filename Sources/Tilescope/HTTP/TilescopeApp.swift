@@ -9,9 +9,12 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let publicFolder: String
     let corsOrigin: String
     let titles: @Sendable (ImageRecord) -> (title: String, caption: String?)
+    let iiif: IIIFService
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
+                iiif: IIIFService = IIIFService(),
                 titles: @escaping @Sendable (ImageRecord) -> (title: String, caption: String?)) {
+        self.iiif = iiif
         self.library = library
         self.store = store
         self.publicFolder = publicFolder
@@ -58,6 +61,10 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             return .now(try tile(id, level: level, column: column, row: row, request))
         case .preview(let id): return .now(try preview(id, request))
         case .staticFile(let path): return .now(try staticFile(path, request))
+        case .iiifBase(let id): return .now(try iiifRedirect(id, request))
+        case .iiifInfo(let id): return .now(try iiifInfo(id, request))
+        case let .iiifImage(id, region, size, rotation, qualityAndFormat):
+            return try iiifImage(id, region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat, request)
         case .viewport, .rating, .gallery:
             throw APIError(501, "not_implemented", "this endpoint is not available in this build")
         }
@@ -74,7 +81,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     private func decorate(_ response: Response) -> Response {
         var response = response
         response.setHeader("Access-Control-Allow-Origin", corsOrigin)
-        response.setHeader("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location")
+        response.setHeader("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location, Link")
         response.setHeader("Timing-Allow-Origin", corsOrigin)
         response.setHeader("X-Content-Type-Options", "nosniff")
         if corsOrigin != "*" { response.setHeader("Vary", "Origin") }

@@ -1,0 +1,37 @@
+import CShims
+import CVips
+
+/// Geometric and tonal transforms for derivatives (IIIF rotation and quality).
+extension VImage {
+    /// Mirrors left to right.
+    public func flippedHorizontally() throws -> VImage {
+        try VImage.make { ts_flip_horizontal(pointer, $0) }
+    }
+
+    /// Rotates clockwise by `quarterTurns` x 90 degrees: exact, no resampling.
+    public func rotated(quarterTurns: Int) throws -> VImage {
+        try VImage.make { ts_rot90s(pointer, $0, Int32(quarterTurns)) }
+    }
+
+    /// Rotates clockwise by any angle. The result is the bounding box of the rotated
+    /// image; corners outside it are `background` on every band (0 with an alpha band
+    /// makes them transparent).
+    public func rotated(degrees: Double, background: Double) throws -> VImage {
+        try VImage.make { ts_rotate(pointer, $0, degrees, background) }
+    }
+
+    /// Adds an opaque alpha band.
+    public func withAlpha() throws -> VImage {
+        try VImage.make { ts_addalpha(pointer, $0) }
+    }
+
+    /// One grey band (plus alpha, if any).
+    public func grayscale() throws -> VImage {
+        try VImage.make { ts_colourspace_bw(pointer, $0) }
+    }
+
+    /// Every band becomes 0 or 255: 255 where the value is at least `threshold`.
+    public func thresholded(at threshold: Double = 128) throws -> VImage {
+        try VImage.make { ts_moreeq_const(pointer, $0, threshold) }
+    }
+}

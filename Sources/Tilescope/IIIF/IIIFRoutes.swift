@@ -40,7 +40,8 @@ extension TilescopeApp {
                                                    qualityAndFormat: qualityAndFormat)
             .resolve(width: pyramid.width, height: pyramid.height, maxArea: iiif.maxArea)
         let base = iiif.baseURI(id: id, request: request)
-        let etag = "\"\(record.version)-\(rendering.canonical)\""
+        // Hashed: the canonical path has commas, which If-None-Match lists cannot carry.
+        let etag = "\"\(record.version)-\(Self.fnv1a(Array(rendering.canonical.utf8)))\""
         var headers: [(name: String, value: String)] = [
             ("Content-Type", rendering.format.encoded.mediaType), ("ETag", etag),
             ("Cache-Control", HTTPCaching.cacheControl(for: request, currentVersion: record.version) == HTTPCaching.immutable

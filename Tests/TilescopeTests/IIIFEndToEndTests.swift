@@ -178,6 +178,30 @@ import Testing
         #expect(TestImages.psnr(served.pixels, try stored.pixels()) == .infinity)
     }
 
+    /// Tile-aligned JPEG requests are written once as files, then served as those bytes.
+    @Test func tileAlignedJPEGsAreWrittenOnceThenServedFromTheFile() throws {
+        let path = "/iiif/3/scene/1016,0,484,508/242,/0/default.jpg"  // level 10's last column, first row
+        let first = try server.get(path)
+        let second = try server.get(path)
+        let colour = try server.get("/iiif/3/scene/1016,0,484,508/242,254/0/color.jpg")
+        #expect(first.status == 200 && second.status == 200)
+        #expect(first.header("server-timing")?.contains("tile;desc=written") == true)
+        #expect(second.header("server-timing")?.contains("tile;desc=stored") == true)
+        #expect(colour.header("server-timing")?.contains("tile;desc=stored") == true)
+        #expect(first.body == second.body && second.body == colour.body)
+        #expect(second.header("etag") == first.header("etag"))
+        #expect(second.header("link")?.contains("rel=\"canonical\"") == true)
+        let decoded = try Decoded(second.body)
+        #expect(decoded.width == 242 && decoded.height == 254)
+        try expectClose(decoded, PixelRect(x: 1016, y: 0, width: 484, height: 508), PixelSize(width: 242, height: 254), path)
+        // Not a tile: one pixel off, another size, rotated or another format are rendered.
+        for other in ["1017,0,484,508/242,/0/default.jpg", "1016,0,484,508/241,/0/default.jpg",
+                      "1016,0,484,508/242,/90/default.jpg", "1016,0,484,508/242,/0/default.png"] {
+            let reply = try server.get("/iiif/3/scene/" + other)
+            #expect(reply.header("server-timing")?.contains("tile;") == false, "\(other)")
+        }
+    }
+
     // MARK: - info.json and the base URI
 
     @Test func infoJSONDescribesThePyramid() throws {

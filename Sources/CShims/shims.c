@@ -85,6 +85,10 @@ int ts_zone(VipsImage **out, int width, int height) { return vips_zone(out, widt
 int ts_save_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len) {
     return vips_image_write_to_buffer(in, suffix, buf, len, NULL);
 }
+VipsImage *ts_jpeg_open(const char *path) {
+    VipsImage *image = NULL;
+    return vips_jpegload(path, &image, "access", VIPS_ACCESS_RANDOM, NULL) == 0 ? image : NULL;
+}
 int ts_flip_horizontal(VipsImage *in, VipsImage **out) {
     return vips_flip(in, out, VIPS_DIRECTION_HORIZONTAL, NULL);
 }

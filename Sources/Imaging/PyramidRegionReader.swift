@@ -65,7 +65,7 @@ public struct PyramidRegionReader: Sendable {
 
     /// A stored tile and where its overlap-free core lies inside it.
     private func openCore(level: Int, column: Int, row: Int) throws -> (VImage, PixelRect) {
-        let tile = try VImage.open(tilePath(level, column, row))
+        let tile = try VImage.openJPEG(tilePath(level, column, row))
         let stored = pyramid.tileRect(level: level, column: column, row: row)
         let levelSize = pyramid.size(ofLevel: level)
         let x = column * pyramid.tileSize

@@ -3,6 +3,13 @@ import CVips
 
 /// Geometric and tonal transforms for derivatives (IIIF rotation and quality).
 extension VImage {
+    /// Opens a JPEG through jpegload directly: no search through every loader's sniffer,
+    /// which matters when one request opens a few dozen tiles.
+    public static func openJPEG(_ path: String) throws -> VImage {
+        guard let image = ts_jpeg_open(path) else { throw VipsError.take(or: "cannot open \(path)") }
+        return VImage(taking: image)
+    }
+
     /// Mirrors left to right.
     public func flippedHorizontally() throws -> VImage {
         try VImage.make { ts_flip_horizontal(pointer, $0) }

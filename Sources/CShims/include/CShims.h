@@ -48,6 +48,9 @@ int ts_zone(VipsImage **out, int width, int height);
 /// Encodes to the format named by `suffix` (".jpg[Q=85]", ".png", ...). `suffix` is
 /// always a constant chosen by the caller, never request text.
 int ts_save_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len);
+/// A JPEG file straight through jpegload (no loader search), random access. The path is
+/// taken literally, as in ts_image_open.
+VipsImage *ts_jpeg_open(const char *path);
 /// Mirrors left to right.
 int ts_flip_horizontal(VipsImage *in, VipsImage **out);
 /// Rotates clockwise by a multiple of 90 degrees (`quarter_turns` 0..3), exactly.

@@ -89,6 +89,9 @@ VipsImage *ts_jpeg_open(const char *path) {
     VipsImage *image = NULL;
     return vips_jpegload(path, &image, "access", VIPS_ACCESS_RANDOM, NULL) == 0 ? image : NULL;
 }
+int ts_resize_kernel(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel) {
+    return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, NULL);
+}
 int ts_flip_horizontal(VipsImage *in, VipsImage **out) {
     return vips_flip(in, out, VIPS_DIRECTION_HORIZONTAL, NULL);
 }

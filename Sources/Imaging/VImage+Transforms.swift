@@ -10,6 +10,11 @@ extension VImage {
         return VImage(taking: image)
     }
 
+    /// Resamples with a chosen kernel (`resize` uses libvips's default, lanczos3).
+    public func resize(horizontal: Double, vertical: Double, kernel: VipsKernel) throws -> VImage {
+        try VImage.make { ts_resize_kernel(pointer, $0, horizontal, vertical, kernel) }
+    }
+
     /// Mirrors left to right.
     public func flippedHorizontally() throws -> VImage {
         try VImage.make { ts_flip_horizontal(pointer, $0) }

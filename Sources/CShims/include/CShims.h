@@ -51,6 +51,8 @@ int ts_save_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len);
 /// A JPEG file straight through jpegload (no loader search), random access. The path is
 /// taken literally, as in ts_image_open.
 VipsImage *ts_jpeg_open(const char *path);
+/// vips_resize with a chosen kernel (VIPS_KERNEL_LINEAR, _CUBIC, _LANCZOS3...).
+int ts_resize_kernel(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel);
 /// Mirrors left to right.
 int ts_flip_horizontal(VipsImage *in, VipsImage **out);
 /// Rotates clockwise by a multiple of 90 degrees (`quarter_turns` 0..3), exactly.

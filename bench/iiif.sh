@@ -80,6 +80,8 @@ cleanup() {
 trap cleanup EXIT
 
 echo "starting tilescope" >&2
+# IIIF tile files from an earlier run would make the first pass a warm one: start cold.
+rm -rf "$work"/data/pyramids/*/*/iiif
 "$tilescope" serve --host 127.0.0.1 --port "$TS_PORT" --images "$work/images" --data "$work/data" \
   --workers "$WORKERS" --iiif-cache-mb 0 > "$work/tilescope.log" 2>&1 &
 ts_pid=$!

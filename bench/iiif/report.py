@@ -31,5 +31,5 @@ print()
 for scenario in ("tiles", "regions"):
     if (scenario, "tilescope") in summary and (scenario, "iipsrv") in summary:
         (tr, tc), (ir, ic) = summary[(scenario, "tilescope")], summary[(scenario, "iipsrv")]
-        print(f"- {scenario}: tilescope serves **{tr / ir:.1f}x** iipsrv's requests/s at "
-              f"**{ic / tc:.1f}x** less server CPU per request.")
+        cpu = f"**{ic / tc:.1f}x** less" if ic >= tc else f"**{tc / ic:.1f}x** more"
+        print(f"- {scenario}: tilescope serves **{tr / ir:.1f}x** iipsrv's requests/s with {cpu} server CPU per request.")

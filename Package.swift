@@ -24,10 +24,11 @@ let package = Package(
         .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog"]),
         .executableTarget(name: "tilescope", dependencies: ["Tilescope"]),
 
+        .target(name: "TestSupport", dependencies: ["Imaging"], path: "Tests/TestSupport"),
         .testTarget(name: "ScrollGeometryTests", dependencies: ["ScrollGeometry"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
-        .testTarget(name: "TilescopeTests", dependencies: ["Tilescope"]),
+        .testTarget(name: "TilescopeTests", dependencies: ["Tilescope", "TestSupport"]),
     ]
 )

@@ -81,6 +81,8 @@ int ts_extract_band(VipsImage *in, VipsImage **out, int band, int n) {
 }
 int ts_math_sin(VipsImage *in, VipsImage **out) { return vips_sin(in, out, NULL); }
 int ts_zone(VipsImage **out, int width, int height) { return vips_zone(out, width, height, NULL); }
+int ts_zoom(VipsImage *in, VipsImage **out, int xfac, int yfac) { return vips_zoom(in, out, xfac, yfac, NULL); }
+int ts_maplut(VipsImage *in, VipsImage **out, VipsImage *lut) { return vips_maplut(in, out, lut, NULL); }
 
 int ts_save_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len) {
     return vips_image_write_to_buffer(in, suffix, buf, len, NULL);
@@ -157,7 +159,6 @@ struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *h
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int) 1,
         MHD_OPTION_END);
 }
 

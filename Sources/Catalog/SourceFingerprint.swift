@@ -35,12 +35,12 @@ public struct SourceFingerprint: Hashable, Sendable, CustomStringConvertible {
         hash.add(UInt64(stamp.size))
         hash.add(UInt64(bitPattern: Int64(stamp.modifiedNanoseconds)))
         guard let head = try? handle.read(upToCount: sampleBytes) else { return nil }
-        hash.add(head)
+        head.withUnsafeBytes { hash.add($0) }
         if stamp.size > sampleBytes {
             let tailStart = max(sampleBytes, stamp.size - sampleBytes)
             guard (try? handle.seek(toOffset: UInt64(tailStart))) != nil,
                   let tail = try? handle.read(upToCount: sampleBytes) else { return nil }
-            hash.add(tail)
+            tail.withUnsafeBytes { hash.add($0) }
         }
         return (SourceFingerprint(value: hash.hex), stamp)
     }

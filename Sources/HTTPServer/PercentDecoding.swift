@@ -9,6 +9,10 @@ public enum PercentDecoding {
         if body.isEmpty { return [] }
         var result: [String] = []
         for part in body.split(separator: "/", omittingEmptySubsequences: false) {
+            if !part.utf8.contains(UInt8(ascii: "%")) {  // the common case: nothing to decode
+                result.append(String(part))
+                continue
+            }
             guard let decoded = decode(part) else { return nil }
             result.append(decoded)
         }

@@ -28,7 +28,7 @@ public struct Request: Sendable {
 
     /// A header by case-insensitive name.
     public func header(_ name: String) -> String? {
-        headers[name.lowercased()]
+        headers[ASCII.lowercased(name)]
     }
 
     public var isHead: Bool { method == "HEAD" }

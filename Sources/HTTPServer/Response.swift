@@ -28,13 +28,14 @@ public struct Response: Sendable {
         }
     }
 
+    /// Replaces any header of that name (case-insensitively).
     public mutating func setHeader(_ name: String, _ value: String) {
-        headers.removeAll { $0.name.lowercased() == name.lowercased() }
+        headers.removeAll { ASCII.equalIgnoringCase($0.name, name) }
         headers.append((name, value))
     }
 
     public func header(_ name: String) -> String? {
-        headers.last { $0.name.lowercased() == name.lowercased() }?.value
+        headers.last { ASCII.equalIgnoringCase($0.name, name) }?.value
     }
 
     /// Gives back a file body's descriptor when the response is dropped unsent (HEAD, 304).

@@ -124,17 +124,15 @@ public final class Server: @unchecked Sendable {
 
     private func send(_ response: Response, for exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
         var response = response
-        response.setHeader("Server-Timing", Self.timing(response.header("Server-Timing"), seconds: exchange.elapsedSeconds))
+        let total = "total;dur=" + ASCII.milliseconds(exchange.elapsedSeconds)
+        if let index = response.headers.firstIndex(where: { ASCII.equalIgnoringCase($0.name, "Server-Timing") }) {
+            response.headers[index].value += ", " + total  // after what the handler measured
+        } else {
+            response.headers.append(("Server-Timing", total))
+        }
         exchange.sentStatus = response.status
         exchange.sentBytes = exchange.request.isHead ? 0 : response.bodySize
         return ResponseWriter.queue(response, on: connection)
-    }
-
-    /// Appends the server's total to whatever the handler measured.
-    private static func timing(_ existing: String?, seconds: Double) -> String {
-        let total = "total;dur=\(String(format: "%.3f", seconds * 1000))"
-        guard let existing, !existing.isEmpty else { return total }
-        return existing + ", " + total
     }
 
     fileprivate func completed(_ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, ok: Bool) {

@@ -21,7 +21,7 @@ public struct ServerOptions: Sendable {
     public init(
         host: String? = nil, port: Int = 8080, pollThreads: Int = 2, workerThreads: Int = 2,
         connectionLimit: Int = 1000, connectionTimeout: Int = 30,
-        connectionMemoryLimit: Int = 32 * 1024, maxBodyBytes: Int = 1 << 20
+        connectionMemoryLimit: Int = 16 * 1024, maxBodyBytes: Int = 1 << 20
     ) {
         self.host = host
         self.port = port

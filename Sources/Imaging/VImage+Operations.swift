@@ -45,6 +45,26 @@ extension VImage {
         try VImage.make { ts_replicate(pointer, $0, Int32(across), Int32(down)) }
     }
 
+    /// Enlarges by whole factors, each pixel becoming an `across` x `down` block.
+    public func zoom(across: Int, down: Int) throws -> VImage {
+        try VImage.make { ts_zoom(pointer, $0, Int32(across), Int32(down)) }
+    }
+
+    /// Replaces each pixel value v with entry v of `table`, a one-row image with an entry
+    /// for every value that occurs; a 3-band table turns one band into colour.
+    public func mapped(through table: VImage) throws -> VImage {
+        try VImage.make { ts_maplut(pointer, $0, table.pointer) }
+    }
+
+    /// Saves as JPEG like `saveJPEG(to:quality:)`, reporting libvips's progress as the
+    /// pipeline streams (from the computing thread, once per percent change).
+    public func saveJPEG(to path: String, quality: Int = 85,
+                         progress: @escaping @Sendable (BuildProgress) -> Void) throws {
+        let relay = ProgressRelay(progress)
+        relay.attach(to: self)
+        try withExtendedLifetime(relay) { try saveJPEG(to: path, quality: quality) }
+    }
+
     /// Joins images into a grid, `across` per row, in row-major order.
     public static func join(_ images: [VImage], across: Int) throws -> VImage {
         var pointers: [UnsafeMutablePointer<VipsImage>?] = images.map { $0.pointer }

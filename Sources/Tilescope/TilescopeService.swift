@@ -14,23 +14,38 @@ public final class TilescopeService: @unchecked Sendable {
     public let scanner: FolderScanner
     public let server: Server
     public let imagesFolder: String
+    public let operations: Operations
 
     public init(_ config: ServeConfig) throws {
         self.config = config
+        Self.raiseDescriptorLimit()
         try Vips.start()
         store = try FilePyramidStore(dataFolder: config.dataFolder)
         imagesFolder = config.isDemo ? config.dataFolder + "/demo-images" : config.imagesFolder
+        let operations = Operations(accessLog: config.quiet ? nil : AccessLog(format: config.logFormat))
+        self.operations = operations
         builds = BuildQueue(store: store, library: library, builder: PyramidBuilder(quality: config.quality),
-                            concurrency: config.buildConcurrency, log: Log.info)
+                            concurrency: config.buildConcurrency, log: Log.info,
+                            finished: { operations.metrics.recordBuild(outcome: $0, seconds: $1) })
         scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds)
         let app = TilescopeApp(library: library, store: store, publicFolder: config.publicFolder,
-                               corsOrigin: config.corsOrigin,
+                               corsOrigin: config.corsOrigin, operations: operations,
                                iiif: IIIFService(publicURL: config.publicURL, cacheBytes: config.iiifCacheMegabytes << 20,
                                                  jpegQuality: config.quality),
                                titles: { record in (Titles.derived(from: record.fileName), nil) })
         server = Server(options: ServerOptions(
             host: config.host, port: config.port, pollThreads: config.pollThreads, workerThreads: config.workerThreads,
             connectionLimit: config.connectionLimit, connectionTimeout: config.connectionTimeout), handler: app)
+        OpsWiring.install(operations, service: self)
+    }
+
+    /// Connections and cached tile descriptors each hold a file descriptor; the usual soft
+    /// limit of 1024 is too low for that, the hard limit (often far higher) is not.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// Scans, starts listening and keeps the library in step with the folder.
@@ -48,6 +63,7 @@ public final class TilescopeService: @unchecked Sendable {
 
     public func stop() {
         Log.info("stopping: finishing requests in flight (up to \(config.shutdownSeconds) s)")
+        operations.readiness.markStopping()
         server.stop(deadline: Double(config.shutdownSeconds))
         builds.stop()
         Log.info("stopped")

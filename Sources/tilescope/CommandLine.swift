@@ -14,6 +14,7 @@ enum TilescopeCommand {
         Usage:
           tilescope serve [options]            serve images (the demo gallery without --images)
           tilescope build IMAGE... [options]   build Deep Zoom pyramids into the data folder
+          tilescope health [--port N] [--path P]  exit 0 if the local server answers 200 (for HEALTHCHECK)
           tilescope version                    print versions
           tilescope COMMAND --help             options of a command
         """
@@ -29,9 +30,10 @@ enum TilescopeCommand {
             switch command {
             case "serve": return try serve(rest)
             case "build": return try build(rest)
+            case "health": return try HealthProbe.main(rest, environment: ProcessInfo.processInfo.environment)
             case "version", "--version": return printVersion()
             case "--help", "-h", "help": print(usage); return 0
-            default: throw UsageError("unknown command '\(command)' (commands: serve, build, version)")
+            default: throw UsageError("unknown command '\(command)' (commands: serve, build, health, version)")
             }
         } catch let error as UsageError {
             Log.error(error.message)
@@ -52,7 +54,7 @@ enum TilescopeCommand {
     static func serve(_ arguments: [String]) throws -> Int32 {
         if arguments.contains("--help") || arguments.contains("-h") {
             print("Usage: tilescope serve [options]\n\nOptions (flag, environment variable, default):\n"
-                  + SettingsParser.help(ServeConfig.settings) + "\n  --quiet  no informational logging")
+                  + SettingsParser.help(ServeConfig.settings))
             return 0
         }
         var config = ServeConfig()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import ScrollGeometry
 import Testing
 @testable import Imaging

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Imaging
 import ScrollGeometry
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import HTTPServer
 import Imaging
 import ScrollGeometry

@@ -43,6 +43,10 @@ int ts_add(VipsImage *left, VipsImage *right, VipsImage **out);
 int ts_extract_band(VipsImage *in, VipsImage **out, int band, int n);
 int ts_math_sin(VipsImage *in, VipsImage **out);
 int ts_zone(VipsImage **out, int width, int height);
+/// Enlarges by whole factors, repeating each pixel (nearest neighbour, lazy).
+int ts_zoom(VipsImage *in, VipsImage **out, int xfac, int yfac);
+/// Maps each pixel through a lookup table image (a row of entries, one per input value).
+int ts_maplut(VipsImage *in, VipsImage **out, VipsImage *lut);
 
 // Region rendering (IIIF).
 /// Encodes to the format named by `suffix` (".jpg[Q=85]", ".png", ...). `suffix` is

@@ -13,9 +13,13 @@ public final class BuildQueue: @unchecked Sendable {
     private let library: ImageLibrary
     private let builder: PyramidBuilder
     private let log: @Sendable (String) -> Void
+    /// Told how each build ended ("built", "failed" or "discarded") and how long it took.
+    private let finished: @Sendable (_ outcome: String, _ seconds: Double) -> Void
 
     public init(store: any PyramidStore, library: ImageLibrary, builder: PyramidBuilder,
-                concurrency: Int, log: @escaping @Sendable (String) -> Void) {
+                concurrency: Int, log: @escaping @Sendable (String) -> Void,
+                finished: @escaping @Sendable (_ outcome: String, _ seconds: Double) -> Void = { _, _ in }) {
+        self.finished = finished
         self.store = store
         self.library = library
         self.builder = builder
@@ -89,6 +93,7 @@ public final class BuildQueue: @unchecked Sendable {
             // The source may have changed while it was read: publish only what matches the fingerprint.
             guard SourceFingerprint.compute(record.sourcePath)?.0.value == version else {
                 store.discard(stagingFolder: folder)
+                finished("discarded", Date().timeIntervalSince(started))
                 log("\(id) changed while building; its new version will be built")
                 return
             }
@@ -97,10 +102,12 @@ public final class BuildQueue: @unchecked Sendable {
             staging = nil
             library.update(id, version: version) { $0.status = .ready(manifest) }
             store.removeVersions(of: id, except: version)
+            finished("built", Date().timeIntervalSince(started))
             log("built \(id): \(pyramid.width)x\(pyramid.height) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         } catch {
             if let staging { store.discard(stagingFolder: staging) }
             library.update(id, version: version) { $0.status = .failed("\(error)") }
+            finished("failed", Date().timeIntervalSince(started))
             log("failed to build \(id): \(error)")
         }
     }

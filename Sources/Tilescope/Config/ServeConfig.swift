@@ -19,6 +19,7 @@ public struct ServeConfig: Sendable {
     public var shutdownSeconds = 10
     public var demoGigapixel = true
     public var quiet = false
+    public var logFormat = AccessLog.Format.common
     /// Base URL clients reach the server at (IIIF ids); empty: from each request's headers.
     public var publicURL = ""
     public var iiifCacheMegabytes = 256
@@ -94,6 +95,16 @@ public struct ServeConfig: Sendable {
         Setting("--shutdown-deadline", env: "TILESCOPE_SHUTDOWN_SECONDS", default: "10",
                 "seconds in-flight requests get after SIGTERM") {
             $0.shutdownSeconds = try SettingValue.integer($1, "shutdown-deadline", in: 0...3600)
+        },
+        Setting("--log-format", env: "TILESCOPE_LOG_FORMAT", default: "common",
+                "access log on stdout: common (log format) or json (lines)") { config, value in
+            guard let format = AccessLog.Format(rawValue: value) else {
+                throw UsageError("log format must be common or json, not '\(value)'")
+            }
+            config.logFormat = format
+        },
+        Setting("--quiet", env: "TILESCOPE_QUIET", default: "false", "no access log and no informational lines") {
+            $0.quiet = try SettingValue.boolean($1, "quiet")
         },
         Setting("--demo-gigapixel", env: "TILESCOPE_DEMO_GIGAPIXEL", default: "true",
                 "include the gigapixel image in the demo gallery") {

@@ -13,6 +13,9 @@ public enum Endpoint: Equatable, Sendable {
     case deepZoomTile(id: String, level: Int, column: Int, row: Int)
     case preview(id: String)
     case staticFile(path: [String])
+    case health
+    case readiness
+    case metrics
     case iiifBase(id: String)
     case iiifInfo(id: String)
     case iiifImage(id: String, region: String, size: String, rotation: String, qualityAndFormat: String)
@@ -35,6 +38,9 @@ public enum Endpoint: Equatable, Sendable {
         case "images":
             guard segments.count == 3, segments[2] == "preview.jpeg" else { throw APIError.notFound("no such resource") }
             return .preview(id: segments[1])
+        case "healthz" where segments.count == 1: return .health
+        case "readyz" where segments.count == 1: return .readiness
+        case "metrics" where segments.count == 1: return .metrics
         default:
             return .staticFile(path: segments)
         }

@@ -30,13 +30,19 @@ public enum HTTPCaching {
 
     /// A file response with validators, or a 304 when the client's copy is current.
     /// (For HEAD, libmicrohttpd sends the length and no body.)
+    /// `descriptors` caches open files that never change in place (pyramid files).
     public static func file(
-        at path: String, contentType: String, etag: String, cacheControl: String, request: Request
+        at path: String, contentType: String, etag: String, cacheControl: String, request: Request,
+        descriptors: OpenFileCache? = nil
     ) -> Response? {
         let headers: [(name: String, value: String)] = [
             ("Content-Type", contentType), ("ETag", etag), ("Cache-Control", cacheControl),
         ]
         if notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
+        if let descriptors {
+            guard let (descriptor, size) = descriptors.open(path) else { return nil }
+            return Response(status: 200, headers: headers, body: .file(descriptor: descriptor, size: size))
+        }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         var info = stat()

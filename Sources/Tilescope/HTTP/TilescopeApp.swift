@@ -9,11 +9,16 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let publicFolder: String
     let corsOrigin: String
     let titles: @Sendable (ImageRecord) -> (title: String, caption: String?)
+    let operations: Operations
     let iiif: IIIFService
+    /// Pyramid files are immutable (a new source version gets a new folder), so their
+    /// descriptors can be kept open.
+    let pyramidFiles = OpenFileCache(capacity: 1024)
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
-                iiif: IIIFService = IIIFService(),
+                operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
                 titles: @escaping @Sendable (ImageRecord) -> (title: String, caption: String?)) {
+        self.operations = operations
         self.iiif = iiif
         self.library = library
         self.store = store
@@ -61,13 +66,23 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             return .now(try tile(id, level: level, column: column, row: row, request))
         case .preview(let id): return .now(try preview(id, request))
         case .staticFile(let path): return .now(try staticFile(path, request))
+        case .health: return .now(health(request))
+        case .readiness: return .now(readiness(request))
+        case .metrics: return .now(metricsExposition(request))
+        case .viewport(let id): return .now(try viewport(id, request))
+        case .gallery: return .now(try gallery(request))
         case .iiifBase(let id): return .now(try iiifRedirect(id, request))
         case .iiifInfo(let id): return .now(try iiifInfo(id, request))
         case let .iiifImage(id, region, size, rotation, qualityAndFormat):
             return try iiifImage(id, region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat, request)
-        case .viewport, .rating, .gallery:
+        case .rating:
             throw APIError(501, "not_implemented", "this endpoint is not available in this build")
         }
+    }
+
+    /// Metrics and the access log, once the response has gone out.
+    public func completed(_ exchange: CompletedExchange) {
+        operations.completed(exchange)
     }
 
     private func preflight(_ endpoint: Endpoint) -> Response {
@@ -78,13 +93,15 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         ])
     }
 
+    /// Headers every response carries. Handlers never set these, so they are appended
+    /// without a lookup (this runs on every tile).
     private func decorate(_ response: Response) -> Response {
         var response = response
-        response.setHeader("Access-Control-Allow-Origin", corsOrigin)
-        response.setHeader("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location, Link")
-        response.setHeader("Timing-Allow-Origin", corsOrigin)
-        response.setHeader("X-Content-Type-Options", "nosniff")
-        if corsOrigin != "*" { response.setHeader("Vary", "Origin") }
+        response.headers.append(("Access-Control-Allow-Origin", corsOrigin))
+        response.headers.append(("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location, Link"))
+        response.headers.append(("Timing-Allow-Origin", corsOrigin))
+        response.headers.append(("X-Content-Type-Options", "nosniff"))
+        if corsOrigin != "*" { response.headers.append(("Vary", "Origin")) }
         return response
     }
 

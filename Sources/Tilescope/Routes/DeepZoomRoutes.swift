@@ -34,7 +34,8 @@ extension TilescopeApp {
                              request: Request) throws -> Response {
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: record.version)
         guard let response = HTTPCaching.file(at: path, contentType: type, etag: etag,
-                                              cacheControl: cacheControl, request: request) else {
+                                              cacheControl: cacheControl, request: request,
+                                              descriptors: pyramidFiles) else {
             throw APIError.notFound("the pyramid of \(record.id) has no such file")
         }
         return response

@@ -48,7 +48,9 @@ public struct ImageJSON: Encodable, Sendable {
         }
         version = record.version
         self.rating = rating
-        urls = ImageURLs(id: record.id, version: record.version).json
+        let links = PyramidURLs(imageID: record.id, version: record.version)
+        urls = URLs(dzi: links.dzi, tiles: links.tiles, preview: links.preview,
+                    viewport: "/api/images/\(PyramidURLs.percentEncoded(record.id))/viewport")
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -76,22 +78,5 @@ public struct ImageJSON: Encodable, Sendable {
         try container.encode(version, forKey: .version)
         try container.encode(rating, forKey: .rating)
         try container.encode(urls, forKey: .urls)
-    }
-}
-
-/// The versioned URLs of one image's resources.
-public struct ImageURLs: Sendable {
-    public var id: String
-    public var version: String
-
-    public var descriptor: String { "/dzi/\(id).dzi?v=\(version)" }
-    public var preview: String { "/images/\(id)/preview.jpeg?v=\(version)" }
-    public func tile(level: Int, column: Int, row: Int) -> String {
-        "/dzi/\(id)_files/\(level)/\(column)_\(row).jpeg?v=\(version)"
-    }
-
-    var json: ImageJSON.URLs {
-        ImageJSON.URLs(dzi: descriptor, tiles: "/dzi/\(id)_files/{level}/{col}_{row}.jpeg?v=\(version)",
-                       preview: preview, viewport: "/api/images/\(id)/viewport")
     }
 }

@@ -10,6 +10,11 @@ extension TilescopeApp {
         JSON.response(json(try record(id)))
     }
 
+    /// The gallery's images in display order.
+    func galleryOrder(_ request: Request) throws -> [ImageRecord] {
+        library.all
+    }
+
     func json(_ record: ImageRecord) -> ImageJSON {
         let text = titles(record)
         return ImageJSON(record, title: text.title, caption: text.caption)

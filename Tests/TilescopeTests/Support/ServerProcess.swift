@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The real `tilescope` binary run as a child process, for tests that kill it or signal it.
 final class ServerProcess {

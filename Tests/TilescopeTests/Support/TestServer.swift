@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import Tilescope
 
 /// A real Tilescope server on an ephemeral loopback port, over a temporary images folder.

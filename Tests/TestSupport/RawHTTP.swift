@@ -2,20 +2,20 @@ import Foundation
 
 /// A minimal HTTP/1.1 client over a plain socket, so tests send paths byte for byte
 /// (no client-side normalisation of "..", "%2F" or NUL) and can reuse one connection.
-final class RawHTTP {
-    struct Reply {
-        var status: Int
-        var headers: [String: String]
-        var body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
-        func header(_ name: String) -> String? { headers[name.lowercased()] }
-        var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
+public final class RawHTTP {
+    public struct Reply {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: [UInt8]
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        public func header(_ name: String) -> String? { headers[name.lowercased()] }
+        public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
     }
 
     private let socket: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int) throws {
+    public init(port: Int) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -34,7 +34,7 @@ final class RawHTTP {
     deinit { close(socket) }
 
     /// One request/response exchange on this connection.
-    func send(_ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8] = []) throws -> Reply {
+    public func send(_ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8] = []) throws -> Reply {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
@@ -50,7 +50,7 @@ final class RawHTTP {
     }
 
     /// True if the server closed the connection (a read returns end of file).
-    func isClosedByServer() -> Bool {
+    public func isClosedByServer() -> Bool {
         var byte: UInt8 = 0
         return recv(socket, &byte, 1, Int32(MSG_DONTWAIT)) == 0
     }
@@ -92,12 +92,12 @@ final class RawHTTP {
     }
 
     /// A one-off request on a fresh connection.
-    static func get(_ port: Int, _ path: String, headers: [String: String] = [:]) throws -> Reply {
+    public static func get(_ port: Int, _ path: String, headers: [String: String] = [:]) throws -> Reply {
         try RawHTTP(port: port).send("GET", path, headers: headers)
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

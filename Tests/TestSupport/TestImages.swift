@@ -2,15 +2,16 @@ import Foundation
 import Imaging
 
 /// Source images made by the tests: nothing is downloaded or committed.
-enum TestImages {
-    static func folder(_ label: String) throws -> String {
+public enum TestImages {
+    public static func folder(_ label: String = #function) throws -> String {
+        let label = label.filter { $0.isLetter || $0.isNumber }
         let path = NSTemporaryDirectory() + "tilescope-test-\(label)-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
 
     /// A colour pattern with detail at every scale; `seed` changes it.
-    static func pixels(width: Int, height: Int, seed: Int = 0) -> [UInt8] {
+    public static func pixels(width: Int, height: Int, seed: Int = 0) -> [UInt8] {
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         pixels.withUnsafeMutableBufferPointer { out in
             for y in 0..<height {
@@ -25,17 +26,17 @@ enum TestImages {
         return pixels
     }
 
-    static func writePNG(width: Int, height: Int, to path: String, seed: Int = 0) throws {
+    public static func writePNG(width: Int, height: Int, to path: String, seed: Int = 0) throws {
         let image = try VImage.fromPixels(pixels(width: width, height: height, seed: seed), width: width, height: height, bands: 3)
         try Data(image.pngData()).write(to: URL(fileURLWithPath: path))
     }
 
-    static func writeJPEG(width: Int, height: Int, to path: String, seed: Int = 0) throws {
+    public static func writeJPEG(width: Int, height: Int, to path: String, seed: Int = 0) throws {
         let image = try VImage.fromPixels(pixels(width: width, height: height, seed: seed), width: width, height: height, bands: 3)
         try image.saveJPEG(to: path, quality: 90)
     }
 
-    static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+    public static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
         precondition(a.count == b.count && !a.isEmpty)
         var sum = 0.0
         for i in a.indices {
@@ -44,5 +45,12 @@ enum TestImages {
         }
         let mse = sum / Double(a.count)
         return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+    }
+}
+
+extension TestImages {
+    /// The same pattern written as PNG (a lossless source).
+    public static func pattern(width: Int, height: Int, at path: String) throws {
+        try writePNG(width: width, height: height, to: path)
     }
 }

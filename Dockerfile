@@ -1,0 +1,50 @@
+# Tilescope in a container: a release build on the official Swift image, run from
+# debian:bookworm-slim with only the libraries the binary links, as a non-root user.
+#
+#   podman build -t tilescope .            (or: docker build -t tilescope .)
+#   docker run -p 8080:8080 -v tilescope-data:/data -v "$PWD/images:/images:ro" tilescope
+#
+# Configuration is by environment variable only (TILESCOPE_*; see docs/ops.md).
+
+ARG SWIFT_IMAGE=swift:6.3-bookworm
+
+FROM ${SWIFT_IMAGE} AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libvips-dev libmicrohttpd-dev libsqlite3-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+# The manifest names every target, tests included, so SwiftPM wants their folders too.
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --static-swift-stdlib --product tilescope \
+ && install -D -m 755 "$(swift build -c release --show-bin-path)/tilescope" /out/tilescope \
+ && strip /out/tilescope
+
+FROM debian:bookworm-slim
+# The libraries `readelf -d tilescope` lists as NEEDED, beyond libc (libvips42 brings the image codecs;
+# its loaders stay, since libvips picks them at run time).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libvips42 libmicrohttpd12 libsqlite3-0 libglib2.0-0 libstdc++6 \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 tilescope \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /data --no-create-home --shell /usr/sbin/nologin tilescope \
+ && mkdir -p /data /images \
+ && chown tilescope:tilescope /data
+COPY --from=build /out/tilescope /usr/local/bin/tilescope
+COPY Public /usr/local/share/tilescope/Public
+
+ENV TILESCOPE_HOST=0.0.0.0 \
+    TILESCOPE_PORT=8080 \
+    TILESCOPE_DATA=/data \
+    TILESCOPE_IMAGES=/images \
+    TILESCOPE_PUBLIC=/usr/local/share/tilescope/Public \
+    TILESCOPE_LOG_FORMAT=common \
+    TILESCOPE_SHUTDOWN_SECONDS=10
+# Pyramids, staging and the catalog database. The images folder can be mounted read-only.
+VOLUME /data
+EXPOSE 8080
+USER tilescope:tilescope
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=15s --timeout=5s --start-period=10s --retries=3 CMD ["/usr/local/bin/tilescope", "health"]
+ENTRYPOINT ["/usr/local/bin/tilescope", "serve"]

@@ -1,0 +1,49 @@
+/// A 5x7 pixel font for digits and a few marks, so demo images can carry readable
+/// numbers without any font files.
+public enum BitmapFont {
+    /// Glyph cell size in font pixels; `advance` leaves one blank column between glyphs.
+    public static let glyphWidth = 5
+    public static let glyphHeight = 7
+    public static let advance = 6
+
+    /// Each glyph is seven rows, top first; bit 4 (0x10) is the leftmost column.
+    private static let glyphs: [Character: [UInt8]] = [
+        "0": [0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E],
+        "1": [0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E],
+        "2": [0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F],
+        "3": [0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E],
+        "4": [0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02],
+        "5": [0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E],
+        "6": [0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E],
+        "7": [0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08],
+        "8": [0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E],
+        "9": [0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C],
+        ",": [0x00, 0x00, 0x00, 0x00, 0x0C, 0x04, 0x08],
+        ".": [0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C],
+        "-": [0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00],
+        ":": [0x00, 0x0C, 0x0C, 0x00, 0x0C, 0x0C, 0x00],
+        "x": [0x00, 0x00, 0x11, 0x0A, 0x04, 0x0A, 0x11],
+        " ": [0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00],
+    ]
+
+    /// Whether the font has a glyph for `character`.
+    public static func canDraw(_ character: Character) -> Bool {
+        glyphs[character] != nil
+    }
+
+    /// Whether font pixel (`column`, `row`) of `character` is ink. Unknown characters are blank.
+    public static func isInk(_ character: Character, column: Int, row: Int) -> Bool {
+        guard let rows = glyphs[character], (0..<glyphWidth).contains(column), (0..<glyphHeight).contains(row)
+        else { return false }
+        return rows[row] & (0x10 >> UInt8(column)) != 0
+    }
+
+    /// Width in image pixels of `text` drawn at `scale` (no trailing gap).
+    public static func width(of text: String, scale: Int) -> Int {
+        text.isEmpty ? 0 : ((text.count - 1) * advance + glyphWidth) * scale
+    }
+
+    public static func height(scale: Int) -> Int {
+        glyphHeight * scale
+    }
+}

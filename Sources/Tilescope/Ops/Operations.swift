@@ -1,0 +1,28 @@
+import HTTPServer
+
+/// What a well-run service exposes about itself: metrics, readiness and the access log,
+/// fed by the server's completion hook once per request.
+public final class Operations: Sendable {
+    public let metrics = Metrics()
+    public let readiness = Readiness()
+    /// Nil when quiet.
+    let accessLog: AccessLog?
+    /// Conditional requests (`If-None-Match`): a hit when the client's copy was current (304).
+    private let revalidations: CacheCounter
+
+    public init(accessLog: AccessLog?) {
+        self.accessLog = accessLog
+        revalidations = metrics.cache("http_revalidation")
+    }
+
+    /// Counts and logs one finished exchange. Runs on a server thread after every response.
+    func completed(_ exchange: CompletedExchange) {
+        let route = Endpoint.routeIndex(of: exchange.request)
+        metrics.record(route: route, status: exchange.status, bytes: exchange.bytesSent, seconds: exchange.seconds,
+                       completedNormally: exchange.completedNormally)
+        if exchange.status == 304 || exchange.status == 200, exchange.request.headers["if-none-match"] != nil {
+            if exchange.status == 304 { revalidations.hit() } else { revalidations.miss() }
+        }
+        accessLog?.log(exchange, route: Endpoint.routeNames[route])
+    }
+}

@@ -1,0 +1,33 @@
+import HTTPServer
+
+/// Connects the service's parts to its operations: the gauges read at each scrape and the
+/// readiness checks of the data folder. (Features add their own checks and caches too.)
+enum OpsWiring {
+    static func install(_ operations: Operations, service: TilescopeService) {
+        let metrics = operations.metrics
+        // Weak: the server owns the app, which owns `operations`, which owns these closures.
+        metrics.register(Gauge("tilescope_http_open_connections", help: "TCP connections open to the server.") {
+            [weak server = service.server] in Double(server?.openConnectionCount ?? 0)
+        })
+        metrics.register(Gauge("tilescope_http_requests_in_flight", help: "Requests received and not yet completed.") {
+            [weak server = service.server] in Double(server?.inFlightCount ?? 0)
+        })
+        metrics.register(Gauge("tilescope_pyramid_builds_queued", help: "Pyramid builds waiting for a builder.") {
+            [weak builds = service.builds] in Double(builds?.counts.queued ?? 0)
+        })
+        metrics.register(Gauge("tilescope_pyramid_builds_running", help: "Pyramid builds in progress.") {
+            [weak builds = service.builds] in Double(builds?.counts.running ?? 0)
+        })
+        metrics.register(Gauge("tilescope_images", help: "Images in the library, by status (building, ready, failed).") {
+            [weak library = service.library] in
+            let records = library?.all ?? []
+            return ["building", "ready", "failed"].map { status in
+                (labels: [("status", status)], value: Double(records.filter { $0.status.name == status }.count))
+            }
+        })
+
+        let readiness = operations.readiness
+        readiness.add(Readiness.writableFolder("data_folder_writable", path: service.store.dataFolder))
+        readiness.add(Readiness.existingFolder("pyramid_store", path: service.store.pyramidsFolder))
+    }
+}

@@ -1,0 +1,135 @@
+/// Reads typed values out of raw request fields, with errors that name the field.
+struct ViewportFields {
+    let values: [String: ViewportFieldValue]
+
+    init(_ values: [String: ViewportFieldValue]) {
+        self.values = values
+    }
+
+    init(query: [String: String]) {
+        self.init(query.mapValues { .text($0) })
+    }
+
+    func isPresent(_ field: String) -> Bool {
+        switch values[field] {
+        case nil, .null?: false
+        default: true
+        }
+    }
+
+    /// A finite number, or `nil` when the field is absent.
+    func number(_ field: String) throws(ViewportQueryError) -> Double? {
+        switch values[field] {
+        case nil, .null?: return nil
+        case .number(let value)?: return try Self.finite(value, field)
+        case .text(let text)?: return try Self.parseNumber(text, field)
+        case .bool?, .list?, .object?, .unsupported?: throw .malformed(field, "a number")
+        }
+    }
+
+    func requiredNumber(_ field: String) throws(ViewportQueryError) -> Double {
+        guard let value = try number(field) else { throw .missing(field) }
+        return value
+    }
+
+    /// A fixed list of finite numbers: `"a,b,c"`, a JSON array `[a, b, c]` or a JSON object with exactly
+    /// the given `names` (missing names take `defaultValue` when there is one).
+    func numbers(_ field: String, names: [String], defaultValue: Double? = nil) throws(ViewportQueryError) -> [Double]? {
+        let expected = "\(names.count) numbers \"\(names.joined(separator: ","))\""
+        switch values[field] {
+        case nil, .null?:
+            return nil
+        case .text(let text)?:
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            guard parts.count == names.count else { throw .malformed(field, expected) }
+            var result: [Double] = []
+            for (name, part) in zip(names, parts) {
+                result.append(try Self.parseNumber(String(part), "\(field).\(name)"))
+            }
+            return result
+        case .list(let list)?:
+            guard list.count == names.count else { throw .malformed(field, expected) }
+            for (name, value) in zip(names, list) { _ = try Self.finite(value, "\(field).\(name)") }
+            return list
+        case .object(let object)?:
+            if let unknown = object.keys.sorted().first(where: { !names.contains($0) }) {
+                throw .malformed(field, "\(expected) (unknown key '\(unknown.prefix(40))')")
+            }
+            var result: [Double] = []
+            for name in names {
+                guard let value = object[name] ?? defaultValue else { throw .missing("\(field).\(name)") }
+                result.append(try Self.finite(value, "\(field).\(name)"))
+            }
+            return result
+        case .number?, .bool?, .unsupported?:
+            throw .malformed(field, expected)
+        }
+    }
+
+    /// `1`/`true` or `0`/`false`; `nil` when absent.
+    func flag(_ field: String) throws(ViewportQueryError) -> Bool? {
+        switch values[field] {
+        case nil, .null?: return nil
+        case .bool(let value)?: return value
+        case .number(1)?, .text("1")?, .text("true")?: return true
+        case .number(0)?, .text("0")?, .text("false")?: return false
+        default: throw .malformed(field, "1 or 0 (true or false)")
+        }
+    }
+
+    static func finite(_ value: Double, _ field: String) throws(ViewportQueryError) -> Double {
+        guard value.isFinite else { throw .notFinite(field, value) }
+        return value
+    }
+
+    /// A decimal number as JSON writes them (a leading `+` and surrounding spaces forgiven). Swift's own
+    /// `Double(String)` also takes hexadecimal and `nan`; those are refused, the latter with its own message.
+    static func parseNumber(_ raw: String, _ field: String) throws(ViewportQueryError) -> Double {
+        let text = raw.trimmingASCIISpaces
+        var unsigned = Substring(text)
+        if unsigned.first == "+" || unsigned.first == "-" { unsigned = unsigned.dropFirst() }
+        switch unsigned.lowercased() {
+        case "nan": throw .notFinite(field, .nan)
+        case "inf", "infinity": throw .notFinite(field, text.hasPrefix("-") ? -.infinity : .infinity)
+        default: break
+        }
+        guard isDecimal(unsigned.utf8), let value = Double(text) else { throw .notANumber(field, raw) }
+        return try finite(value, field)  // 1e999 parses to infinity
+    }
+
+    /// `digits [. digits] [e [sign] digits]` or `. digits [...]`, at least one mantissa digit.
+    static func isDecimal(_ bytes: Substring.UTF8View) -> Bool {
+        var index = bytes.startIndex
+        func digits() -> Int {
+            var count = 0
+            while index < bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                index = bytes.index(after: index)
+                count += 1
+            }
+            return count
+        }
+        var mantissa = digits()
+        if index < bytes.endIndex, bytes[index] == UInt8(ascii: ".") {
+            index = bytes.index(after: index)
+            mantissa += digits()
+        }
+        guard mantissa > 0 else { return false }
+        if index < bytes.endIndex, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index = bytes.index(after: index)
+            if index < bytes.endIndex, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index = bytes.index(after: index)
+            }
+            guard digits() > 0 else { return false }
+        }
+        return index == bytes.endIndex
+    }
+}
+
+extension String {
+    fileprivate var trimmingASCIISpaces: String {
+        let bytes = utf8
+        guard let first = bytes.firstIndex(where: { $0 != UInt8(ascii: " ") }) else { return "" }
+        let last = bytes.lastIndex(where: { $0 != UInt8(ascii: " ") })!
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation  // memcpy
+
+/// A small JSON writer for the viewport answer: keys in the documented order, numbers in their shortest
+/// exact form (whole numbers without `.0`), written straight into one growing byte buffer.
+///
+/// The viewport answer is on the hot path (the target is at most twice the cost of a static tile) and a
+/// retina screen needs a hundred tiles or more. Foundation's JSONEncoder neither keeps key order nor runs
+/// cheaply, and even `[UInt8].append` costs a uniqueness check per call; this writes through a pointer with
+/// one capacity check per piece, and copies the result out once.
+struct ViewportJSON: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private var count = 0
+    private var needsComma = false
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    /// The bytes written so far.
+    var bytes: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            memcpy(buffer.baseAddress!, base, count)
+            initialized = count
+        }
+    }
+
+    // MARK: structure
+
+    mutating func beginObject(_ key: StaticString) {
+        self.key(key)
+        byte(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    mutating func beginObject() {
+        reserve(2)
+        if needsComma { unchecked(UInt8(ascii: ",")) }
+        unchecked(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    mutating func endObject() {
+        byte(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    mutating func beginArray(_ key: StaticString) {
+        self.key(key)
+        byte(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    mutating func endArray() {
+        byte(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    // MARK: fields
+
+    mutating func field(_ key: StaticString, _ value: String) {
+        self.key(key)
+        appendString(value)
+        needsComma = true
+    }
+
+    mutating func field(_ key: StaticString, _ value: Double) {
+        self.key(key)
+        appendNumber(value)
+        needsComma = true
+    }
+
+    mutating func field(_ key: StaticString, _ value: Int?) {
+        self.key(key)
+        if let value { appendInt(value) } else { appendRaw("null") }
+        needsComma = true
+    }
+
+    /// Opens a string value whose pieces the caller guarantees need no escaping (percent-encoded URL parts),
+    /// to be written with `appendRaw`/`appendInt` and closed with `endRawString`.
+    mutating func beginRawString(_ key: StaticString) {
+        self.key(key)
+        byte(UInt8(ascii: "\""))
+    }
+
+    mutating func endRawString() {
+        byte(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    // MARK: pieces
+
+    mutating func appendRaw(_ text: StaticString) {
+        // withUTF8Buffer, not utf8Start: a one-character literal is stored as a scalar, without a pointer.
+        text.withUTF8Buffer { utf8 in
+            reserve(utf8.count)
+            memcpy(base + count, utf8.baseAddress!, utf8.count)
+            count += utf8.count
+        }
+    }
+
+    mutating func appendRaw(_ chunk: [UInt8]) {
+        reserve(chunk.count)
+        chunk.withUnsafeBufferPointer { memcpy(base + count, $0.baseAddress!, $0.count) }
+        count += chunk.count
+    }
+
+    mutating func appendInt(_ value: Int) {
+        reserve(20)
+        if value < 0 { unchecked(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        var divisor: UInt = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        var rest = magnitude
+        while divisor > 0 {
+            unchecked(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// Whole numbers below 2^53 as integers (`2048`, not `2048.0`); others in Swift's shortest round-trip form,
+    /// which is valid JSON (`0.25`, `1e-05`). Non-finite values cannot be JSON: `null` (the request checks make
+    /// them unreachable).
+    mutating func appendNumber(_ value: Double) {
+        guard value.isFinite else { return appendRaw("null") }
+        if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
+            appendInt(Int(value))
+        } else {
+            var text = value.description  // at most 24 bytes: usually a small (inline) string, no allocation
+            text.withUTF8 { utf8 in
+                reserve(utf8.count)
+                memcpy(base + count, utf8.baseAddress!, utf8.count)
+                count += utf8.count
+            }
+        }
+    }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    mutating func appendString(_ text: String) {
+        let utf8 = text.utf8
+        reserve(utf8.count * 6 + 2)  // the worst case: every byte a \u00XX escape
+        unchecked(UInt8(ascii: "\""))
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                unchecked(UInt8(ascii: "\\"))
+                unchecked(byte)
+            case 0..<0x20:
+                for piece in [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                              Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]] {
+                    unchecked(piece)
+                }
+            default:
+                unchecked(byte)
+            }
+        }
+        unchecked(UInt8(ascii: "\""))
+    }
+
+    private mutating func key(_ key: StaticString) {
+        reserve(2)
+        if needsComma { unchecked(UInt8(ascii: ",")) }
+        unchecked(UInt8(ascii: "\""))
+        appendRaw(key)
+        reserve(2)
+        unchecked(UInt8(ascii: "\""))
+        unchecked(UInt8(ascii: ":"))
+    }
+
+    @inline(__always)
+    private mutating func byte(_ value: UInt8) {
+        reserve(1)
+        unchecked(value)
+    }
+
+    /// Only after `reserve` made room.
+    @inline(__always)
+    private mutating func unchecked(_ value: UInt8) {
+        base[count] = value
+        count += 1
+    }
+
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(toFit: extra) }
+    }
+
+    /// Kept out of line so that `reserve` inlines to one comparison.
+    @inline(never)
+    private mutating func grow(toFit extra: Int) {
+        let grown = max(capacity * 2, count + extra)
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        bigger.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = bigger
+        capacity = grown
+    }
+
+    /// `value` as `ViewportJSON` writes it, for messages and tests.
+    static func number(_ value: Double) -> String {
+        var writer = ViewportJSON(capacity: 32)
+        writer.appendNumber(value)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import ScrollGeometry
+
+/// A checked viewport request (`GET ?...` or `POST` JSON): the client's scroll view, an optional zoom, prefetch.
+///
+/// Every check that does not need the image happens here, so that `Viewport` only ever sees valid input.
+/// Out-of-range `zoomScale` and offsets are not errors: the geometry clamps them (rules 3 and 4).
+public struct ViewportQuery: Hashable, Sendable {
+    public var scrollView: ScrollView
+    public var zoom: Zoom?
+    public var prefetch: Bool
+
+    /// Largest accepted `width` and `height`, in points.
+    public static let maxViewportSide = 16384.0
+    /// Accepted screen scales (device pixels per point).
+    public static let scaleRange = 1.0...4.0
+    /// Largest accepted `minZoomScale`/`maxZoomScale`: keeps every coordinate of the answer finite.
+    public static let maxZoomScaleLimit = 1e6
+
+    public init(scrollView: ScrollView, zoom: Zoom? = nil, prefetch: Bool = false) {
+        self.scrollView = scrollView
+        self.zoom = zoom
+        self.prefetch = prefetch
+    }
+
+    /// From a query string already split into fields (`width=1024&height=768&insets=0,0,0,0`).
+    public static func parse(query: [String: String]) throws(ViewportQueryError) -> ViewportQuery {
+        try parse(ViewportFields(query: query))
+    }
+
+    /// From a JSON object body with the same fields. Numbers are JSON numbers; `insets`, `zoomRect` and `tap`
+    /// may be the comma string, an array or an object; `prefetch` may be a boolean or 0/1; `null` is absent.
+    public static func parse(json body: [UInt8]) throws(ViewportQueryError) -> ViewportQuery {
+        try parse(json: Data(body))
+    }
+
+    public static func parse(json body: Data) throws(ViewportQueryError) -> ViewportQuery {
+        let fields: [String: ViewportFieldValue]
+        do {
+            fields = try JSONDecoder().decode([String: ViewportFieldValue].self, from: body)
+        } catch {
+            throw ViewportQueryError(field: "body", message: "body must be a JSON object of viewport fields")
+        }
+        return try parse(ViewportFields(fields))
+    }
+
+    /// Everything the image decides: rules 1-10 for this request.
+    public func viewport(for pyramid: Pyramid) -> Viewport {
+        Viewport(pyramid: pyramid, scrollView: scrollView, zoom: zoom, prefetch: prefetch)
+    }
+
+    static func parse(_ fields: ViewportFields) throws(ViewportQueryError) -> ViewportQuery {
+        let width = try side("width", fields)
+        let height = try side("height", fields)
+        let scale = try fields.number("scale") ?? 1
+        guard scaleRange.contains(scale) else { throw .outOfRange("scale", scale, "from 1 to 4") }
+        let zoomScale = try fields.number("zoomScale")
+        if let zoomScale, zoomScale <= 0 { throw .outOfRange("zoomScale", zoomScale, "> 0") }
+        let offset = Point(x: try fields.number("offsetX") ?? 0, y: try fields.number("offsetY") ?? 0)
+        let insets = try self.insets(fields, width: width, height: height)
+        let (minimum, maximum) = try zoomLimits(fields)
+        let view = ScrollView(boundsSize: Size(width: width, height: height), scale: scale, zoomScale: zoomScale,
+                              contentOffset: offset, contentInset: insets,
+                              minimumZoomScale: minimum, maximumZoomScale: maximum)
+        return ViewportQuery(scrollView: view, zoom: try zoom(fields), prefetch: try fields.flag("prefetch") ?? false)
+    }
+
+    static func side(_ field: String, _ fields: ViewportFields) throws(ViewportQueryError) -> Double {
+        let value = try fields.requiredNumber(field)
+        guard value > 0, value <= maxViewportSide else {
+            throw .outOfRange(field, value, "> 0 and <= \(Int(maxViewportSide))")
+        }
+        return value
+    }
+
+    /// `top,left,bottom,right`, each >= 0, leaving an available area (rule 1) wider and taller than 0.
+    static func insets(_ fields: ViewportFields, width: Double, height: Double) throws(ViewportQueryError) -> Insets {
+        guard let values = try fields.numbers("insets", names: ["top", "left", "bottom", "right"], defaultValue: 0) else {
+            return .zero
+        }
+        for (name, value) in zip(["top", "left", "bottom", "right"], values) where value < 0 {
+            throw .outOfRange("insets.\(name)", value, ">= 0")
+        }
+        let insets = Insets(top: values[0], left: values[1], bottom: values[2], right: values[3])
+        let available = (width: width - insets.horizontal, height: height - insets.vertical)
+        guard available.width > 0, available.height > 0 else {
+            throw ViewportQueryError(field: "insets", message: "insets leave no available area: width - left - right = "
+                + "\(ViewportJSON.number(available.width)), height - top - bottom = \(ViewportJSON.number(available.height))")
+        }
+        return insets
+    }
+
+    static func zoomLimits(_ fields: ViewportFields) throws(ViewportQueryError) -> (Double?, Double?) {
+        func limit(_ field: String) throws(ViewportQueryError) -> Double? {
+            guard let value = try fields.number(field) else { return nil }
+            guard value > 0, value <= maxZoomScaleLimit else { throw .outOfRange(field, value, "> 0 and <= 1000000") }
+            return value
+        }
+        let minimum = try limit("minZoomScale")
+        let maximum = try limit("maxZoomScale")
+        if let minimum, let maximum, minimum > maximum {
+            throw ViewportQueryError(field: "minZoomScale", message: "minZoomScale (\(ViewportJSON.number(minimum))) "
+                + "must not exceed maxZoomScale (\(ViewportJSON.number(maximum)))")
+        }
+        return (minimum, maximum)
+    }
+
+    /// `zoomRect=x,y,w,h` or `tap=x,y[&factor=F]`, not both. `factor` is checked even without `tap`.
+    static func zoom(_ fields: ViewportFields) throws(ViewportQueryError) -> Zoom? {
+        let factor = try fields.number("factor") ?? Zoom.defaultTapFactor
+        guard factor > 0 else { throw .outOfRange("factor", factor, "> 0") }
+        let rect = try fields.numbers("zoomRect", names: ["x", "y", "width", "height"])
+        let tap = try fields.numbers("tap", names: ["x", "y"])
+        switch (rect, tap) {
+        case (let r?, nil):
+            guard r[2] > 0 else { throw .outOfRange("zoomRect.width", r[2], "> 0") }
+            guard r[3] > 0 else { throw .outOfRange("zoomRect.height", r[3], "> 0") }
+            return .toRect(Rect(x: r[0], y: r[1], width: r[2], height: r[3]))
+        case (nil, let t?):
+            return .tap(Point(x: t[0], y: t[1]), factor: factor)
+        case (nil, nil):
+            return nil
+        case (_?, _?):
+            throw ViewportQueryError(field: "tap", message: "tap and zoomRect cannot be combined: send one zoom at a time")
+        }
+    }
+}

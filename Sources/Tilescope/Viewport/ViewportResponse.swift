@@ -1,0 +1,176 @@
+import ScrollGeometry
+
+/// The viewport answer of issue 3: what the client draws, where, and at which zoom.
+///
+/// Build it from the computed `Viewport`, then send `json` (keys in the documented order, written without
+/// Foundation); it is also `Encodable`, with the same keys and values, for tests and other encoders.
+public struct ViewportResponse: Encodable, Hashable, Sendable {
+    /// The image as the geometry saw it.
+    public struct Image: Encodable, Hashable, Sendable {
+        public let id: String
+        public let width: Int
+        public let height: Int
+        public let tileSize: Int
+        public let overlap: Int
+        public let maxLevel: Int
+    }
+
+    /// The whole-image preview: the pyramid level P of rule 7.
+    public struct Preview: Encodable, Hashable, Sendable {
+        public let url: String
+        public let width: Int
+        public let height: Int
+    }
+
+    /// One tile to draw (or to prefetch): its address, its URL and its frame in content points (rule 10).
+    public struct TileJSON: Encodable, Hashable, Sendable {
+        public let level: Int
+        public let column: Int
+        public let row: Int
+        public let url: String
+        public let frame: Rect
+    }
+
+    public let image: Image
+    public let zoomScale: Double
+    public let minimumZoomScale: Double
+    public let maximumZoomScale: Double
+    public let contentSize: Size
+    public let contentOffset: Point
+    public let visibleRect: Rect
+    /// `"low"` (draw the preview) or `"high"` (draw `tiles`).
+    public let resolution: String
+    public let threshold: Double
+    /// `null` when `resolution` is `"low"`.
+    public let level: Int?
+    public let preview: Preview
+    /// The tiles to draw, nearest the viewport centre first.
+    public var tiles: [TileJSON] { drawn.map(json) }
+    /// Present only when the request asked for `prefetch`.
+    public var prefetch: [TileJSON]? { prefetched?.map(json) }
+
+    // The geometry's tiles, turned into URLs only while writing: building a string per tile up front
+    // would cost more than the rest of the answer.
+    private let drawn: [Tile]
+    private let prefetched: [Tile]?
+    private let urls: PyramidURLs
+
+    public init(imageID: String, viewport: Viewport, urls: PyramidURLs) {
+        let pyramid = viewport.pyramid
+        image = Image(id: imageID, width: pyramid.width, height: pyramid.height, tileSize: pyramid.tileSize,
+                      overlap: pyramid.overlap, maxLevel: pyramid.maxLevel)
+        zoomScale = viewport.zoomScale
+        minimumZoomScale = viewport.minimumZoomScale
+        maximumZoomScale = viewport.maximumZoomScale
+        contentSize = viewport.contentSize
+        contentOffset = viewport.contentOffset
+        visibleRect = viewport.visibleRect
+        resolution = viewport.resolution.name
+        threshold = viewport.threshold
+        level = viewport.level
+        preview = Preview(url: urls.preview, width: viewport.previewSize.width, height: viewport.previewSize.height)
+        drawn = viewport.tiles
+        prefetched = viewport.prefetch
+        self.urls = urls
+    }
+
+    private func json(_ tile: Tile) -> TileJSON {
+        TileJSON(level: tile.address.level, column: tile.address.column, row: tile.address.row,
+                 url: urls.tile(tile.address), frame: tile.frame)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case image, zoomScale, minimumZoomScale, maximumZoomScale, contentSize, contentOffset, visibleRect
+        case resolution, threshold, level, preview, tiles, prefetch
+    }
+
+    /// As synthesized, except that `level` is written as `null` rather than left out.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(image, forKey: .image)
+        try container.encode(zoomScale, forKey: .zoomScale)
+        try container.encode(minimumZoomScale, forKey: .minimumZoomScale)
+        try container.encode(maximumZoomScale, forKey: .maximumZoomScale)
+        try container.encode(contentSize, forKey: .contentSize)
+        try container.encode(contentOffset, forKey: .contentOffset)
+        try container.encode(visibleRect, forKey: .visibleRect)
+        try container.encode(resolution, forKey: .resolution)
+        try container.encode(threshold, forKey: .threshold)
+        try container.encode(level, forKey: .level)
+        try container.encode(preview, forKey: .preview)
+        try container.encode(tiles, forKey: .tiles)
+        try container.encodeIfPresent(prefetch, forKey: .prefetch)
+    }
+
+    /// The answer as UTF-8 JSON, keys in the order the README documents.
+    public var json: [UInt8] {
+        var out = ViewportJSON(capacity: 640 + 192 * (drawn.count + (prefetched?.count ?? 0)))
+        out.beginObject()
+        out.beginObject("image")
+        out.field("id", image.id)
+        out.field("width", image.width)
+        out.field("height", image.height)
+        out.field("tileSize", image.tileSize)
+        out.field("overlap", image.overlap)
+        out.field("maxLevel", image.maxLevel)
+        out.endObject()
+        out.field("zoomScale", zoomScale)
+        out.field("minimumZoomScale", minimumZoomScale)
+        out.field("maximumZoomScale", maximumZoomScale)
+        out.beginObject("contentSize")
+        out.field("width", contentSize.width)
+        out.field("height", contentSize.height)
+        out.endObject()
+        out.beginObject("contentOffset")
+        out.field("x", contentOffset.x)
+        out.field("y", contentOffset.y)
+        out.endObject()
+        out.beginObject("visibleRect")
+        Self.write(visibleRect, to: &out)
+        out.endObject()
+        out.field("resolution", resolution)
+        out.field("threshold", threshold)
+        out.field("level", level)
+        out.beginObject("preview")
+        out.field("url", preview.url)
+        out.field("width", preview.width)
+        out.field("height", preview.height)
+        out.endObject()
+        write(drawn, key: "tiles", to: &out)
+        if let prefetched { write(prefetched, key: "prefetch", to: &out) }
+        out.endObject()
+        return out.bytes
+    }
+
+    private func write(_ tiles: [Tile], key: StaticString, to out: inout ViewportJSON) {
+        out.beginArray(key)
+        for tile in tiles {
+            let address = tile.address
+            out.beginObject()
+            out.field("level", address.level)
+            out.field("column", address.column)
+            out.field("row", address.row)
+            out.beginRawString("url")
+            out.appendRaw(urls.tilePrefixBytes)
+            out.appendInt(address.level)
+            out.appendRaw("/")
+            out.appendInt(address.column)
+            out.appendRaw("_")
+            out.appendInt(address.row)
+            out.appendRaw(urls.tileSuffixBytes)
+            out.endRawString()
+            out.beginObject("frame")
+            Self.write(tile.frame, to: &out)
+            out.endObject()
+            out.endObject()
+        }
+        out.endArray()
+    }
+
+    private static func write(_ rect: Rect, to out: inout ViewportJSON) {
+        out.field("x", rect.x)
+        out.field("y", rect.y)
+        out.field("width", rect.width)
+        out.field("height", rect.height)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import HTTPServer
+
+/// A handler that answers from the request itself, through every kind of reply.
+struct EchoHandler: HTTPHandler {
+    func handle(_ request: Request) -> Reply {
+        let summary = "\(request.method) \(request.pathSegments ?? ["<malformed>"]) q=\(request.query.sorted { $0.key < $1.key }) body=\(request.body.count)"
+        let response = Response(status: 200, headers: [("Content-Type", "text/plain")], body: .bytes(Array(summary.utf8)))
+        if request.query["slow"] != nil {
+            return .later {
+                Thread.sleep(forTimeInterval: 0.05)  // work on a worker thread while the connection is suspended
+                return response
+            }
+        }
+        if request.query["file"] != nil {
+            let descriptor = open("/etc/hostname", O_RDONLY)
+            var info = stat()
+            fstat(descriptor, &info)
+            return .now(Response(status: 200, body: .file(descriptor: descriptor, size: Int(info.st_size))))
+        }
+        return .now(response)
+    }
+}
+
+@Suite struct ServerTests {
+    static func start(maxBody: Int = 1024) throws -> Server {
+        let server = Server(options: ServerOptions(host: "127.0.0.1", port: 0, pollThreads: 2, workerThreads: 2,
+                                                   maxBodyBytes: maxBody), handler: EchoHandler())
+        try server.start()
+        return server
+    }
+
+    @Test func answersNowAndLaterOnOneKeptAliveConnection() throws {
+        let server = try Self.start()
+        defer { server.stop(deadline: 1) }
+        let connection = try RawHTTP(port: server.port)
+        let now = try connection.send("GET", "/a/b%2Fc?x=1&y=two+words")
+        #expect(now.status == 200)
+        #expect(now.text == #"GET ["a", "b/c"] q=[(key: "x", value: "1"), (key: "y", value: "two words")] body=0"#)
+        #expect(now.header("connection") != "close")
+        let later = try connection.send("GET", "/slow?slow=1")
+        #expect(later.status == 200 && later.text.hasPrefix("GET [\"slow\"]"))
+        let file = try connection.send("GET", "/f?file=1")
+        #expect(file.body == Array(try Data(contentsOf: URL(fileURLWithPath: "/etc/hostname"))))
+        let posted = try connection.send("POST", "/p", body: Array(repeating: 65, count: 1000))
+        #expect(posted.text.hasSuffix("body=1000"))
+        #expect(!connection.isClosedByServer())
+        #expect(try #require(later.header("server-timing")).hasPrefix("total;dur="))
+    }
+
+    @Test func oversizedBodiesAre413BeforeBeingRead() throws {
+        let server = try Self.start(maxBody: 100)
+        defer { server.stop(deadline: 1) }
+        let reply = try RawHTTP(port: server.port).send("POST", "/p", body: Array(repeating: 1, count: 5000))
+        #expect(reply.status == 413)
+        #expect(reply.text.contains("payload_too_large"))
+    }
+
+    @Test func manyConcurrentSlowRequestsAllComplete() throws {
+        let server = try Self.start()
+        defer { server.stop(deadline: 1) }
+        let port = server.port
+        let failures = Counter()
+        DispatchQueue.concurrentPerform(iterations: 40) { index in
+            let reply = try? RawHTTP.get(port, "/r\(index)?slow=1")
+            if reply?.status != 200 || reply?.text.contains("r\(index)") != true { failures.add() }
+        }
+        #expect(failures.value == 0)
+        // libmicrohttpd reports completion just after the last byte leaves, so allow it a moment.
+        let end = Date().addingTimeInterval(2)
+        while server.inFlightCount > 0 && Date() < end { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(server.inFlightCount == 0)
+    }
+
+    @Test func stopWaitsForRequestsInFlight() throws {
+        let server = try Self.start()
+        let port = server.port
+        let result = Counter()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            if (try? RawHTTP.get(port, "/x?slow=1"))?.status == 200 { result.add() }
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.01)
+        server.stop(deadline: 5)
+        done.wait()
+        #expect(result.value == 1)
+        #expect((try? RawHTTP(port: port)) == nil || (try? RawHTTP.get(port, "/")) == nil)
+    }
+
+    @Test func busyPortIsAClearError() throws {
+        let first = try Self.start()
+        defer { first.stop(deadline: 1) }
+        let second = Server(options: ServerOptions(host: "127.0.0.1", port: first.port), handler: EchoHandler())
+        #expect(throws: ServerError.self) { try second.start() }
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}

@@ -1,0 +1,55 @@
+import Testing
+@testable import Tilescope
+
+@Suite struct SettingsTests {
+    func parse(_ arguments: [String], environment: [String: String] = [:]) throws -> ServeConfig {
+        var config = ServeConfig()
+        var positional: [String] = []
+        try SettingsParser.parse(arguments, environment: environment, settings: ServeConfig.settings,
+                                 into: &config, positional: &positional, switches: ["--quiet": { $0.quiet = true }])
+        return config
+    }
+
+    @Test func flagsWinOverEnvironmentWhichWinsOverDefaults() throws {
+        #expect(try parse([]).port == 8080)
+        #expect(try parse([], environment: ["TILESCOPE_PORT": "9000"]).port == 9000)
+        #expect(try parse(["--port", "9100"], environment: ["TILESCOPE_PORT": "9000"]).port == 9100)
+        #expect(try parse(["--port=9200"]).port == 9200)
+        #expect(try parse(["--quiet"]).quiet)
+        #expect(try parse(["--cors-origin", "https://a.example"]).corsOrigin == "https://a.example")
+    }
+
+    @Test(arguments: [["--port", "abc"], ["--port", "70000"], ["--port"], ["--bogus", "1"], ["--threads", "0"],
+                      ["--quality", "101"], ["--host", "localhost"], ["--images", "/no/such/folder"],
+                      ["--demo-gigapixel", "maybe"]])
+    func badValuesAreOneLineErrors(arguments: [String]) {
+        do {
+            _ = try parse(arguments)
+            Issue.record("\(arguments) accepted")
+        } catch let error as UsageError {
+            #expect(!error.message.isEmpty && !error.message.contains("\n"))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func badEnvironmentNamesTheVariable() {
+        do {
+            _ = try parse([], environment: ["TILESCOPE_TIMEOUT": "forever"])
+            Issue.record("accepted")
+        } catch let error as UsageError {
+            #expect(error.message.hasPrefix("TILESCOPE_TIMEOUT"))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func helpListsEverySettingWithItsDefault() {
+        let help = SettingsParser.help(ServeConfig.settings)
+        for setting in ServeConfig.settings {
+            #expect(help.contains(setting.flag))
+            if let env = setting.environment { #expect(help.contains(env)) }
+            #expect(help.contains("[default: \(setting.defaultText)]"))
+        }
+    }
+}

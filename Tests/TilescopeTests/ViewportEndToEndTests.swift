@@ -1,0 +1,102 @@
+import Foundation
+import ScrollGeometry
+import Testing
+import TestSupport
+@testable import Tilescope
+
+/// The viewport API and the gallery ring over real HTTP.
+@Suite struct ViewportEndToEndTests {
+    static let shared: TestServer = {
+        let server = try! TestServer(label: "viewport") { folder in
+            try TestImages.writePNG(width: 3000, height: 2000, to: folder + "/a.png")
+            try TestImages.writePNG(width: 500, height: 900, to: folder + "/b.png", seed: 1)
+            try TestImages.writePNG(width: 700, height: 700, to: folder + "/c.png", seed: 2)
+        }
+        try! server.waitUntilBuilt()
+        return server
+    }()
+
+    var server: TestServer { Self.shared }
+
+    @Test func getAnswersTheGeometryRules() throws {
+        let reply = try server.get("/api/images/a/viewport?width=800&height=600&scale=2&zoomScale=0.5&offsetX=100&offsetY=50")
+        #expect(reply.status == 200)
+        let json = try #require(reply.json)
+        #expect(json["zoomScale"] as? Double == 0.5)
+        #expect(json["minimumZoomScale"] as? Double == min(800.0 / 3000, 600.0 / 2000))
+        #expect(json["resolution"] as? String == "high")
+        // d = 0.5 * 2 = 1: full resolution, the top level.
+        #expect(json["level"] as? Int == 12)
+        let tiles = try #require(json["tiles"] as? [[String: Any]])
+        #expect(!tiles.isEmpty)
+        let version = try #require(server.get("/api/images/a").json?["version"] as? String)
+        for tile in tiles {
+            let url = try #require(tile["url"] as? String)
+            #expect(url.hasSuffix("?v=\(version)"))
+            #expect(try server.get(url).status == 200, "\(url)")  // every listed tile exists
+        }
+    }
+
+    @Test func postWithAJSONBodyEqualsGet() throws {
+        let get = try server.get("/api/images/a/viewport?width=1024&height=768&zoomScale=0.2&offsetX=30&offsetY=-10&insets=10,0,20,0")
+        let body = #"{"width": 1024, "height": 768, "zoomScale": 0.2, "offsetX": 30, "offsetY": -10, "insets": "10,0,20,0"}"#
+        let post = try RawHTTP(port: server.port).send("POST", "/api/images/a/viewport",
+                                                       headers: ["Content-Type": "application/json"], body: Array(body.utf8))
+        #expect(get.status == 200 && post.status == 200)
+        #expect(get.body == post.body)
+    }
+
+    @Test func lowResolutionUntilThePreviewRunsOut() throws {
+        // Fit is min(700/3000, 400/2000) = 0.2; the preview (level 10, 750x500) has 0.25 pixels per pixel.
+        let fit = try #require(try server.get("/api/images/a/viewport?width=700&height=400").json)
+        #expect(fit["resolution"] as? String == "low")
+        #expect(fit["level"] is NSNull)
+        #expect((fit["tiles"] as? [Any])?.isEmpty == true)
+        let threshold = try #require(fit["threshold"] as? Double)
+        #expect(threshold == 0.25)
+        let above = try #require(try server.get("/api/images/a/viewport?width=700&height=400&zoomScale=\(threshold * 1.01)").json)
+        #expect(above["resolution"] as? String == "high")
+    }
+
+    @Test(arguments: [
+        ("height=600", "width"), ("width=abc&height=600", "width"), ("width=nan&height=600", "width"),
+        ("width=inf&height=600", "width"), ("width=-5&height=600", "width"), ("width=20000&height=600", "width"),
+        ("width=800&height=600&scale=5", "scale"), ("width=800&height=600&zoomScale=0", "zoomScale"),
+        ("width=800&height=600&insets=1,2,3", "insets"), ("width=800&height=600&insets=400,0,300,0", "insets"),
+        ("width=800&height=600&minZoomScale=2&maxZoomScale=1", "minZoomScale"),
+        ("width=800&height=600&zoomRect=1,2,x,4", "zoomRect"),
+    ])
+    func badInputIs400NamingTheField(query: String, field: String) throws {
+        let reply = try server.get("/api/images/a/viewport?\(query)")
+        #expect(reply.status == 400, "\(query)")
+        let message = try #require(reply.json?["message"] as? String)
+        #expect(message.contains(field), "\(query): \(message)")
+    }
+
+    @Test func unknownImageIs404AndMalformedBodyIs400() throws {
+        #expect(try server.get("/api/images/zzz/viewport?width=1&height=1").status == 404)
+        let reply = try RawHTTP(port: server.port).send("POST", "/api/images/a/viewport", body: Array("{nope".utf8))
+        #expect(reply.status == 400)
+    }
+
+    @Test func galleryIsAnEndlessRing() throws {
+        let ids = ["a", "b", "c"]
+        for page in [-7, -1, 0, 1, 2, 3, 100] {
+            let json = try #require(try server.get("/api/gallery?page=\(page)").json)
+            let wrapped = ((page % 3) + 3) % 3
+            #expect(json["count"] as? Int == 3)
+            #expect(json["page"] as? Int == wrapped)
+            #expect((json["current"] as? [String: Any])?["id"] as? String == ids[wrapped])
+            #expect((json["previous"] as? [String: Any])?["id"] as? String == ids[(wrapped + 2) % 3])
+            #expect((json["next"] as? [String: Any])?["id"] as? String == ids[(wrapped + 1) % 3])
+        }
+        #expect(try server.get("/api/gallery?page=x").status == 400)
+    }
+
+    @Test func emptyGalleryIs404() throws {
+        let empty = try TestServer(label: "empty") { _ in }
+        let reply = try empty.get("/api/gallery?page=0")
+        #expect(reply.status == 404)
+        #expect((reply.json?["message"] as? String)?.contains("empty") == true)
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+import ScrollGeometry
+@testable import Tilescope
+
+/// Parsing of viewport requests: defaults, both encodings, and every bad-input case of issue 3.
+@Suite struct ViewportQueryTests {
+    let base = ["width": "1024", "height": "768"]
+
+    func query(_ extra: [String: String]) throws -> ViewportQuery {
+        try ViewportQuery.parse(query: base.merging(extra) { $1 })
+    }
+
+    /// The error for a query string, or `nil` when it parses.
+    func failure(_ fields: [String: String]) -> ViewportQueryError? {
+        do {
+            _ = try ViewportQuery.parse(query: fields)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func failure(json: String) -> ViewportQueryError? {
+        do {
+            _ = try ViewportQuery.parse(json: Array(json.utf8))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func defaults() throws {
+        let parsed = try query([:])
+        #expect(parsed.scrollView == ScrollView(boundsSize: Size(width: 1024, height: 768)))
+        #expect(parsed.scrollView.scale == 1)
+        #expect(parsed.scrollView.zoomScale == nil)
+        #expect(parsed.zoom == nil)
+        #expect(parsed.prefetch == false)
+    }
+
+    @Test func everyFieldFromAQueryString() throws {
+        let parsed = try query(["scale": "2", "zoomScale": "0.5", "offsetX": "-10.5", "offsetY": "1e3",
+                                "insets": "10,20,30,40", "minZoomScale": "0.1", "maxZoomScale": "4",
+                                "tap": "100,200", "factor": "0.6667", "prefetch": "1", "v": "ignored"])
+        #expect(parsed.scrollView == ScrollView(
+            boundsSize: Size(width: 1024, height: 768), scale: 2, zoomScale: 0.5,
+            contentOffset: Point(x: -10.5, y: 1000), contentInset: Insets(top: 10, left: 20, bottom: 30, right: 40),
+            minimumZoomScale: 0.1, maximumZoomScale: 4))
+        #expect(parsed.zoom == .tap(Point(x: 100, y: 200), factor: 0.6667))
+        #expect(parsed.prefetch)
+        #expect(try query(["zoomRect": "1, 2, 3, 4"]).zoom == .toRect(Rect(x: 1, y: 2, width: 3, height: 4)))
+        #expect(try query(["tap": "5,6"]).zoom == .tap(Point(x: 5, y: 6), factor: 1.5))
+        #expect(try query(["prefetch": "false"]).prefetch == false)
+        #expect(try query(["scale": "+4", "offsetX": " 7 ", "offsetY": ".5"]).scrollView.contentOffset == Point(x: 7, y: 0.5))
+    }
+
+    @Test func jsonBodyWithNumbersArraysAndObjects() throws {
+        let body = """
+        {"width": 1024, "height": 768, "scale": 2, "zoomScale": 0.5, "offsetX": -10.5, "offsetY": 1000,
+         "insets": {"top": 10, "right": 40}, "minZoomScale": null, "maxZoomScale": 4,
+         "zoomRect": [1, 2, 3, 4], "prefetch": true, "unknown": [["ignored"]]}
+        """
+        let parsed = try ViewportQuery.parse(json: Array(body.utf8))
+        #expect(parsed.scrollView == ScrollView(
+            boundsSize: Size(width: 1024, height: 768), scale: 2, zoomScale: 0.5,
+            contentOffset: Point(x: -10.5, y: 1000), contentInset: Insets(top: 10, left: 0, bottom: 0, right: 40),
+            maximumZoomScale: 4))
+        #expect(parsed.zoom == .toRect(Rect(x: 1, y: 2, width: 3, height: 4)))
+        #expect(parsed.prefetch)
+
+        let strings = try ViewportQuery.parse(json: Data(#"{"width":10,"height":10,"insets":"1,1,1,1","tap":{"x":3,"y":4},"prefetch":0}"#.utf8))
+        #expect(strings.scrollView.contentInset == Insets(top: 1, left: 1, bottom: 1, right: 1))
+        #expect(strings.zoom == .tap(Point(x: 3, y: 4), factor: 1.5))
+        #expect(!strings.prefetch)
+        let rectObject = try ViewportQuery.parse(json: Array(#"{"width":10,"height":10,"zoomRect":{"x":0,"y":0,"width":5,"height":6}}"#.utf8))
+        #expect(rectObject.zoom == .toRect(Rect(x: 0, y: 0, width: 5, height: 6)))
+    }
+
+    @Test func missingSizes() {
+        #expect(failure([:]) == ViewportQueryError(field: "width", message: "width is required"))
+        #expect(failure(["width": "10"])?.field == "height")
+        #expect(failure(json: #"{"height": 10}"#)?.message == "width is required")
+        #expect(failure(json: #"{"width": null, "height": 10}"#)?.message == "width is required")
+    }
+
+    @Test func nonNumericValues() {
+        for text in ["abc", "", "1,2", "0x10", "1e", "--1", "1.2.3", "١٢", "10px", " "] {
+            let error = failure(["width": text, "height": "10"])
+            #expect(error?.field == "width", "\(text)")
+            #expect(error?.message.hasPrefix("width must be a number") == true, "\(text)")
+        }
+        #expect(failure(["width": "10", "height": "10", "zoomScale": "big"])?.field == "zoomScale")
+        #expect(failure(["width": "10", "height": "10", "offsetY": "north"])?.field == "offsetY")
+        // A JSON string holding a number is read like the query string (documented); other strings are not.
+        #expect(failure(json: #"{"width": "10", "height": 10}"#) == nil)
+        #expect(failure(json: #"{"width": "ten", "height": 10}"#)?.message == "width must be a number, got 'ten'")
+        #expect(failure(json: #"{"width": true, "height": 10}"#)?.field == "width")
+        #expect(failure(json: #"{"width": [10], "height": 10}"#)?.field == "width")
+    }
+
+    @Test func nanAndInfinity() {
+        #expect(failure(["width": "NaN", "height": "10"]) == ViewportQueryError(field: "width", message: "width must not be NaN"))
+        #expect(failure(["width": "10", "height": "-nan"])?.message == "height must not be NaN")
+        #expect(failure(["width": "inf", "height": "10"])?.message == "width must be finite, got inf")
+        #expect(failure(["width": "10", "height": "10", "offsetX": "-Infinity"])?.message == "offsetX must be finite, got -inf")
+        #expect(failure(["width": "10", "height": "10", "offsetX": "1e999"])?.message == "offsetX must be finite, got inf")
+        #expect(failure(["width": "10", "height": "10", "insets": "0,nan,0,0"])?.message == "insets.left must not be NaN")
+        #expect(failure(["width": "10", "height": "10", "zoomRect": "0,0,inf,1"])?.field == "zoomRect.width")
+        #expect(failure(["width": "10", "height": "10", "tap": "1,NaN"])?.field == "tap.y")
+        #expect(failure(["width": "10", "height": "10", "factor": "nan"])?.field == "factor")
+    }
+
+    @Test func sizesMustBePositiveAndAtMost16384() {
+        #expect(failure(["width": "0", "height": "10"])?.message == "width must be > 0 and <= 16384, got 0")
+        #expect(failure(["width": "10", "height": "-5"])?.message == "height must be > 0 and <= 16384, got -5")
+        #expect(failure(["width": "16384.5", "height": "10"])?.field == "width")
+        #expect(failure(["width": "16384", "height": "16384"]) == nil)
+        #expect(failure(["width": "0.001", "height": "0.001"]) == nil)
+    }
+
+    @Test func scaleMustBeFrom1To4() {
+        #expect(failure(base.merging(["scale": "0.5"]) { $1 })?.message == "scale must be from 1 to 4, got 0.5")
+        #expect(failure(base.merging(["scale": "4.01"]) { $1 })?.field == "scale")
+        #expect(failure(base.merging(["scale": "0"]) { $1 })?.field == "scale")
+        #expect(failure(base.merging(["scale": "1"]) { $1 }) == nil)
+        #expect(failure(base.merging(["scale": "4"]) { $1 }) == nil)
+    }
+
+    @Test func zoomScaleMustBePositiveButIsOtherwiseClamped() throws {
+        #expect(failure(base.merging(["zoomScale": "0"]) { $1 })?.message == "zoomScale must be > 0, got 0")
+        #expect(failure(base.merging(["zoomScale": "-1"]) { $1 })?.field == "zoomScale")
+        #expect(try query(["zoomScale": "1e300"]).scrollView.zoomScale == 1e300)
+        #expect(try query(["offsetX": "-1e300", "offsetY": "1e300"]).scrollView.contentOffset == Point(x: -1e300, y: 1e300))
+    }
+
+    @Test func malformedInsets() {
+        for text in ["1,2,3", "1,2,3,4,5", "", "1;2;3;4", "1,,3,4"] {
+            #expect(failure(base.merging(["insets": text]) { $1 })?.field.hasPrefix("insets") == true, "\(text)")
+        }
+        #expect(failure(base.merging(["insets": "1,2,3"]) { $1 })?.message
+            == #"insets must be 4 numbers "top,left,bottom,right""#)
+        #expect(failure(base.merging(["insets": "0,-1,0,0"]) { $1 })?.message == "insets.left must be >= 0, got -1")
+        #expect(failure(json: #"{"width": 10, "height": 10, "insets": [1, 2]}"#)?.field == "insets")
+        #expect(failure(json: #"{"width": 10, "height": 10, "insets": {"up": 1}}"#)?.message
+            == #"insets must be 4 numbers "top,left,bottom,right" (unknown key 'up')"#)
+        #expect(failure(json: #"{"width": 10, "height": 10, "insets": 5}"#)?.field == "insets")
+    }
+
+    @Test func insetsMustLeaveAnAvailableArea() {
+        #expect(failure(base.merging(["insets": "0,500,0,524"]) { $1 })?.message
+            == "insets leave no available area: width - left - right = 0, height - top - bottom = 768")
+        #expect(failure(base.merging(["insets": "400,0,400,0"]) { $1 })?.field == "insets")
+        #expect(failure(base.merging(["insets": "383,0,384,0"]) { $1 }) == nil)
+    }
+
+    @Test func zoomLimitsMustBePositiveAndOrdered() {
+        #expect(failure(base.merging(["minZoomScale": "0"]) { $1 })?.field == "minZoomScale")
+        #expect(failure(base.merging(["maxZoomScale": "-2"]) { $1 })?.field == "maxZoomScale")
+        #expect(failure(base.merging(["maxZoomScale": "1e7"]) { $1 })?.message == "maxZoomScale must be > 0 and <= 1000000, got 10000000")
+        #expect(failure(base.merging(["minZoomScale": "2", "maxZoomScale": "1"]) { $1 })?.message
+            == "minZoomScale (2) must not exceed maxZoomScale (1)")
+        #expect(failure(base.merging(["minZoomScale": "1", "maxZoomScale": "1"]) { $1 }) == nil)
+    }
+
+    @Test func malformedZooms() {
+        #expect(failure(base.merging(["zoomRect": "1,2,3"]) { $1 })?.message == #"zoomRect must be 4 numbers "x,y,width,height""#)
+        #expect(failure(base.merging(["zoomRect": "0,0,0,10"]) { $1 })?.message == "zoomRect.width must be > 0, got 0")
+        #expect(failure(base.merging(["zoomRect": "0,0,10,-1"]) { $1 })?.field == "zoomRect.height")
+        #expect(failure(base.merging(["tap": "1"]) { $1 })?.message == #"tap must be 2 numbers "x,y""#)
+        #expect(failure(base.merging(["tap": "1,2", "factor": "0"]) { $1 })?.message == "factor must be > 0, got 0")
+        #expect(failure(base.merging(["factor": "-1"]) { $1 })?.field == "factor")
+        #expect(failure(base.merging(["tap": "1,2", "zoomRect": "0,0,1,1"]) { $1 })?.field == "tap")
+        #expect(failure(json: #"{"width": 10, "height": 10, "zoomRect": {"x": 0, "y": 0, "width": 1}}"#)?.message
+            == "zoomRect.height is required")
+    }
+
+    @Test func prefetchIsAFlag() {
+        #expect(failure(base.merging(["prefetch": "maybe"]) { $1 })?.message == "prefetch must be 1 or 0 (true or false)")
+        #expect(failure(json: #"{"width": 10, "height": 10, "prefetch": 2}"#)?.field == "prefetch")
+    }
+
+    @Test func unreadableBodies() {
+        for body in ["", "not json", "[1, 2]", "42", #"{"width": 10"#, #"{"width": 1e999, "height": 1}"#] {
+            let error = failure(json: body)
+            #expect(error?.field == "body" || error?.field == "width", "\(body)")
+        }
+        #expect(failure(json: "[]") == ViewportQueryError(field: "body", message: "body must be a JSON object of viewport fields"))
+    }
+
+    @Test func messagesAreShortEvenForLongInput() {
+        let long = String(repeating: "x", count: 100_000)
+        let error = failure(["width": long, "height": "1"])
+        #expect(error?.field == "width")
+        #expect((error?.message.count ?? .max) < 100)
+    }
+}

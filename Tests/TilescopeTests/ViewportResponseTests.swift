@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import ScrollGeometry
+@testable import Tilescope
+
+/// The viewport answer: exact JSON for a worked example, and agreement with JSONEncoder everywhere.
+@Suite struct ViewportResponseTests {
+    @Test func workedExampleIsExactlyTheDocumentedJSON() throws {
+        let query = try ViewportQuery.parse(query: ["width": "300", "height": "150", "scale": "2", "zoomScale": "1",
+                                                     "offsetX": "200", "offsetY": "100"])
+        let pyramid = Pyramid(width: 600, height: 300, tileSize: 254, overlap: 1)
+        let response = ViewportResponse(imageID: "tiny", viewport: query.viewport(for: pyramid),
+                                        urls: PyramidURLs(imageID: "tiny", version: 3))
+        let expected = #"""
+        {"image":{"id":"tiny","width":600,"height":300,"tileSize":254,"overlap":1,"maxLevel":10},\#
+        "zoomScale":1,"minimumZoomScale":0.5,"maximumZoomScale":1,\#
+        "contentSize":{"width":600,"height":300},"contentOffset":{"x":200,"y":100},\#
+        "visibleRect":{"x":200,"y":100,"width":300,"height":150},\#
+        "resolution":"high","threshold":0.5,"level":10,\#
+        "preview":{"url":"/images/tiny/preview.jpeg?v=3","width":600,"height":300},\#
+        "tiles":[{"level":10,"column":1,"row":0,"url":"/dzi/tiny_files/10/1_0.jpeg?v=3",\#
+        "frame":{"x":253,"y":0,"width":256,"height":255}},\#
+        {"level":10,"column":0,"row":0,"url":"/dzi/tiny_files/10/0_0.jpeg?v=3",\#
+        "frame":{"x":0,"y":0,"width":255,"height":255}}]}
+        """#
+        #expect(String(decoding: response.json, as: UTF8.self) == expected)
+    }
+
+    @Test func lowResolutionHasANullLevelAndNoTiles() throws {
+        let pyramid = Pyramid(width: 4096, height: 2048)
+        let viewport = Viewport(pyramid: pyramid, scrollView: ScrollView(boundsSize: Size(width: 1024, height: 768)))
+        let response = ViewportResponse(imageID: "a", viewport: viewport, urls: PyramidURLs(imageID: "a", version: "7"))
+        let object = try #require(JSONSerialization.jsonObject(with: Data(response.json)) as? [String: Any])
+        #expect(object["resolution"] as? String == "low")
+        #expect(object["level"] is NSNull)
+        #expect((object["tiles"] as? [Any])?.isEmpty == true)
+        #expect(object["prefetch"] == nil)
+        #expect(object["threshold"] as? Double == 0.25)
+        let preview = try #require(object["preview"] as? [String: Any])
+        #expect(preview["url"] as? String == "/images/a/preview.jpeg?v=7")
+        #expect(preview["width"] as? Int == 1024 && preview["height"] as? Int == 512)
+        // JSONEncoder writes the null too.
+        let encoded = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(response)) as? [String: Any])
+        #expect(encoded["level"] is NSNull)
+    }
+
+    @Test func prefetchAppearsOnlyWhenAsked() throws {
+        let pyramid = Pyramid(width: 4096, height: 2048)
+        let query = try ViewportQuery.parse(query: ["width": "1024", "height": "768", "zoomScale": "0.5", "prefetch": "1"])
+        let response = ViewportResponse(imageID: "a", viewport: query.viewport(for: pyramid), urls: PyramidURLs(imageID: "a", version: 1))
+        let object = try #require(JSONSerialization.jsonObject(with: Data(response.json)) as? [String: Any])
+        let prefetch = try #require(object["prefetch"] as? [[String: Any]])
+        #expect(!prefetch.isEmpty)
+        #expect(prefetch.allSatisfy { ($0["url"] as? String)?.hasPrefix("/dzi/a_files/1") == true })
+    }
+
+    @Test func handWrittenJSONMatchesJSONEncoderOnRandomViewports() throws {
+        for seed in 0..<150 {
+            var rng = LinearCongruential(seed: UInt64(seed))
+            let pyramid = Pyramid(width: Int.random(in: 1...40000, using: &rng), height: Int.random(in: 1...40000, using: &rng))
+            var fields = ["width": String(Double.random(in: 1...600, using: &rng)),
+                          "height": String(Double.random(in: 1...600, using: &rng)),
+                          "scale": String(Double.random(in: 1...4, using: &rng)),
+                          "zoomScale": String(Double.random(in: 0.0001...3, using: &rng)),
+                          "offsetX": String(Double.random(in: -1000...50000, using: &rng)),
+                          "offsetY": String(Double.random(in: -1000...50000, using: &rng))]
+            if seed % 3 == 0 { fields["prefetch"] = "true" }
+            if seed % 5 == 0 { fields["tap"] = "\(Double.random(in: 0...40000, using: &rng)),\(Double.random(in: 0...40000, using: &rng))" }
+            let query = try ViewportQuery.parse(query: fields)
+            let response = ViewportResponse(imageID: "img-\(seed)", viewport: query.viewport(for: pyramid),
+                                            urls: PyramidURLs(imageID: "img-\(seed)", version: seed))
+            let mine = try JSONSerialization.jsonObject(with: Data(response.json)) as? NSDictionary
+            let theirs = try JSONSerialization.jsonObject(with: JSONEncoder().encode(response)) as? NSDictionary
+            #expect(mine != nil && mine == theirs, "seed \(seed)")
+        }
+    }
+
+    @Test func numbersPrintShortAndExact() {
+        #expect(ViewportJSON.number(2048) == "2048")
+        #expect(ViewportJSON.number(-0.0) == "0")
+        #expect(ViewportJSON.number(0.1) == "0.1")
+        #expect(ViewportJSON.number(1.0 / 3) == "0.3333333333333333")
+        #expect(ViewportJSON.number(1e-5) == "1e-05")
+        #expect(ViewportJSON.number(1e300) == "1e+300")
+        #expect(ViewportJSON.number(9_007_199_254_740_992) == "9007199254740992.0")
+        #expect(ViewportJSON.number(.nan) == "null")
+        for value in [1e-5, 1e300, 9_007_199_254_740_992, 0.1, 123.456e7] {
+            #expect(Double(ViewportJSON.number(value)) == value)
+        }
+    }
+
+    @Test func idsAreEscapedInJSONAndEncodedInURLs() throws {
+        let id = "a \"b\"/ü\n"
+        let urls = PyramidURLs(imageID: id, version: "1 2")
+        #expect(urls.preview == "/images/a%20%22b%22%2F%C3%BC%0A/preview.jpeg?v=1%202")
+        #expect(urls.dzi == "/dzi/a%20%22b%22%2F%C3%BC%0A.dzi?v=1%202")
+        #expect(urls.tiles == "/dzi/a%20%22b%22%2F%C3%BC%0A_files/{level}/{col}_{row}.jpeg?v=1%202")
+        #expect(urls.tile(TileAddress(level: 3, column: 4, row: 5)) == "/dzi/a%20%22b%22%2F%C3%BC%0A_files/3/4_5.jpeg?v=1%202")
+        let viewport = Viewport(pyramid: Pyramid(width: 10, height: 10), scrollView: ScrollView(boundsSize: Size(width: 10, height: 10)))
+        let response = ViewportResponse(imageID: id, viewport: viewport, urls: urls)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(response.json)) as? [String: Any])
+        #expect((object["image"] as? [String: Any])?["id"] as? String == id)
+    }
+
+    @Test func plainIDsAreUnchanged() {
+        let urls = PyramidURLs(imageID: "Aurora_2024-01.v2~x", version: 12)
+        #expect(urls.dzi == "/dzi/Aurora_2024-01.v2~x.dzi?v=12")
+        #expect(urls.tile(TileAddress(level: 0, column: 0, row: 0)) == "/dzi/Aurora_2024-01.v2~x_files/0/0_0.jpeg?v=12")
+    }
+}
+
+/// A seeded generator for the encoder comparison (Knuth's MMIX constants).
+struct LinearCongruential: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 &+ 1 }
+    mutating func next() -> UInt64 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return state ^ (state >> 29)
+    }
+}

@@ -84,6 +84,40 @@ int ts_zone(VipsImage **out, int width, int height) { return vips_zone(out, widt
 int ts_zoom(VipsImage *in, VipsImage **out, int xfac, int yfac) { return vips_zoom(in, out, xfac, yfac, NULL); }
 int ts_maplut(VipsImage *in, VipsImage **out, VipsImage *lut) { return vips_maplut(in, out, lut, NULL); }
 
+int ts_save_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len) {
+    return vips_image_write_to_buffer(in, suffix, buf, len, NULL);
+}
+VipsImage *ts_jpeg_open(const char *path) {
+    VipsImage *image = NULL;
+    return vips_jpegload(path, &image, "access", VIPS_ACCESS_RANDOM, NULL) == 0 ? image : NULL;
+}
+int ts_resize_kernel(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel) {
+    return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, NULL);
+}
+int ts_flip_horizontal(VipsImage *in, VipsImage **out) {
+    return vips_flip(in, out, VIPS_DIRECTION_HORIZONTAL, NULL);
+}
+int ts_rot90s(VipsImage *in, VipsImage **out, int quarter_turns) {
+    static const VipsAngle angles[4] = { VIPS_ANGLE_D0, VIPS_ANGLE_D90, VIPS_ANGLE_D180, VIPS_ANGLE_D270 };
+    return vips_rot(in, out, angles[((quarter_turns % 4) + 4) % 4], NULL);
+}
+int ts_rotate(VipsImage *in, VipsImage **out, double angle, double background) {
+    int bands = vips_image_get_bands(in);
+    double values[16];
+    for (int i = 0; i < bands && i < 16; i++) values[i] = background;
+    VipsArrayDouble *array = vips_array_double_new(values, bands < 16 ? bands : 16);
+    int result = vips_rotate(in, out, angle, "background", array, NULL);
+    vips_area_unref(VIPS_AREA(array));
+    return result;
+}
+int ts_addalpha(VipsImage *in, VipsImage **out) { return vips_addalpha(in, out, NULL); }
+int ts_colourspace_bw(VipsImage *in, VipsImage **out) {
+    return vips_colourspace(in, out, VIPS_INTERPRETATION_B_W, NULL);
+}
+int ts_moreeq_const(VipsImage *in, VipsImage **out, double threshold) {
+    return vips_moreeq_const1(in, out, threshold, NULL);
+}
+
 typedef struct { ts_progress_fn callback; void *context; } ts_progress_target;
 
 static void ts_on_eval(VipsImage *image, VipsProgress *progress, void *data) {

@@ -40,7 +40,10 @@ public final class TilescopeService: @unchecked Sendable {
         let uploads = Uploads(token: AdminToken(config.adminToken), maxBytes: config.maxUploadBytes,
                               maxPixels: config.maxPixels, sync: sync, library: library)
         let app = TilescopeApp(library: library, store: store, publicFolder: config.publicFolder,
-                               corsOrigin: config.corsOrigin, operations: operations, gallery: gallery, uploads: uploads)
+                               corsOrigin: config.corsOrigin, operations: operations,
+                               iiif: IIIFService(publicURL: config.publicURL, cacheBytes: config.iiifCacheMegabytes << 20,
+                                                 jpegQuality: config.quality),
+                               gallery: gallery, uploads: uploads)
         server = Server(options: ServerOptions(
             host: config.host, port: config.port, pollThreads: config.pollThreads, workerThreads: config.workerThreads,
             connectionLimit: config.connectionLimit, connectionTimeout: config.connectionTimeout), handler: app)

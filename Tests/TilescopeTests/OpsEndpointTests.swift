@@ -182,7 +182,7 @@ import Testing
         let paths = [
             "/api/images", "/api/images/a%20b", "/api/images/x/viewport", "/api/images/x/rating", "/api/gallery", "/api/jobs/j1",
             "/dzi/x.dzi", "/dzi/x_files/3/1_2.jpeg", "/images/x/preview.jpeg", "/", "/app.js", "/healthz", "/readyz",
-            "/metrics",
+            "/metrics", "/iiif/3/x", "/iiif/3/x/info.json", "/iiif/3/x/full/max/0/default.jpg",
         ]
         var seen = Set<Int>()
         for path in paths {
@@ -194,7 +194,7 @@ import Testing
         #expect(seen.count == Endpoint.routeNames.count - 1, "one path per route")
         // Shapes the router refuses keep their family, or are unmatched.
         #expect(Endpoint.routeIndex(of: Request(method: "GET", rawPath: "/dzi/x_files/a/1_2.jpeg")) == Endpoint.tileRoute)
-        for path in ["/api/nope", "/dzi/x", "/images/x", "/api/images/x/y"] {
+        for path in ["/api/nope", "/dzi/x", "/images/x", "/api/images/x/y", "/iiif/2/x/info.json", "/iiif/3/x/y"] {
             #expect(Endpoint.routeIndex(of: Request(method: "GET", rawPath: path)) == Endpoint.unmatchedRoute, "\(path)")
         }
     }

@@ -48,6 +48,27 @@ int ts_zoom(VipsImage *in, VipsImage **out, int xfac, int yfac);
 /// Maps each pixel through a lookup table image (a row of entries, one per input value).
 int ts_maplut(VipsImage *in, VipsImage **out, VipsImage *lut);
 
+// Region rendering (IIIF).
+/// Encodes to the format named by `suffix` (".jpg[Q=85]", ".png", ...). `suffix` is
+/// always a constant chosen by the caller, never request text.
+int ts_save_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len);
+/// A JPEG file straight through jpegload (no loader search), random access. The path is
+/// taken literally, as in ts_image_open.
+VipsImage *ts_jpeg_open(const char *path);
+/// vips_resize with a chosen kernel (VIPS_KERNEL_LINEAR, _CUBIC, _LANCZOS3...).
+int ts_resize_kernel(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel);
+/// Mirrors left to right.
+int ts_flip_horizontal(VipsImage *in, VipsImage **out);
+/// Rotates clockwise by a multiple of 90 degrees (`quarter_turns` 0..3), exactly.
+int ts_rot90s(VipsImage *in, VipsImage **out, int quarter_turns);
+/// Rotates clockwise by any angle; the new corners are `background` on every band.
+int ts_rotate(VipsImage *in, VipsImage **out, double angle, double background);
+/// Adds an opaque alpha band.
+int ts_addalpha(VipsImage *in, VipsImage **out);
+int ts_colourspace_bw(VipsImage *in, VipsImage **out);
+/// 255 where a pixel is >= `threshold`, else 0.
+int ts_moreeq_const(VipsImage *in, VipsImage **out, double threshold);
+
 /// Called from libvips's "eval" signal while an image computes; runs on the computing thread.
 typedef void (*ts_progress_fn)(void *context, int percent, int eta_seconds);
 /// Enables progress on `image` and forwards its eval signal to `callback`.

@@ -24,6 +24,9 @@ public struct ServeConfig: Sendable {
     public var maxPixels = 2_000_000_000
     public var quiet = false
     public var logFormat = AccessLog.Format.common
+    /// Base URL clients reach the server at (IIIF ids); empty: from each request's headers.
+    public var publicURL = ""
+    public var iiifCacheMegabytes = 256
 
     public init() {}
 
@@ -59,6 +62,18 @@ public struct ServeConfig: Sendable {
                 throw UsageError("cors origin must be * or one origin")
             }
             config.corsOrigin = value
+        },
+        Setting("--public-url", env: "TILESCOPE_PUBLIC_URL", default: "(from X-Forwarded-*/Host headers)",
+                "base URL clients use, such as https://example.org/tiles (IIIF ids)") { config, value in
+            guard value.hasPrefix("http://") || value.hasPrefix("https://"),
+                  !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\"" || $0 == " " || $0 == "?" || $0 == "#" }) else {
+                throw UsageError("public URL must be an http:// or https:// URL without query, such as https://example.org/tiles")
+            }
+            config.publicURL = value
+        },
+        Setting("--iiif-cache-mb", env: "TILESCOPE_IIIF_CACHE_MB", default: "256",
+                "megabytes of rendered IIIF images kept in memory (0: none)") {
+            $0.iiifCacheMegabytes = try SettingValue.integer($1, "iiif-cache-mb", in: 0...1_000_000)
         },
         Setting("--threads", env: "TILESCOPE_THREADS", default: "number of cores", "HTTP poll threads") {
             $0.pollThreads = try SettingValue.integer($1, "threads", in: 1...256)

@@ -17,6 +17,9 @@ public enum Endpoint: Equatable, Sendable {
     case health
     case readiness
     case metrics
+    case iiifBase(id: String)
+    case iiifInfo(id: String)
+    case iiifImage(id: String, region: String, size: String, rotation: String, qualityAndFormat: String)
 
     public var allowedMethods: [String] {
         switch self {
@@ -32,6 +35,7 @@ public enum Endpoint: Equatable, Sendable {
         switch segments.first {
         case "api": return try parseAPI(Array(segments.dropFirst()))
         case "dzi": return try parseDeepZoom(Array(segments.dropFirst()))
+        case "iiif": return try parseIIIF(Array(segments.dropFirst()))
         case "images":
             guard segments.count == 3, segments[2] == "preview.jpeg" else { throw APIError.notFound("no such resource") }
             return .preview(id: segments[1])

@@ -12,13 +12,16 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     /// Captions, ratings and the gallery order.
     let galleryData: Gallery
     let uploads: Uploads
+    let iiif: IIIFService
     /// Pyramid files are immutable (a new source version gets a new folder), so their
     /// descriptors can be kept open.
     let pyramidFiles = OpenFileCache(capacity: 1024)
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
-                operations: Operations = Operations(accessLog: nil), gallery: Gallery, uploads: Uploads) {
+                operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
+                gallery: Gallery, uploads: Uploads) {
         self.operations = operations
+        self.iiif = iiif
         self.library = library
         self.store = store
         self.publicFolder = publicFolder
@@ -76,6 +79,10 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         case .metrics: return .now(metricsExposition(request))
         case .viewport(let id): return .now(try viewport(id, request))
         case .gallery: return .now(try gallery(request))
+        case .iiifBase(let id): return .now(try iiifRedirect(id, request))
+        case .iiifInfo(let id): return .now(try iiifInfo(id, request))
+        case let .iiifImage(id, region, size, rotation, qualityAndFormat):
+            return try iiifImage(id, region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat, request)
         }
     }
 
@@ -97,7 +104,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     func decorate(_ response: Response) -> Response {
         var response = response
         response.headers.append(("Access-Control-Allow-Origin", corsOrigin))
-        response.headers.append(("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location"))
+        response.headers.append(("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location, Link"))
         response.headers.append(("Timing-Allow-Origin", corsOrigin))
         response.headers.append(("X-Content-Type-Options", "nosniff"))
         if corsOrigin != "*" { response.headers.append(("Vary", "Origin")) }

@@ -7,7 +7,7 @@ extension Endpoint {
     /// requests that matched no endpoint (bad paths, 404s of unknown URLs).
     static let routeNames = [
         "image_list", "image", "viewport", "rating", "gallery", "dzi_descriptor", "dzi_tile", "preview",
-        "static", "healthz", "readyz", "metrics", "job", "unmatched",
+        "static", "healthz", "readyz", "metrics", "job", "iiif_base", "iiif_info", "iiif_image", "unmatched",
     ]
     static let unmatchedRoute = routeNames.count - 1
 
@@ -27,6 +27,9 @@ extension Endpoint {
         case .readiness: return 10
         case .metrics: return 11
         case .job: return 12
+        case .iiifBase: return 13
+        case .iiifInfo: return 14
+        case .iiifImage: return 15
         }
     }
 
@@ -53,6 +56,15 @@ extension Endpoint {
         case ("healthz", 1): return 9
         case ("readyz", 1): return 10
         case ("metrics", 1): return 11
+        case ("iiif", _) where segments.count >= 3 && segments[1] == "3" && !segments[2].isEmpty:
+            switch segments.count {
+            case 3: return 13
+            case 4 where segments[3].isEmpty: return 13
+            case 4 where segments[3] == "info.json": return 14
+            case 7: return 15
+            default: return unmatchedRoute
+            }
+        case ("iiif", _): return unmatchedRoute
         default: return 8
         }
     }

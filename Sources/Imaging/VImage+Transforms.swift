@@ -1,0 +1,49 @@
+import CShims
+import CVips
+
+/// Geometric and tonal transforms for derivatives (IIIF rotation and quality).
+extension VImage {
+    /// Opens a JPEG through jpegload directly: no search through every loader's sniffer,
+    /// which matters when one request opens a few dozen tiles.
+    public static func openJPEG(_ path: String) throws -> VImage {
+        guard let image = ts_jpeg_open(path) else { throw VipsError.take(or: "cannot open \(path)") }
+        return VImage(taking: image)
+    }
+
+    /// Resamples with a chosen kernel (`resize` uses libvips's default, lanczos3).
+    public func resize(horizontal: Double, vertical: Double, kernel: VipsKernel) throws -> VImage {
+        try VImage.make { ts_resize_kernel(pointer, $0, horizontal, vertical, kernel) }
+    }
+
+    /// Mirrors left to right.
+    public func flippedHorizontally() throws -> VImage {
+        try VImage.make { ts_flip_horizontal(pointer, $0) }
+    }
+
+    /// Rotates clockwise by `quarterTurns` x 90 degrees: exact, no resampling.
+    public func rotated(quarterTurns: Int) throws -> VImage {
+        try VImage.make { ts_rot90s(pointer, $0, Int32(quarterTurns)) }
+    }
+
+    /// Rotates clockwise by any angle. The result is the bounding box of the rotated
+    /// image; corners outside it are `background` on every band (0 with an alpha band
+    /// makes them transparent).
+    public func rotated(degrees: Double, background: Double) throws -> VImage {
+        try VImage.make { ts_rotate(pointer, $0, degrees, background) }
+    }
+
+    /// Adds an opaque alpha band.
+    public func withAlpha() throws -> VImage {
+        try VImage.make { ts_addalpha(pointer, $0) }
+    }
+
+    /// One grey band (plus alpha, if any).
+    public func grayscale() throws -> VImage {
+        try VImage.make { ts_colourspace_bw(pointer, $0) }
+    }
+
+    /// Every band becomes 0 or 255: 255 where the value is at least `threshold`.
+    public func thresholded(at threshold: Double = 128) throws -> VImage {
+        try VImage.make { ts_moreeq_const(pointer, $0, threshold) }
+    }
+}

@@ -1,0 +1,49 @@
+import ScrollGeometry
+
+/// `{region}/{size}/{rotation}/{quality}.{format}`, parsed; every syntax error is a 400.
+struct IIIFImageRequest: Equatable, Sendable {
+    var region: IIIFRegion
+    var size: IIIFSize
+    var rotation: IIIFRotation
+    var quality: IIIFQuality
+    var format: IIIFFormat
+
+    static func parse(region: String, size: String, rotation: String, qualityAndFormat: String) throws -> IIIFImageRequest {
+        guard let dot = qualityAndFormat.lastIndex(of: ".") else {
+            throw APIError.badRequest("'\(qualityAndFormat.prefix(60))' is not {quality}.{format}")
+        }
+        let qualityText = String(qualityAndFormat[..<dot])
+        let formatText = String(qualityAndFormat[qualityAndFormat.index(after: dot)...])
+        guard let quality = IIIFQuality(rawValue: qualityText) else { throw IIIFError.quality(qualityText) }
+        guard let format = IIIFFormat(rawValue: formatText) else { throw IIIFError.format(formatText) }
+        return IIIFImageRequest(region: try IIIFRegion.parse(region), size: try IIIFSize.parse(size),
+                                rotation: try IIIFRotation.parse(rotation), quality: quality, format: format)
+    }
+
+    /// The pixels to read and the size to scale them to, for a `width` x `height` image.
+    func resolve(width: Int, height: Int, maxArea: Int) throws -> IIIFRendering {
+        let rect = try region.resolve(width: width, height: height)
+        let regionSize = PixelSize(width: rect.width, height: rect.height)
+        let output = try size.resolve(region: regionSize, maxArea: maxArea)
+        let isFull = rect == PixelRect(x: 0, y: 0, width: width, height: height)
+        let regionPart = isFull ? "full" : "\(rect.x),\(rect.y),\(rect.width),\(rect.height)"
+        let enlarged = output.width > rect.width || output.height > rect.height
+        let sizePart = !enlarged && output == IIIFSize.fit(regionSize, maxArea: maxArea)
+            ? "max" : "\(enlarged ? "^" : "")\(output.width),\(output.height)"
+        let canonical = "\(regionPart)/\(sizePart)/\(rotation.description)/\(quality.rawValue).\(format.rawValue)"
+        return IIIFRendering(region: rect, size: output, rotation: rotation, quality: quality, format: format,
+                             canonical: canonical)
+    }
+}
+
+/// A resolved image request: exactly which pixels, how large, and its canonical path.
+struct IIIFRendering: Equatable, Sendable {
+    var region: PixelRect
+    var size: PixelSize
+    var rotation: IIIFRotation
+    var quality: IIIFQuality
+    var format: IIIFFormat
+    /// `{region}/{size}/{rotation}/{quality}.{format}` in canonical form: equal requests
+    /// (`full` vs `0,0,w,h`, `pct:50` vs `w,h`) share it, so it keys the cache and the ETag.
+    var canonical: String
+}

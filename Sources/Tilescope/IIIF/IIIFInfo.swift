@@ -1,0 +1,45 @@
+import ScrollGeometry
+
+/// The image information document (`info.json`) of IIIF Image API 3.0.
+struct IIIFInfo: Encodable {
+    struct Size: Encodable { var width: Int; var height: Int }
+    struct Tiles: Encodable { var width: Int; var height: Int; var scaleFactors: [Int] }
+
+    var context = IIIFInfo.contextURI
+    var id: String
+    var type = "ImageService3"
+    var `protocol` = "http://iiif.io/api/image"
+    var profile = "level2"
+    var width: Int
+    var height: Int
+    var maxArea: Int
+    var sizes: [Size]
+    var tiles: [Tiles]
+    var preferredFormats = ["jpg"]
+    var extraFormats = IIIFFormat.extra.map(\.rawValue)
+    var extraQualities = ["color", "gray", "bitonal"]
+    var extraFeatures = ["canonicalLinkHeader", "mirroring", "profileLinkHeader", "rotationArbitrary", "sizeUpscaling"]
+
+    static let contextURI = "http://iiif.io/api/image/3/context.json"
+    static let profileURI = "http://iiif.io/api/image/3/level2.json"
+
+    enum CodingKeys: String, CodingKey {
+        case context = "@context"
+        case id, type, `protocol`, profile, width, height, maxArea, sizes, tiles
+        case preferredFormats, extraFormats, extraQualities, extraFeatures
+    }
+
+    /// `sizes` are the pyramid's whole levels (cheapest to serve) within `maxArea`;
+    /// `tiles` has one scale factor per level, so every IIIF tile is one stored tile.
+    init(id: String, pyramid: Pyramid, maxArea: Int) {
+        self.id = id
+        width = pyramid.width
+        height = pyramid.height
+        self.maxArea = maxArea
+        sizes = pyramid.levels.map { pyramid.size(ofLevel: $0) }
+            .filter { $0.width * $0.height <= maxArea }
+            .map { Size(width: $0.width, height: $0.height) }
+        tiles = [Tiles(width: pyramid.tileSize, height: pyramid.tileSize,
+                       scaleFactors: pyramid.levels.map { 1 << (pyramid.maxLevel - $0) }.reversed())]
+    }
+}

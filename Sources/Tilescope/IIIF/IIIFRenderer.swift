@@ -1,0 +1,31 @@
+import Imaging
+import ScrollGeometry
+
+/// Renders a resolved IIIF request from a Deep Zoom pyramid, in the specification's order:
+/// region and size (one step, from the right pyramid level), mirror, rotation, quality, format.
+struct IIIFRenderer: Sendable {
+    var reader: PyramidRegionReader
+    var jpegQuality: Int
+
+    func render(_ request: IIIFRendering) throws -> [UInt8] {
+        var image = try reader.read(request.region, size: request.size)
+        if request.rotation.mirror { image = try image.flippedHorizontally() }
+        if let turns = request.rotation.quarterTurns {
+            if turns != 0 { image = try image.rotated(quarterTurns: turns) }
+        } else {
+            // The corners a free rotation uncovers: transparent where the format can say so,
+            // white otherwise (as the image would sit on a page).
+            if request.format.encoded.keepsAlpha {
+                image = try image.withAlpha().rotated(degrees: request.rotation.degrees, background: 0)
+            } else {
+                image = try image.rotated(degrees: request.rotation.degrees, background: 255)
+            }
+        }
+        switch request.quality {
+        case .default, .color: break
+        case .gray: image = try image.grayscale()
+        case .bitonal: image = try image.grayscale().thresholded(at: 128)
+        }
+        return try image.encoded(as: request.format.encoded, quality: jpegQuality)
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import HTTPServer
+import Imaging
+
+/// IIIF Image API 3.0 over the Deep Zoom pyramids: the base URI, info.json and image requests.
+extension TilescopeApp {
+    /// `GET /iiif/3/{id}`: 303 to the image information document.
+    func iiifRedirect(_ id: String, _ request: Request) throws -> Response {
+        _ = try record(id)
+        return Response(status: 303, headers: [
+            ("Location", iiif.baseURI(id: id, request: request) + "/info.json"), ("Cache-Control", "no-cache"),
+        ])
+    }
+
+    /// `GET /iiif/3/{id}/info.json`, as JSON-LD when the client asks for it.
+    func iiifInfo(_ id: String, _ request: Request) throws -> Response {
+        let (record, manifest) = try readyImage(id)
+        let base = iiif.baseURI(id: id, request: request)
+        let body = JSON.encode(IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea))
+        let wantsLD = request.header("accept")?.contains("application/ld+json") ?? false
+        let type = wantsLD ? "application/ld+json;profile=\"\(IIIFInfo.contextURI)\"" : "application/json"
+        // The id depends on the host the client used, so the validator covers it too.
+        let etag = "\"\(record.version)-info-\(Self.fnv1a(Array(base.utf8)))-\(wantsLD ? "ld" : "json")\""
+        let headers: [(name: String, value: String)] = [
+            ("Content-Type", type), ("ETag", etag), ("Cache-Control", "public, max-age=3600"),
+            ("Vary", "Accept, Host, X-Forwarded-Host, X-Forwarded-Proto"),
+            ("Link", "<\(IIIFInfo.profileURI)>;rel=\"profile\""),
+        ]
+        if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
+        return Response(status: 200, headers: headers, body: .bytes(body))
+    }
+
+    /// `GET /iiif/3/{id}/{region}/{size}/{rotation}/{quality}.{format}`.
+    /// Stored tiles, cache hits and 304s are answered at once; rendering goes to a worker thread.
+    func iiifImage(_ id: String, region: String, size: String, rotation: String, qualityAndFormat: String,
+                   _ request: Request) throws -> Reply {
+        let (record, manifest) = try readyImage(id)
+        let pyramid = manifest.pyramid
+        let rendering = try IIIFImageRequest.parse(region: region, size: size, rotation: rotation,
+                                                   qualityAndFormat: qualityAndFormat)
+            .resolve(width: pyramid.width, height: pyramid.height, maxArea: iiif.maxArea)
+        let base = iiif.baseURI(id: id, request: request)
+        // Hashed: the canonical path has commas, which If-None-Match lists cannot carry.
+        let etag = "\"\(record.version)-\(Self.fnv1a(Array(rendering.canonical.utf8)))\""
+        // IIIF URLs carry no version: a day of freshness, then revalidation by ETag (which
+        // holds the version). With `?v=` naming the current version, a year, immutable.
+        let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: record.version) == HTTPCaching.immutable
+            ? HTTPCaching.immutable : "public, max-age=86400"
+        let link = "<\(base)/\(rendering.canonical)>;rel=\"canonical\",<\(IIIFInfo.profileURI)>;rel=\"profile\""
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", rendering.format.encoded.mediaType), ("ETag", etag), ("Cache-Control", cacheControl),
+            ("Link", link),
+        ]
+        if HTTPCaching.notModified(request, etag: etag) { return .now(Response(status: 304, headers: headers)) }
+        let store = self.store
+        let version = record.version
+        let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
+            store.tilePath(id: id, version: version, level: level, column: column, row: row)
+        })
+        let quality = iiif.jpegQuality
+        if let tile = IIIFTileFiles.tile(for: rendering, in: pyramid) {
+            let files = IIIFTileFiles(folder: (store.descriptorPath(id: id, version: version) as NSString)
+                .deletingLastPathComponent + "/iiif")
+            if let stored = HTTPCaching.file(at: files.path(tile), contentType: "image/jpeg", etag: etag,
+                                             cacheControl: cacheControl, request: request) {
+                var response = stored
+                response.setHeader("Link", link)
+                response.setHeader("Server-Timing", "tile;desc=stored")
+                return .now(response)
+            }
+            let commonHeaders = headers
+            return .later {
+                Self.timed(commonHeaders, "tile;desc=written", rendering) {
+                    try files.write(tile, rendering: rendering, reader: reader, quality: quality)
+                }
+            }
+        }
+        let key = "\(id)/\(record.version)/\(rendering.canonical)"
+        if let hit = iiif.cache.get(key) {
+            headers.append(("Server-Timing", "cache;desc=hit"))
+            return .now(Response(status: 200, headers: headers, body: .bytes(hit.body)))
+        }
+        let renderer = IIIFRenderer(reader: reader, jpegQuality: quality)
+        let cache = iiif.cache
+        let commonHeaders = headers
+        return .later {
+            Self.timed(commonHeaders, "cache;desc=miss", rendering) {
+                let body = try renderer.render(rendering)
+                cache.put(key, DerivativeCache.Item(body: body, contentType: rendering.format.encoded.mediaType))
+                return body
+            }
+        }
+    }
+
+    /// Runs a render on the worker thread and answers with its bytes and its duration.
+    private static func timed(_ headers: [(name: String, value: String)], _ what: String, _ rendering: IIIFRendering,
+                              _ render: () throws -> [UInt8]) -> Response {
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            let body = try render()
+            let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+            let timing = ("Server-Timing", "\(what), render;dur=\(String(format: "%.2f", milliseconds))")
+            return Response(status: 200, headers: headers + [timing], body: .bytes(body))
+        } catch {
+            return APIError(500, "render_failed", "cannot render \(rendering.canonical): \(error)").response
+        }
+    }
+
+    /// A short, stable fingerprint for ETags (FNV-1a, 64 bits, hex).
+    static func fnv1a(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(hash, radix: 16)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HTTPServer
+
+/// IIIF settings and state shared by all requests: the public base URL, the limits
+/// advertised in info.json, and the cache of rendered derivatives.
+public final class IIIFService: Sendable {
+    /// `https://example.org/tiles` (no trailing slash), or nil to build ids from each
+    /// request's `X-Forwarded-Proto`/`X-Forwarded-Host`/`Host`.
+    let publicURL: String?
+    /// Largest output in pixels; info.json's `maxArea`.
+    let maxArea: Int
+    let jpegQuality: Int
+    let cache: DerivativeCache
+
+    public static let prefix = "/iiif/3/"
+
+    public init(publicURL: String? = nil, cacheBytes: Int = 256 << 20, maxArea: Int = 4096 * 4096, jpegQuality: Int = 85) {
+        var url = publicURL ?? ""
+        while url.hasSuffix("/") { url.removeLast() }
+        self.publicURL = url.isEmpty ? nil : url
+        self.maxArea = maxArea
+        self.jpegQuality = jpegQuality
+        cache = DerivativeCache(capacityBytes: cacheBytes)
+    }
+
+    /// The image's base URI as the client reached it: `{scheme}://{host}/iiif/3/{id}`.
+    func baseURI(id: String, request: Request) -> String {
+        let path = Self.prefix + Self.encode(id)
+        if let publicURL { return publicURL + path }
+        let scheme = Self.firstValue(request.header("x-forwarded-proto")).flatMap { $0 == "https" || $0 == "http" ? $0 : nil }
+        let host = [Self.firstValue(request.header("x-forwarded-host")), request.header("host")]
+            .compactMap { $0 }.first(where: Self.isHost)
+        return "\(scheme ?? "http")://\(host ?? "localhost")\(path)"
+    }
+
+    /// Proxies append to these headers: the client's value is the first one.
+    private static func firstValue(_ header: String?) -> String? {
+        guard let first = header?.split(separator: ",").first else { return nil }
+        let value = first.trimmingCharacters(in: .whitespaces)
+        return value.isEmpty ? nil : value
+    }
+
+    /// A host name or address with an optional port, and nothing that could break out of
+    /// a URL or a header (quotes, slashes, spaces, control characters).
+    private static func isHost(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 255 && text.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2E || byte == 0x2D || byte == 0x3A || byte == 0x5B || byte == 0x5D || byte == 0x5F
+        }
+    }
+
+    /// Percent-encodes everything but RFC 3986's unreserved characters.
+    static func encode(_ id: String) -> String {
+        var out = ""
+        for byte in id.utf8 {
+            let unreserved = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
+            out += unreserved ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
+        }
+        return out
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import ScrollGeometry
+
+/// The size parameter: how large the region comes back. `^` allows upscaling.
+struct IIIFSize: Equatable, Sendable {
+    enum Kind: Equatable, Sendable {
+        case max
+        case width(Int)
+        case height(Int)
+        case percent(Double)
+        case exact(width: Int, height: Int)
+        /// `!w,h`: as large as fits in w x h, keeping the region's aspect ratio.
+        case confined(width: Int, height: Int)
+    }
+
+    var kind: Kind
+    var upscale: Bool
+
+    static func parse(_ text: String) throws -> IIIFSize {
+        let upscale = text.hasPrefix("^")
+        var body = upscale ? String(text.dropFirst()) : text
+        if body == "max" { return IIIFSize(kind: .max, upscale: upscale) }
+        if body == "full" { throw IIIFError.size(text, "is not a size in IIIF 3.0 (use max)") }
+        if body.hasPrefix("pct:") {
+            guard let percent = IIIFNumber.decimal(body.dropFirst(4)), percent > 0 else {
+                throw IIIFError.size(text, "needs a percentage above 0")
+            }
+            return IIIFSize(kind: .percent(percent), upscale: upscale)
+        }
+        let confined = body.hasPrefix("!")
+        if confined { body.removeFirst() }
+        let parts = body.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { throw IIIFError.size(text, "is not max, w,, ,h, pct:n, w,h or !w,h") }
+        let width = parts[0].isEmpty ? nil : IIIFNumber.integer(parts[0])
+        let height = parts[1].isEmpty ? nil : IIIFNumber.integer(parts[1])
+        guard (parts[0].isEmpty || width != nil), (parts[1].isEmpty || height != nil) else {
+            throw IIIFError.size(text, "needs non-negative integers")
+        }
+        if width == 0 || height == 0 { throw IIIFError.size(text, "asks for zero pixels") }
+        switch (width, height, confined) {
+        case let (w?, h?, true): return IIIFSize(kind: .confined(width: w, height: h), upscale: upscale)
+        case let (w?, h?, false): return IIIFSize(kind: .exact(width: w, height: h), upscale: upscale)
+        case let (w?, nil, false): return IIIFSize(kind: .width(w), upscale: upscale)
+        case let (nil, h?, false): return IIIFSize(kind: .height(h), upscale: upscale)
+        default: throw IIIFError.size(text, "is not max, w,, ,h, pct:n, w,h or !w,h")
+        }
+    }
+
+    /// Output pixels for a region of `region` pixels, or 400 when the request would
+    /// upscale without `^`, collapse to nothing, or exceed `maxArea`.
+    func resolve(region: PixelSize, maxArea: Int) throws -> PixelSize {
+        let rw = Double(region.width), rh = Double(region.height)
+        let size: PixelSize
+        switch kind {
+        case .max:
+            // `^max` is read as `max`: see docs/iiif.md ("Deviations") for why.
+            return Self.fit(region, maxArea: maxArea)
+        case .width(let w):
+            size = PixelSize(width: w, height: Self.round(rh * Double(w) / rw))
+        case .height(let h):
+            size = PixelSize(width: Self.round(rw * Double(h) / rh), height: h)
+        case .percent(let percent):
+            size = PixelSize(width: Int((rw * percent / 100).rounded()), height: Int((rh * percent / 100).rounded()))
+            guard size.width > 0, size.height > 0 else { throw IIIFError.size(description, "leaves less than one pixel") }
+        case let .exact(w, h):
+            size = PixelSize(width: w, height: h)
+        case let .confined(w, h):
+            let byWidth = Double(w) / rw, byHeight = Double(h) / rh
+            size = byWidth <= byHeight
+                ? PixelSize(width: w, height: min(h, Self.round(rh * byWidth)))
+                : PixelSize(width: min(w, Self.round(rw * byHeight)), height: h)
+        }
+        if !upscale && (size.width > region.width || size.height > region.height) {
+            throw IIIFError.size(description, "would enlarge the \(region.width)x\(region.height) region; prefix it with ^ to allow that")
+        }
+        guard size.width * size.height <= maxArea else {
+            throw IIIFError.size(description, "gives \(size.width)x\(size.height), more than this server's maxArea of \(maxArea) pixels")
+        }
+        return size
+    }
+
+    /// The region at full resolution, scaled down to fit `maxArea` if it must be.
+    static func fit(_ region: PixelSize, maxArea: Int) -> PixelSize {
+        let area = region.width * region.height
+        guard area > maxArea else { return region }
+        let scale = (Double(maxArea) / Double(area)).squareRoot()
+        var size = PixelSize(width: max(1, Int(Double(region.width) * scale)), height: max(1, Int(Double(region.height) * scale)))
+        while size.width * size.height > maxArea { size = PixelSize(width: max(1, size.width - 1), height: max(1, size.height - 1)) }
+        return size
+    }
+
+    private static func round(_ value: Double) -> Int { max(1, Int(value.rounded())) }
+
+    var description: String {
+        let prefix = upscale ? "^" : ""
+        switch kind {
+        case .max: return prefix + "max"
+        case .width(let w): return "\(prefix)\(w),"
+        case .height(let h): return "\(prefix),\(h)"
+        case .percent(let p): return "\(prefix)pct:\(IIIFNumber.canonical(p))"
+        case let .exact(w, h): return "\(prefix)\(w),\(h)"
+        case let .confined(w, h): return "\(prefix)!\(w),\(h)"
+        }
+    }
+}

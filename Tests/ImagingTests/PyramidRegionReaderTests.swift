@@ -1,0 +1,82 @@
+import Foundation
+import TestSupport
+import ScrollGeometry
+import Testing
+@testable import Imaging
+
+/// Level choice arithmetic, and regions read from a real pyramid against libvips on the source.
+@Suite struct PyramidRegionReaderTests {
+    let pyramid = Pyramid(width: 1500, height: 700)  // maxLevel 11
+
+    @Test func fullResolutionRequestsUseTheTopLevel() {
+        let plan = pyramid.levelRegion(for: PixelRect(x: 10, y: 20, width: 300, height: 200),
+                                       output: PixelSize(width: 300, height: 200))
+        #expect(plan == LevelRegion(level: 11, shift: 0, rect: PixelRect(x: 10, y: 20, width: 300, height: 200)))
+    }
+
+    @Test func smallerOutputsUseTheSmallestLevelWithEnoughPixels() {
+        let region = PixelRect(x: 0, y: 0, width: 1500, height: 700)
+        #expect(pyramid.levelRegion(for: region, output: PixelSize(width: 750, height: 350)).level == 10)
+        #expect(pyramid.levelRegion(for: region, output: PixelSize(width: 751, height: 350)).level == 11)
+        #expect(pyramid.levelRegion(for: region, output: PixelSize(width: 100, height: 47)).level == 8)  // 188 x 88; level 7 is 94 x 44
+        #expect(pyramid.levelRegion(for: region, output: PixelSize(width: 3000, height: 1400)).level == 11)
+    }
+
+    @Test func aShortLastTileComesFromItsOwnLevel() {
+        // Level 10 is 750 wide: its last column (508..<750) is 242 px; in source pixels
+        // 1016..<1500 (484 px), which at scale factor 2 asks for ceil(484 / 2) = 242 px.
+        let plan = pyramid.levelRegion(for: PixelRect(x: 1016, y: 508, width: 484, height: 192),
+                                       output: PixelSize(width: 242, height: 96))
+        #expect(plan == LevelRegion(level: 10, shift: 1, rect: PixelRect(x: 508, y: 254, width: 242, height: 96)))
+    }
+
+    @Test func unalignedRegionsRoundOutward() {
+        let plan = pyramid.levelRegion(for: PixelRect(x: 5, y: 3, width: 10, height: 10), output: PixelSize(width: 2, height: 2))
+        #expect(plan.shift == 2)
+        #expect(plan.rect == PixelRect(x: 1, y: 0, width: 3, height: 4))  // 5/4 ..< ceil(15/4), 3/4 ..< ceil(13/4)
+    }
+
+    @Test func readsMatchLibvipsOnTheSource() throws {
+        let folder = try TestImages.folder()
+        let source = folder + "/source.png"
+        try TestImages.pattern(width: 1500, height: 700, at: source)
+        let out = folder + "/pyramid"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let built = try PyramidBuilder().build(source: source, into: out)
+        let reader = PyramidRegionReader(pyramid: built) { "\(out)/image_files/\($0)/\($1)_\($2).jpeg" }
+        let cases: [(PixelRect, PixelSize)] = [
+            (PixelRect(x: 0, y: 0, width: 1500, height: 700), PixelSize(width: 1500, height: 700)),
+            (PixelRect(x: 200, y: 100, width: 700, height: 500), PixelSize(width: 350, height: 250)),  // 4 tiles of level 10
+            (PixelRect(x: 251, y: 251, width: 10, height: 10), PixelSize(width: 10, height: 10)),  // across a tile corner
+            (PixelRect(x: 0, y: 0, width: 1500, height: 700), PixelSize(width: 97, height: 45)),
+            (PixelRect(x: 1400, y: 600, width: 100, height: 100), PixelSize(width: 400, height: 400)),
+        ]
+        for (rect, size) in cases {
+            let got = try reader.read(rect, size: size)
+            #expect(got.width == size.width && got.height == size.height)
+            var expected = try VImage.open(source).crop(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+            if size.width != rect.width {
+                expected = try expected.resize(horizontal: Double(size.width) / Double(rect.width),
+                                               vertical: Double(size.height) / Double(rect.height))
+            }
+            let psnr = TestImages.psnr(try got.pixels(), try expected.pixels())
+            // The tiles are JPEG Q85 of a sharp-edged pattern (about 28 dB at full resolution),
+            // and smaller levels were averaged 2x2 by dzsave: close, not equal. A wrong level,
+            // offset or scale shows as no better than the same images one pixel out of register.
+            let offByOne = TestImages.psnr(
+                try got.crop(x: 0, y: 0, width: size.width - 1, height: size.height).pixels(),
+                try expected.crop(x: 1, y: 0, width: size.width - 1, height: size.height).pixels())
+            #expect(psnr > 22, "\(rect) -> \(size): PSNR \(psnr) dB")
+            if size.width <= rect.width {  // enlarged, one output pixel is less than a source pixel
+                #expect(psnr > offByOne + 1, "\(rect) -> \(size): PSNR \(psnr) dB, one pixel off \(offByOne) dB")
+            }
+        }
+    }
+
+    @Test func aMissingTileIsAnErrorNotACrash() throws {
+        let reader = PyramidRegionReader(pyramid: pyramid) { "/nonexistent/\($0)/\($1)_\($2).jpeg" }
+        #expect(throws: VipsError.self) {
+            _ = try reader.read(PixelRect(x: 0, y: 0, width: 100, height: 100), size: PixelSize(width: 100, height: 100)).pixels()
+        }
+    }
+}

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# IIIF serving speed: tilescope against IIPImage (Debian's iipimage-server, FastCGI behind
+# nginx as its users run it) on the same image, interleaved rounds, same load generator.
+#
+#   bench/iiif.sh            # Markdown table on stdout and in bench/out/iiif.md
+#
+# Scenarios (request lists in bench/iiif/requests.py):
+#   tiles    tiles of each server's own grid, as a viewer asks for them (tilescope 254 px
+#            from its Deep Zoom pyramid, iipsrv 256 px from a tiled pyramidal JPEG TIFF)
+#   regions  the same arbitrary regions at arbitrary sizes for both
+# Each list is first requested once in full (the "first pass" columns: tilescope writes its
+# IIIF tile files then, iipsrv fills its tile cache), then ROUNDS rounds of wrk alternate
+# between the servers. tilescope runs with its derivative cache off (--iiif-cache-mb 0), so
+# regions are rendered on every request; iipsrv keeps its default 5 MB tile cache.
+# Server CPU per request is utime+stime from /proc of every server process (tilescope;
+# nginx master and workers plus the iipsrv processes) over the round. Tunables below.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-3}
+ROUND_SECONDS=${ROUND_SECONDS:-10}
+CONNECTIONS=${CONNECTIONS:-8}
+WIDTH=${WIDTH:-10000}
+HEIGHT=${HEIGHT:-7500}
+TILE_COUNT=${TILE_COUNT:-3000}
+REGION_COUNT=${REGION_COUNT:-1000}
+WORKERS=${WORKERS:-$(nproc)}
+TS_PORT=${TS_PORT:-18801}
+NGINX_PORT=${NGINX_PORT:-18802}
+IIP_PORT=${IIP_PORT:-18803}
+work=${WORK:-/tmp/tilescope-bench-iiif}
+out=bench/out
+mkdir -p "$work" "$out"
+
+missing=()
+for p in iipimage-server nginx wrk libvips-tools spawn-fcgi python3; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+echo "building tilescope (release)" >&2
+swift build -c release --product tilescope > "$work/build.log" 2>&1 || { tail -n 30 "$work/build.log" >&2; exit 1; }
+tilescope="$(swift build -c release --show-bin-path)/tilescope"
+
+# The source: smooth shapes plus grain, so tiles compress like a photograph's (not flat, not noise).
+source_image="$work/images/photo.jpg"
+if [ ! -f "$source_image" ]; then
+  echo "making a ${WIDTH}x${HEIGHT} source image" >&2
+  mkdir -p "$work/images" "$work/tmp"
+  t="$work/tmp"
+  vips zone "$t/z.v" $((WIDTH / 8)) $((HEIGHT / 8))
+  vips resize "$t/z.v" "$t/zl.v" 8
+  vips linear "$t/zl.v" "$t/a.v" 90 128
+  vips gaussnoise "$t/n.v" "$WIDTH" "$HEIGHT" --sigma 10 --mean 0
+  vips add "$t/a.v" "$t/n.v" "$t/r.v"
+  vips flip "$t/r.v" "$t/g.v" horizontal
+  vips flip "$t/r.v" "$t/b.v" vertical
+  vips bandjoin "$t/r.v $t/g.v $t/b.v" "$t/rgb.v"
+  vips cast "$t/rgb.v" "$t/u.v" uchar
+  vips copy "$t/u.v" "$t/srgb.v" --interpretation srgb
+  vips jpegsave "$t/srgb.v" "$source_image" --Q 95
+  rm -rf "$t"
+fi
+tiff="$work/iip/photo.tif"
+if [ ! -f "$tiff" ]; then
+  echo "making the pyramidal TIFF for iipsrv" >&2
+  mkdir -p "$work/iip"
+  vips tiffsave "$source_image" "$tiff" --tile --pyramid --compression jpeg --Q 85 --tile-width 256 --tile-height 256
+fi
+
+pids_nginx="" ; ts_pid=""
+cleanup() {
+  [ -n "$ts_pid" ] && kill "$ts_pid" 2>/dev/null || true
+  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  [ -f "$work/iipsrv.pid" ] && for p in $(cat "$work/iipsrv.pid"); do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+echo "starting tilescope" >&2
+# IIIF tile files from an earlier run would make the first pass a warm one: start cold.
+rm -rf "$work"/data/pyramids/*/*/iiif
+"$tilescope" serve --host 127.0.0.1 --port "$TS_PORT" --images "$work/images" --data "$work/data" \
+  --workers "$WORKERS" --iiif-cache-mb 0 > "$work/tilescope.log" 2>&1 &
+ts_pid=$!
+for _ in $(seq 1 1200); do
+  curl -sf "http://127.0.0.1:$TS_PORT/iiif/3/photo/info.json" > /dev/null 2>&1 && break
+  sleep 0.5
+done
+curl -sf "http://127.0.0.1:$TS_PORT/iiif/3/photo/info.json" > /dev/null || { tail "$work/tilescope.log" >&2; exit 1; }
+
+echo "starting iipsrv (x$WORKERS) behind nginx" >&2
+rm -f "$work/iipsrv.pid"
+env -i PATH="$PATH" FILESYSTEM_PREFIX="$work/iip/" URI_MAP="iiif=>IIIF" JPEG_QUALITY=85 CORS="*" \
+  spawn-fcgi -a 127.0.0.1 -p "$IIP_PORT" -F "$WORKERS" -P "$work/iipsrv.pid" -- /usr/lib/iipimage-server/iipsrv.fcgi > /dev/null
+mkdir -p "$work/nginx-tmp"
+cat > "$work/nginx.conf" <<NGINX
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx-tmp;
+  fastcgi_temp_path $work/nginx-tmp;
+  proxy_temp_path $work/nginx-tmp;
+  uwsgi_temp_path $work/nginx-tmp;
+  scgi_temp_path $work/nginx-tmp;
+  upstream iipsrv { server 127.0.0.1:$IIP_PORT; keepalive 16; }
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    location /iiif/ {
+      fastcgi_pass iipsrv;
+      fastcgi_keep_conn on;
+      include /etc/nginx/fastcgi_params;
+      fastcgi_param PATH_INFO \$fastcgi_script_name;
+      fastcgi_param REQUEST_URI \$request_uri;
+    }
+  }
+}
+NGINX
+nginx -c "$work/nginx.conf"
+sleep 0.5
+curl -sf "http://127.0.0.1:$NGINX_PORT/iiif/photo.tif/info.json" > /dev/null || { cat "$work/nginx-error.log" >&2; exit 1; }
+
+server_pids() {
+  case "$1" in
+    tilescope) echo "$ts_pid" ;;
+    iipsrv) local master; master=$(cat "$work/nginx.pid"); echo "$master $(pgrep -P "$master" | tr '\n' ' ') $(cat "$work/iipsrv.pid" | tr '\n' ' ')" ;;
+  esac
+}
+cpu_ticks() { local sum=0; for p in $(server_pids "$1"); do sum=$((sum + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$sum"; }
+rss_kb() { local sum=0; for p in $(server_pids "$1"); do sum=$((sum + $(awk '/^VmRSS/ {print $2}' "/proc/$p/status"))); done; echo "$sum"; }
+port_of() { [ "$1" = tilescope ] && echo "$TS_PORT" || echo "$NGINX_PORT"; }
+
+echo "request lists" >&2
+lists="$work/lists"; mkdir -p "$lists"
+python3 bench/iiif/requests.py tiles "http://127.0.0.1:$TS_PORT/iiif/3/photo/info.json" /iiif/3/photo "$TILE_COUNT" 1 "$lists/tilescope-tiles"
+python3 bench/iiif/requests.py tiles "http://127.0.0.1:$NGINX_PORT/iiif/photo.tif/info.json" /iiif/photo.tif "$TILE_COUNT" 1 "$lists/iipsrv-tiles"
+python3 bench/iiif/requests.py regions "http://127.0.0.1:$TS_PORT/iiif/3/photo/info.json" /iiif/3/photo "$REGION_COUNT" 2 "$lists/tilescope-regions"
+sed 's#^/iiif/3/photo/#/iiif/photo.tif/#' "$lists/tilescope-regions" > "$lists/iipsrv-regions"
+
+results="$work/results.jsonl"; : > "$results"
+clk=$(getconf CLK_TCK)
+record() {  # server scenario round json cpu rss
+  python3 -c 'import json,sys; d=json.loads(sys.argv[5]); d.update(server=sys.argv[1], scenario=sys.argv[2], round=sys.argv[3], cpu_us=int(sys.argv[4]) * 1e6 / int(sys.argv[7]), rss_kb=int(sys.argv[6])); print(json.dumps(d))' \
+    "$1" "$2" "$3" "$4" "$5" "$6" "$clk" >> "$results"
+}
+
+for scenario in tiles regions; do
+  for server in tilescope iipsrv; do
+    echo "first pass: $server $scenario" >&2
+    before=$(cpu_ticks $server)
+    json=$(python3 bench/iiif/warm.py 127.0.0.1 "$(port_of $server)" "$lists/$server-$scenario")
+    record $server $scenario first "$(( $(cpu_ticks $server) - before ))" "$json" "$(rss_kb $server)"
+  done
+done
+for round in $(seq 1 "$ROUNDS"); do
+  for scenario in tiles regions; do
+    for server in tilescope iipsrv; do
+      echo "round $round: $server $scenario" >&2
+      before=$(cpu_ticks $server)
+      json=$(wrk -t 2 -c "$CONNECTIONS" -d "${ROUND_SECONDS}s" --timeout 10s -s bench/iiif/list.lua \
+        "http://127.0.0.1:$(port_of $server)" -- "$lists/$server-$scenario" | grep '^{')
+      record $server $scenario "$round" "$(( $(cpu_ticks $server) - before ))" "$json" "$(rss_kb $server)"
+    done
+  done
+done
+
+python3 bench/iiif/report.py "$results" "$WIDTH" "$HEIGHT" "$CONNECTIONS" "$ROUNDS" "$ROUND_SECONDS" "$(nproc)" | tee "$out/iiif.md"

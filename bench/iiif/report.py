@@ -1,0 +1,35 @@
+"""Markdown table of bench/iiif.sh results: one row per scenario and server, ratios after."""
+import json, statistics, sys
+
+path, width, height, connections, rounds, seconds, cores = sys.argv[1:8]
+rows = [json.loads(line) for line in open(path) if line.strip()]
+
+def pick(server, scenario, first):
+    return [r for r in rows if r["server"] == server and r["scenario"] == scenario and (r["round"] == "first") == first]
+
+print(f"### IIIF: tilescope vs iipsrv ({width}x{height} image, {cores} cores, wrk {connections} connections, "
+      f"{rounds} interleaved rounds of {seconds} s)\n")
+print("| scenario | server | req/s | p50 ms | p99 ms | server CPU/req (us) | RSS MB | first pass req/s (1 connection) | non-200 |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+summary = {}
+for scenario in ("tiles", "regions"):
+    for server in ("tilescope", "iipsrv"):
+        measured, first = pick(server, scenario, False), pick(server, scenario, True)
+        if not measured:
+            continue
+        requests = sum(r["requests"] for r in measured)
+        rate = requests / sum(r["seconds"] for r in measured)
+        cpu = sum(r["cpu_us"] for r in measured) / max(1, requests)
+        p50 = statistics.median(r["p50_us"] for r in measured) / 1000
+        p99 = statistics.median(r["p99_us"] for r in measured) / 1000
+        rss = max(r["rss_kb"] for r in measured + first) / 1024
+        first_rate = first[0]["requests"] / first[0]["seconds"] if first else float("nan")
+        bad = sum(r.get("bad_status", 0) + r.get("socket_errors", 0) for r in measured + first)
+        summary[(scenario, server)] = (rate, cpu)
+        print(f"| {scenario} | {server} | {rate:,.0f} | {p50:.2f} | {p99:.2f} | {cpu:,.0f} | {rss:,.0f} | {first_rate:,.0f} | {bad} |")
+print()
+for scenario in ("tiles", "regions"):
+    if (scenario, "tilescope") in summary and (scenario, "iipsrv") in summary:
+        (tr, tc), (ir, ic) = summary[(scenario, "tilescope")], summary[(scenario, "iipsrv")]
+        cpu = f"**{ic / tc:.1f}x** less" if ic >= tc else f"**{tc / ic:.1f}x** more"
+        print(f"- {scenario}: tilescope serves **{tr / ir:.1f}x** iipsrv's requests/s with {cpu} server CPU per request.")

@@ -76,7 +76,10 @@ import Testing
         #expect(try RawHTTP.get(server.port, "/no-such-file.js").status == 404)
         // Start-up polls of /healthz come first; every line has the format.
         let end = Date().addingTimeInterval(5)
-        while !server.stdout.contains("/no-such-file.js") && Date() < end { Thread.sleep(forTimeInterval: 0.02) }
+        // Lines are written as requests complete, which may be after the client has its answer.
+        while !(server.stdout.contains("/no-such-file.js") && server.stdout.contains("/api/images?x=1")) && Date() < end {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
         let all = server.stdoutLines
         for line in all { #expect(line.wholeMatch(of: Self.common) != nil, "\(line)") }
         let lines = all.filter { !$0.contains("/healthz") }
@@ -99,7 +102,8 @@ import Testing
         let (images, data) = try Self.images("ops-log-json")
         let server = try OpsServerProcess(images: images, data: data, environment: ["TILESCOPE_LOG_FORMAT": "json"])
         #expect(try RawHTTP.get(server.port, "/healthz", headers: ["User-Agent": "ops-test"]).status == 200)
-        Thread.sleep(forTimeInterval: 0.3)
+        let end = Date().addingTimeInterval(5)  // the line is written when the request completes
+        while !server.stdout.contains("ops-test") && Date() < end { Thread.sleep(forTimeInterval: 0.02) }
         let lines = server.stdoutLines.filter { $0.contains("ops-test") }
         let first = try #require(lines.first)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import TestSupport
 import Testing
 
 /// Streamed request bodies (`HTTPHandler.bodyHandling` + `BodySink`) through a real server on a
@@ -86,7 +87,7 @@ import Testing
         let server = try Self.start(events)
         defer { server.stop(deadline: 1) }
         let body = (0..<90_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
-        let client = try LoopbackClient(port: server.port)
+        let client = try RawHTTP(port: server.port, timeoutSeconds: 20)
         let reply = try client.exchange(Array("POST /stream HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
                                         + Self.chunked(body, piece: 777))
         #expect(reply.status == 200)
@@ -102,24 +103,24 @@ import Testing
         let server = try Self.start(events)
         defer { server.stop(deadline: 1) }
         // Declared too large: 413 at once, no "100 Continue", the sink is told to abort.
-        let early = try LoopbackClient(port: server.port).exchange(
+        let early = try RawHTTP(port: server.port, timeoutSeconds: 20).exchange(
             Array("POST /stream HTTP/1.1\r\nHost: x\r\nContent-Length: 100001\r\nExpect: 100-continue\r\n\r\n".utf8))
         #expect(early.status == 413)
         // Chunked past the limit: the body is read to its end and answered 413 (not dropped unanswered).
         let body = [UInt8](repeating: 1, count: 150_000)
-        let late = try LoopbackClient(port: server.port).exchange(
+        let late = try RawHTTP(port: server.port, timeoutSeconds: 20).exchange(
             Array("POST /stream HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8) + Self.chunked(body, piece: 4096))
         #expect(late.status == 413)
         // The sink refusing mid-body gets its own response through.
-        let picky = try LoopbackClient(port: server.port).exchange(
+        let picky = try RawHTTP(port: server.port, timeoutSeconds: 20).exchange(
             Array("POST /picky HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8) + Self.chunked(body, piece: 4096))
         #expect(picky.status == 422)
         #expect(picky.text == "refused")
         // The buffered path has the same mid-body behaviour with its own limit.
-        let buffered = try LoopbackClient(port: server.port).exchange(
+        let buffered = try RawHTTP(port: server.port, timeoutSeconds: 20).exchange(
             Array("POST /other HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8) + Self.chunked(body, piece: 4096))
         #expect(buffered.status == 413)
-        let small = try LoopbackClient(port: server.port).exchange(
+        let small = try RawHTTP(port: server.port, timeoutSeconds: 20).exchange(
             Array("POST /other HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc".utf8))
         #expect(small.text == "buffered 3")
         let aborts = events.all.filter { $0.hasPrefix("abort") }
@@ -130,90 +131,14 @@ import Testing
     @Test func refusalWithoutABodyKeepsTheConnection() throws {
         let server = try Self.start(Events())
         defer { server.stop(deadline: 1) }
-        let client = try LoopbackClient(port: server.port)
+        let client = try RawHTTP(port: server.port, timeoutSeconds: 20)
         let refused = try client.exchange(Array("GET /refuse HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         #expect(refused.status == 403)
         #expect(refused.headers["connection"]?.lowercased() != "close")
         #expect(try client.exchange(Array("GET /other HTTP/1.1\r\nHost: x\r\n\r\n".utf8)).text == "buffered 0")
         // With a body it is answered before the body is read, and the connection closes.
-        let withBody = try LoopbackClient(port: server.port).exchange(
+        let withBody = try RawHTTP(port: server.port, timeoutSeconds: 20).exchange(
             Array("POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n".utf8))
         #expect(withBody.status == 403)
     }
 }
-
-/// The smallest HTTP/1.1 client that can send exact bytes and read one response.
-final class LoopbackClient {
-    struct Reply {
-        var status: Int
-        var headers: [String: String]
-        var body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
-    }
-
-    private let socket: Int32
-    private var buffer: [UInt8] = []
-
-    init(port: Int) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else { throw LoopbackError.failed("cannot connect") }
-    }
-
-    deinit { close(socket) }
-
-    /// Sends the bytes (stopping quietly if the server closes first) and reads one final response.
-    func exchange(_ bytes: [UInt8]) throws -> Reply {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { break }
-            sent += n
-        }
-        while true {
-            let reply = try read()
-            if reply.status != 100 { return reply }
-        }
-    }
-
-    private func read() throws -> Reply {
-        var end: Int?
-        while end == nil {
-            if buffer.count >= 4 {
-                end = (0...(buffer.count - 4)).first { buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10 }
-            }
-            if end == nil { try fill() }
-        }
-        let head = String(decoding: buffer[..<end!], as: UTF8.self)
-        buffer.removeFirst(end! + 4)
-        var lines = head.components(separatedBy: "\r\n")
-        let status = Int(lines.removeFirst().split(separator: " ")[1]) ?? 0
-        var headers: [String: String] = [:]
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        let length = status == 100 ? 0 : Int(headers["content-length"] ?? "0") ?? 0
-        while buffer.count < length { try fill() }
-        let body = Array(buffer[..<length])
-        buffer.removeFirst(length)
-        return Reply(status: status, headers: headers, body: body)
-    }
-
-    private func fill() throws {
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        let n = recv(socket, &chunk, chunk.count, 0)
-        guard n > 0 else { throw LoopbackError.failed("connection closed or timed out") }
-        buffer += chunk[..<n]
-    }
-}
-
-enum LoopbackError: Error { case failed(String) }

@@ -15,13 +15,13 @@ public final class RawHTTP {
     private let socket: Int32
     private var buffer: [UInt8] = []
 
-    public init(port: Int) throws {
+    public init(port: Int, timeoutSeconds: Int = 30) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -39,14 +39,30 @@ public final class RawHTTP {
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
-        let bytes = Array(head.utf8) + body
+        guard write(Array(head.utf8) + body) else { throw TestFailure("send failed") }
+        return try readReply(isHead: method == "HEAD")
+    }
+
+    /// Sends exact bytes; false if the server closed the connection first.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw TestFailure("send failed") }
+            guard n > 0 else { return false }
             sent += n
         }
-        return try readReply(isHead: method == "HEAD")
+        return true
+    }
+
+    /// Sends exact bytes (stopping quietly if the server closes first) and reads the final
+    /// response, skipping any `100 Continue`.
+    public func exchange(_ bytes: [UInt8]) throws -> Reply {
+        write(bytes)
+        while true {
+            let reply = try readReply()
+            if reply.status != 100 { return reply }
+        }
     }
 
     /// True if the server closed the connection (a read returns end of file).
@@ -55,7 +71,8 @@ public final class RawHTTP {
         return recv(socket, &byte, 1, Int32(MSG_DONTWAIT)) == 0
     }
 
-    private func readReply(isHead: Bool) throws -> Reply {
+    /// Reads one response (an interim `100 Continue` counts as one, without a body).
+    public func readReply(isHead: Bool = false) throws -> Reply {
         let headerEnd = try readUntil([13, 10, 13, 10])
         let head = String(decoding: buffer[..<headerEnd], as: UTF8.self)
         buffer.removeFirst(headerEnd + 4)
@@ -68,7 +85,7 @@ public final class RawHTTP {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         var length = Int(headers["content-length"] ?? "0") ?? 0
-        if isHead || status == 304 || status == 204 { length = 0 }
+        if isHead || status == 304 || status == 204 || status == 100 { length = 0 }
         while buffer.count < length { try fill() }
         let body = Array(buffer[..<length])
         buffer.removeFirst(length)

@@ -71,7 +71,7 @@ import Testing
 
     @Test func realServerWritesCommonLogLinesOnStdout() throws {
         let (images, data) = try Self.images("ops-log-common")
-        let server = try OpsServerProcess(images: images, data: data)
+        let server = try ServerProcess(images: images, data: data)
         #expect(try RawHTTP.get(server.port, "/api/images?x=1").status == 200)
         #expect(try RawHTTP.get(server.port, "/no-such-file.js").status == 404)
         // Start-up polls of /healthz come first; every line has the format.
@@ -100,7 +100,7 @@ import Testing
 
     @Test func realServerWritesJSONLinesWhenAsked() throws {
         let (images, data) = try Self.images("ops-log-json")
-        let server = try OpsServerProcess(images: images, data: data, environment: ["TILESCOPE_LOG_FORMAT": "json"])
+        let server = try ServerProcess(images: images, data: data, environment: ["TILESCOPE_LOG_FORMAT": "json"])
         #expect(try RawHTTP.get(server.port, "/healthz", headers: ["User-Agent": "ops-test"]).status == 200)
         let end = Date().addingTimeInterval(5)  // the line is written when the request completes
         while !server.stdout.contains("ops-test") && Date() < end { Thread.sleep(forTimeInterval: 0.02) }
@@ -118,7 +118,7 @@ import Testing
 
     @Test func quietSilencesTheAccessLogAndInfoLines() throws {
         let (images, data) = try Self.images("ops-log-quiet")
-        let server = try OpsServerProcess(images: images, data: data, arguments: ["--quiet"])
+        let server = try ServerProcess(images: images, data: data, extra: ["--quiet"])
         #expect(try RawHTTP.get(server.port, "/api/images").status == 200)
         Thread.sleep(forTimeInterval: 0.3)
         #expect(server.stdout.isEmpty)

@@ -10,15 +10,15 @@ import Testing
 
     /// A server whose public folder holds a 32 MB file: a genuinely slow download for a
     /// client that reads slowly, through the ordinary static-file route.
-    static func server(_ label: String, arguments: [String] = []) throws -> (OpsServerProcess, [UInt8]) {
+    static func server(_ label: String, arguments: [String] = []) throws -> (ServerProcess, [UInt8]) {
         let root = try TestImages.folder(label)
         let images = root + "/images", publicFolder = root + "/public"
         for folder in [images, publicFolder] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
         let content = [UInt8](random.readData(ofLength: size))
         FileManager.default.createFile(atPath: publicFolder + "/large.jpg", contents: Data(content))
-        let server = try OpsServerProcess(images: images, data: root + "/data",
-                                          arguments: ["--public", publicFolder, "--quiet"] + arguments)
+        let server = try ServerProcess(images: images, data: root + "/data",
+                                       extra: ["--public", publicFolder, "--quiet"] + arguments)
         return (server, content)
     }
 

@@ -5,7 +5,8 @@ import TestSupport
 final class ServerProcess {
     let process = Process()
     let port: Int
-    let logPath: String
+    let outPath: String
+    let errPath: String
 
     /// The executable built next to this test bundle by `swift build --build-tests`.
     static var executable: String {
@@ -19,33 +20,43 @@ final class ServerProcess {
         return TestServer.repositoryRoot + "/.build/debug/tilescope"
     }
 
+    /// stdout (the access log) and stderr (messages) go to separate files. TILESCOPE_ variables
+    /// of the test's own environment are not passed on, so only `environment` configures it.
     init(images: String, data: String, extra: [String] = [], environment: [String: String] = [:]) throws {
         port = ServerProcess.freePort()
-        logPath = data + "-server-\(UUID().uuidString.prefix(6)).log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let stem = data + "-server-\(UUID().uuidString.prefix(6))"
+        outPath = stem + ".stdout.log"
+        errPath = stem + ".stderr.log"
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = ["serve", "--images", images, "--data", data, "--port", String(port), "--host", "127.0.0.1",
                              "--rescan", "1", "--public", TestServer.repositoryRoot + "/Public"] + extra
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process.standardOutput = log
-        process.standardError = log
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILESCOPE_") }
+            .merging(environment) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         try process.run()
         try waitUntilListening()
     }
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        // Foundation still watches the child: let it see the exit before the Process goes.
+        // Foundation watches the child from a dispatch queue through an unowned reference to the
+        // Process: let it see the exit before the Process goes away, or it crashes the test run.
         process.waitUntilExit()
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var stdout: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+    var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+    /// Everything the server wrote, for failure messages.
+    var log: String { stderr + stdout }
 
     func waitUntilListening(timeout: Double = 30) throws {
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {
-            if (try? RawHTTP.get(port, "/api/images"))?.status == 200 { return }
+            if (try? RawHTTP.get(port, "/healthz"))?.status == 200 { return }
             guard process.isRunning else { throw TestFailure("server exited: \(log)") }
             Thread.sleep(forTimeInterval: 0.05)
         }

@@ -18,24 +18,12 @@ final class UploadClient {
 
     enum Framing { case contentLength, chunked }
 
-    private let socket: Int32
-    private var buffer: [UInt8] = []
+    private let connection: RawHTTP
 
     init(port: Int) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else { throw TestFailure("cannot connect to port \(port)") }
+        connection = try RawHTTP(port: port, timeoutSeconds: 60)
     }
 
-    deinit { close(socket) }
 
     /// Sends one request. With `expectContinue`, the body goes only after `100 Continue`; a final
     /// status instead means the body was refused unread (then it is never sent).
@@ -65,11 +53,11 @@ final class UploadClient {
             let piece = Array(body[offset..<min(body.count, offset + pieceSize)])
             offset += piece.count
             switch framing {
-            case .contentLength: open = write(piece, tolerant: true)
-            case .chunked: open = write(Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + [13, 10], tolerant: true)
+            case .contentLength: open = connection.write(piece)
+            case .chunked: open = connection.write(Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + [13, 10])
             }
         }
-        if framing == .chunked && open { _ = write(Array("0\r\n\r\n".utf8), tolerant: true) }
+        if framing == .chunked && open { connection.write(Array("0\r\n\r\n".utf8)) }
         var reply = try readReply()
         reply.sawContinue = sawContinue
         return reply
@@ -82,52 +70,11 @@ final class UploadClient {
     }
 
     private func write(_ bytes: [UInt8]) throws {
-        guard write(bytes, tolerant: true) else { throw TestFailure("send failed: \(String(cString: strerror(errno)))") }
-    }
-
-    /// False if the server closed the connection.
-    private func write(_ bytes: [UInt8], tolerant: Bool) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { return false }
-            sent += n
-        }
-        return true
+        guard connection.write(bytes) else { throw TestFailure("send failed: \(String(cString: strerror(errno)))") }
     }
 
     private func readReply() throws -> Reply {
-        let headerEnd = try readUntil([13, 10, 13, 10])
-        let head = String(decoding: buffer[..<headerEnd], as: UTF8.self)
-        buffer.removeFirst(headerEnd + 4)
-        var lines = head.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw TestFailure("bad status line: \(head)") }
-        var headers: [String: String] = [:]
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        let length = status == 100 || status == 204 ? 0 : Int(headers["content-length"] ?? "0") ?? 0
-        while buffer.count < length { try fill() }
-        let body = Array(buffer[..<length])
-        buffer.removeFirst(length)
-        return Reply(status: status, headers: headers, body: body, sawContinue: false)
-    }
-
-    private func readUntil(_ marker: [UInt8]) throws -> Int {
-        while true {
-            if buffer.count >= marker.count {
-                for i in 0...(buffer.count - marker.count) where Array(buffer[i..<i + marker.count]) == marker { return i }
-            }
-            try fill()
-        }
-    }
-
-    private func fill() throws {
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        let n = recv(socket, &chunk, chunk.count, 0)
-        guard n > 0 else { throw TestFailure("connection closed or timed out") }
-        buffer += chunk[..<n]
+        let reply = try connection.readReply()
+        return Reply(status: reply.status, headers: reply.headers, body: reply.body, sawContinue: false)
     }
 }

@@ -46,8 +46,8 @@ private func queryIterator(
 ) -> MHD_Result {
     guard let context, let key else { return .YES }
     let collector = context.assumingMemoryBound(to: ConnectionReader.Collector.self)
-    guard let name = PercentDecoding.decode(String(cString: key), plusIsSpace: true),
-          let text = PercentDecoding.decode(value.map { String(cString: $0) } ?? "", plusIsSpace: true)
+    guard let name = PercentDecoding.decodeQueryComponent(key),
+          let text = value.map(PercentDecoding.decodeQueryComponent) ?? ""
     else {
         collector.pointee.malformedQuery = true
         return .YES

@@ -40,6 +40,20 @@ public enum PercentDecoding {
         return String(validating: bytes, as: UTF8.self)
     }
 
+    /// A query string's key or value, as libmicrohttpd hands it over: `decode(_:plusIsSpace: true)`, with a
+    /// fast path for the common case of plain ASCII without `%` or `+`, which needs no decoding.
+    public static func decodeQueryComponent(_ text: UnsafePointer<CChar>) -> String? {
+        var cursor = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+        while cursor.pointee != 0 {
+            let byte = cursor.pointee
+            if byte >= 0x80 || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") {
+                return decode(String(cString: text), plusIsSpace: true)
+            }
+            cursor += 1
+        }
+        return String(cString: text)
+    }
+
     /// Percent-encodes everything but the RFC 3986 unreserved characters.
     public static func encode(_ text: String) -> String {
         var result = ""

@@ -13,19 +13,24 @@ struct TileOrder {
     }
 
     func sorted(_ addresses: [TileAddress]) -> [TileAddress] {
-        addresses
-            .map { (address: $0, distance: distanceSquared($0)) }
-            .sorted { a, b in
-                if a.distance != b.distance { return a.distance < b.distance }
-                if a.address.row != b.address.row { return a.address.row < b.address.row }
-                return a.address.column < b.address.column
-            }
-            .map(\.address)
+        // The level size once, not per tile; keys computed once, not per comparison.
+        let size = pyramid.size(ofLevel: level)
+        var keyed = addresses.map { Keyed(address: $0, distance: distanceSquared($0, levelSize: size)) }
+        keyed.sort { a, b in
+            if a.distance != b.distance { return a.distance < b.distance }
+            if a.address.row != b.address.row { return a.address.row < b.address.row }
+            return a.address.column < b.address.column
+        }
+        return keyed.map(\.address)
+    }
+
+    private struct Keyed {
+        var address: TileAddress
+        var distance: Double
     }
 
     /// From `centre` to the centre of the tile's grid cell (without overlap, clipped to the level).
-    func distanceSquared(_ address: TileAddress) -> Double {
-        let size = pyramid.size(ofLevel: level)
+    private func distanceSquared(_ address: TileAddress, levelSize size: PixelSize) -> Double {
         let t = pyramid.tileSize
         let cx = Double(address.column * t + min((address.column + 1) * t, size.width)) / 2
         let cy = Double(address.row * t + min((address.row + 1) * t, size.height)) / 2

@@ -86,15 +86,15 @@ struct ViewportFields {
     /// `Double(String)` also takes hexadecimal and `nan`; those are refused, the latter with its own message.
     static func parseNumber(_ raw: String, _ field: String) throws(ViewportQueryError) -> Double {
         let text = raw.trimmingASCIISpaces
-        var unsigned = Substring(text)
+        var unsigned = text
         if unsigned.first == "+" || unsigned.first == "-" { unsigned = unsigned.dropFirst() }
+        // The common case first, without building any string: a plain decimal number.
+        if isDecimal(unsigned.utf8), let value = Double(text) { return try finite(value, field) }  // 1e999 is infinity
         switch unsigned.lowercased() {
         case "nan": throw .notFinite(field, .nan)
         case "inf", "infinity": throw .notFinite(field, text.hasPrefix("-") ? -.infinity : .infinity)
-        default: break
+        default: throw .notANumber(field, raw)
         }
-        guard isDecimal(unsigned.utf8), let value = Double(text) else { throw .notANumber(field, raw) }
-        return try finite(value, field)  // 1e999 parses to infinity
     }
 
     /// `digits [. digits] [e [sign] digits]` or `. digits [...]`, at least one mantissa digit.
@@ -126,10 +126,10 @@ struct ViewportFields {
 }
 
 extension String {
-    fileprivate var trimmingASCIISpaces: String {
+    fileprivate var trimmingASCIISpaces: Substring {
         let bytes = utf8
         guard let first = bytes.firstIndex(where: { $0 != UInt8(ascii: " ") }) else { return "" }
         let last = bytes.lastIndex(where: { $0 != UInt8(ascii: " ") })!
-        return String(self[first...last])
+        return self[first...last]
     }
 }

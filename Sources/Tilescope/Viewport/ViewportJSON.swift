@@ -22,6 +22,14 @@ struct ViewportJSON: ~Copyable {
         base.deallocate()
     }
 
+    /// How many bytes are written so far.
+    var length: Int { count }
+
+    /// The bytes written so far, in place: valid only inside `body`, and only until the next write.
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
     /// The bytes written so far.
     var bytes: [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -108,6 +116,36 @@ struct ViewportJSON: ~Copyable {
         reserve(chunk.count)
         chunk.withUnsafeBufferPointer { memcpy(base + count, $0.baseAddress!, $0.count) }
         count += chunk.count
+    }
+
+    mutating func appendRaw(_ chunk: UnsafeRawBufferPointer) {
+        guard let source = chunk.baseAddress else { return }
+        reserve(chunk.count)
+        memcpy(base + count, source, chunk.count)
+        count += chunk.count
+    }
+
+    /// Makes room for `extra` more bytes, for a run of `appendUnchecked`.
+    mutating func reserve(extra: Int) {
+        reserve(extra)
+    }
+
+    /// Copies `length` bytes with no capacity check: only after `reserve(extra:)` made room for them.
+    /// The pieces are short (a number, a key), where a word-at-a-time loop beats calling `memcpy`.
+    @inline(__always)
+    mutating func appendUnchecked(_ source: UnsafeRawPointer, length: Int) {
+        let target = UnsafeMutableRawPointer(base + count)
+        var offset = 0
+        while offset + 8 <= length {
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: UInt64.self),
+                              toByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < length {
+            target.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+            offset += 1
+        }
+        count += length
     }
 
     mutating func appendInt(_ value: Int) {

@@ -136,35 +136,12 @@ public struct ViewportResponse: Encodable, Hashable, Sendable {
         out.field("width", preview.width)
         out.field("height", preview.height)
         out.endObject()
-        write(drawn, key: "tiles", to: &out)
-        if let prefetched { write(prefetched, key: "prefetch", to: &out) }
+        var list = TileListJSON(urlPrefix: urls.tilePrefixBytes, urlSuffix: urls.tileSuffixBytes,
+                                tiles: drawn + (prefetched ?? []))
+        list.write(drawn, key: "tiles", to: &out)
+        if let prefetched { list.write(prefetched, key: "prefetch", to: &out) }
         out.endObject()
         return out.bytes
-    }
-
-    private func write(_ tiles: [Tile], key: StaticString, to out: inout ViewportJSON) {
-        out.beginArray(key)
-        for tile in tiles {
-            let address = tile.address
-            out.beginObject()
-            out.field("level", address.level)
-            out.field("column", address.column)
-            out.field("row", address.row)
-            out.beginRawString("url")
-            out.appendRaw(urls.tilePrefixBytes)
-            out.appendInt(address.level)
-            out.appendRaw("/")
-            out.appendInt(address.column)
-            out.appendRaw("_")
-            out.appendInt(address.row)
-            out.appendRaw(urls.tileSuffixBytes)
-            out.endRawString()
-            out.beginObject("frame")
-            Self.write(tile.frame, to: &out)
-            out.endObject()
-            out.endObject()
-        }
-        out.endArray()
     }
 
     private static func write(_ rect: Rect, to out: inout ViewportJSON) {

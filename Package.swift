@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // Tilescope: a deep-zoom image tile server.
-// Layering (see README): ScrollGeometry (pure arithmetic) <- Imaging (libvips)
+// Layering (see README): ScrollGeometry (pure arithmetic) <- Imaging (libvips, libjpeg)
 // <- HTTPServer (libmicrohttpd, no domain words) <- Tilescope (the app) <- tilescope (CLI).
 import PackageDescription
 
@@ -14,11 +14,14 @@ let package = Package(
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         // Non-variadic wrappers for the variadic C calls Swift cannot make. Nothing else.
         .target(name: "CShims", dependencies: ["CVips", "CMicroHTTPD"]),
+        // Decodes parts of JPEG tiles into a buffer: C, because libjpeg reports errors by longjmp.
+        .target(name: "CTileDecoder", dependencies: ["CJPEG"]),
 
         .target(name: "ScrollGeometry"),
-        .target(name: "Imaging", dependencies: ["CShims", "CVips", "ScrollGeometry"]),
+        .target(name: "Imaging", dependencies: ["CShims", "CVips", "CTileDecoder", "ScrollGeometry"]),
         .target(name: "HTTPServer", dependencies: ["CShims", "CMicroHTTPD"]),
         .target(name: "Catalog", dependencies: ["CSQLite", "ScrollGeometry"]),
         .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog"]),

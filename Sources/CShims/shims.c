@@ -91,6 +91,17 @@ VipsImage *ts_jpeg_open(const char *path) {
     VipsImage *image = NULL;
     return vips_jpegload(path, &image, "access", VIPS_ACCESS_RANDOM, NULL) == 0 ? image : NULL;
 }
+static void ts_free_pixels(VipsImage *image, void *data) {
+    (void)image;
+    free(data);
+}
+VipsImage *ts_image_from_malloc(void *data, size_t size, int width, int height, int bands) {
+    VipsImage *image = vips_image_new_from_memory(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
+    if (!image) return NULL;
+    image->Type = bands == 1 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;
+    g_signal_connect(image, "postclose", G_CALLBACK(ts_free_pixels), data);
+    return image;
+}
 int ts_resize_kernel(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel) {
     return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, NULL);
 }

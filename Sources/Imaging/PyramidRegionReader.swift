@@ -44,48 +44,29 @@ public struct PyramidRegionReader: Sendable {
         return try scaled.crop(x: 0, y: 0, width: size.width, height: size.height)
     }
 
-    /// The plan's rectangle of its level, cut from the covering tiles without their overlap.
+    /// The plan's rectangle of its level, decoded from the covering tiles (each tile only
+    /// where it is the rectangle's, its overlap left out) into one buffer.
     func levelPixels(_ plan: LevelRegion) throws -> VImage {
         let tileSize = pyramid.tileSize
         let rect = plan.rect
         let columns = (rect.x / tileSize)...((rect.x + rect.width - 1) / tileSize)
         let rows = (rect.y / tileSize)...((rect.y + rect.height - 1) / tileSize)
-        if columns.count == 1 && rows.count == 1 {
-            // One tile: crop straight from it (the common case of tile-aligned requests).
-            let (tile, core) = try openCore(level: plan.level, column: columns.lowerBound, row: rows.lowerBound)
-            return try tile.crop(x: core.x + rect.x - columns.lowerBound * tileSize,
-                                 y: core.y + rect.y - rows.lowerBound * tileSize,
-                                 width: rect.width, height: rect.height)
-        }
-        var pieces: [VImage] = []
+        let bands = try JPEGTile.components(tilePath(plan.level, columns.lowerBound, rows.lowerBound))
+        let stride = rect.width * bands
+        let buffer = try VImage.PixelBuffer(byteCount: stride * rect.height)
         for row in rows {
             for column in columns {
-                let (tile, core) = try openCore(level: plan.level, column: column, row: row)
-                pieces.append(try tile.crop(x: core.x, y: core.y, width: core.width, height: core.height))
+                // The part of the rectangle in this tile's grid cell, in level pixels...
+                let x0 = max(rect.x, column * tileSize), x1 = min(rect.x + rect.width, (column + 1) * tileSize)
+                let y0 = max(rect.y, row * tileSize), y1 = min(rect.y + rect.height, (row + 1) * tileSize)
+                // ...and in the stored tile, which starts `overlap` pixels before its cell.
+                let stored = pyramid.tileRect(level: plan.level, column: column, row: row)
+                try JPEGTile.decode(tilePath(plan.level, column, row),
+                                    rect: PixelRect(x: x0 - stored.x, y: y0 - stored.y, width: x1 - x0, height: y1 - y0),
+                                    into: buffer.bytes + (y0 - rect.y) * stride + (x0 - rect.x) * bands,
+                                    stride: stride, bands: bands)
             }
         }
-        // Every core is tileSize square except those on the level's right and bottom edges,
-        // which can only be the last column or row here: arrayjoin pads after them, and
-        // the final crop never reaches into that padding.
-        return try VImage.join(pieces, across: columns.count)
-            .crop(x: rect.x - columns.lowerBound * tileSize, y: rect.y - rows.lowerBound * tileSize,
-                  width: rect.width, height: rect.height)
-    }
-
-    /// A stored tile and where its overlap-free core lies inside it.
-    private func openCore(level: Int, column: Int, row: Int) throws -> (VImage, PixelRect) {
-        let tile = try VImage.openJPEG(tilePath(level, column, row))
-        let stored = pyramid.tileRect(level: level, column: column, row: row)
-        let levelSize = pyramid.size(ofLevel: level)
-        let x = column * pyramid.tileSize
-        let y = row * pyramid.tileSize
-        let core = PixelRect(x: x - stored.x, y: y - stored.y,
-                             width: min(pyramid.tileSize, levelSize.width - x),
-                             height: min(pyramid.tileSize, levelSize.height - y))
-        guard tile.width >= core.x + core.width, tile.height >= core.y + core.height else {
-            throw VipsError(message: "tile \(level)/\(column)_\(row) is \(tile.width)x\(tile.height), "
-                + "smaller than the pyramid's geometry says")
-        }
-        return (tile, core)
+        return try VImage(pixels: buffer, width: rect.width, height: rect.height, bands: bands)
     }
 }

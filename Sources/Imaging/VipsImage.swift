@@ -41,3 +41,34 @@ public final class VImage: @unchecked Sendable {
     var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
     var format: VipsBandFormat { vips_image_get_format(pointer) }
 }
+
+extension VImage {
+    /// Pixels being filled before they become an image; freed unless an image takes them.
+    final class PixelBuffer {
+        let bytes: UnsafeMutablePointer<UInt8>
+        let byteCount: Int
+        fileprivate var owned = true
+
+        init(byteCount: Int) throws {
+            guard byteCount > 0, let memory = malloc(byteCount) else {
+                throw VipsError(message: "cannot allocate \(byteCount) bytes of pixels")
+            }
+            bytes = memory.assumingMemoryBound(to: UInt8.self)
+            self.byteCount = byteCount
+        }
+
+        deinit {
+            if owned { free(bytes) }
+        }
+    }
+
+    /// An image of 8-bit pixels (sRGB for 3 bands, grey for 1) that takes over `buffer`'s memory.
+    convenience init(pixels buffer: PixelBuffer, width: Int, height: Int, bands: Int) throws {
+        precondition(buffer.byteCount == width * height * bands)
+        guard let image = ts_image_from_malloc(buffer.bytes, buffer.byteCount, Int32(width), Int32(height), Int32(bands)) else {
+            throw VipsError.take(or: "cannot wrap \(width)x\(height) pixels")
+        }
+        buffer.owned = false
+        self.init(taking: image)
+    }
+}

@@ -73,6 +73,46 @@ import Testing
         }
     }
 
+    /// At a level's own resolution a read is the stored tiles' pixels without their overlap: exactly
+    /// what libvips gives by decoding every covering tile, cutting its core and joining the cores.
+    @Test func levelPixelsAreTheStoredTilesCores() throws {
+        let folder = try TestImages.folder()
+        let source = folder + "/source.png"
+        try TestImages.pattern(width: 1100, height: 600, at: source)
+        let out = folder + "/pyramid"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let built = try PyramidBuilder().build(source: source, into: out)
+        let path: @Sendable (Int, Int, Int) -> String = { level, column, row in "\(out)/image_files/\(level)/\(column)_\(row).jpeg" }
+        let reader = PyramidRegionReader(pyramid: built, tilePath: path)
+        let level = built.maxLevel, t = built.tileSize
+        let size = built.size(ofLevel: level)
+        let (columns, rows) = built.tileGrid(ofLevel: level)
+        var cores: [VImage] = []
+        for row in 0..<rows {
+            for column in 0..<columns {
+                let stored = built.tileRect(level: level, column: column, row: row)
+                cores.append(try VImage.open(path(level, column, row)).crop(
+                    x: column * t - stored.x, y: row * t - stored.y,
+                    width: min(t, size.width - column * t), height: min(t, size.height - row * t)))
+            }
+        }
+        let expected = try VImage.join(cores, across: columns)
+        var rng = SystemRandomNumberGenerator()
+        var rects = [PixelRect(x: 0, y: 0, width: size.width, height: size.height),
+                     PixelRect(x: t - 1, y: t - 1, width: 2, height: 2), PixelRect(x: t, y: 0, width: t, height: t)]
+        for _ in 0..<12 {
+            let x = Int.random(in: 0..<size.width, using: &rng), y = Int.random(in: 0..<size.height, using: &rng)
+            rects.append(PixelRect(x: x, y: y, width: Int.random(in: 1...(size.width - x), using: &rng),
+                                   height: Int.random(in: 1...(size.height - y), using: &rng)))
+        }
+        for rect in rects {
+            let got = try reader.read(rect, size: PixelSize(width: rect.width, height: rect.height))
+            #expect(got.bands == 3)
+            #expect(try got.pixels() == expected.crop(x: rect.x, y: rect.y, width: rect.width, height: rect.height).pixels(),
+                    "\(rect)")
+        }
+    }
+
     @Test func aMissingTileIsAnErrorNotACrash() throws {
         let reader = PyramidRegionReader(pyramid: pyramid) { "/nonexistent/\($0)/\($1)_\($2).jpeg" }
         #expect(throws: VipsError.self) {

@@ -1,5 +1,5 @@
 // Non-variadic wrappers for libvips and libmicrohttpd calls that Swift cannot make
-// (variadic functions and macros). Each wrapper is one call; no logic lives here.
+// (variadic functions and macros). Each wrapper does one thing; no logic lives here.
 #ifndef TILESCOPE_CSHIMS_H
 #define TILESCOPE_CSHIMS_H
 
@@ -55,6 +55,10 @@ int ts_save_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len);
 /// A JPEG file straight through jpegload (no loader search), random access. The path is
 /// taken literally, as in ts_image_open.
 VipsImage *ts_jpeg_open(const char *path);
+/// Wraps `data` (from malloc: `width` x `height` pixels of `bands` uchar, sRGB when 3 bands,
+/// B_W when 1) as an image that frees it when the image closes (g_signal_connect is a macro).
+/// NULL on failure, and `data` is then still the caller's.
+VipsImage *ts_image_from_malloc(void *data, size_t size, int width, int height, int bands);
 /// vips_resize with a chosen kernel (VIPS_KERNEL_LINEAR, _CUBIC, _LANCZOS3...).
 int ts_resize_kernel(VipsImage *in, VipsImage **out, double hscale, double vscale, VipsKernel kernel);
 /// Mirrors left to right.

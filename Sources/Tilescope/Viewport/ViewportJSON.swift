@@ -114,7 +114,7 @@ struct ViewportJSON: ~Copyable {
 
     mutating func appendRaw(_ chunk: [UInt8]) {
         reserve(chunk.count)
-        chunk.withUnsafeBufferPointer { memcpy(base + count, $0.baseAddress!, $0.count) }
+        _ = chunk.withUnsafeBufferPointer { memcpy(base + count, $0.baseAddress!, $0.count) }
         count += chunk.count
     }
 

@@ -1,0 +1,34 @@
+import CTileDecoder
+import ScrollGeometry
+
+/// A stored JPEG tile, decoded with libjpeg-turbo straight into a caller's pixel buffer.
+///
+/// Why not libvips here: a region of a level is assembled from a dozen to fifty small tiles,
+/// and a libvips pipeline per tile (load, crop, join) cost more in locks, caches and
+/// per-region bookkeeping than the JPEG decoding itself; decoding each tile's part into one
+/// buffer does only the decoding, and only of the scanlines and blocks that are needed.
+public enum JPEGTile {
+    /// Colour components of the tile at `path`: 1 (grey) or 3 (RGB).
+    public static func components(_ path: String) throws -> Int {
+        try withError { ts_jpeg_components(path, $0, $1) }
+    }
+
+    /// Decodes `rect` (pixels of the tile) into `destination`, rows `stride` bytes apart,
+    /// `bands` bytes per pixel.
+    public static func decode(_ path: String, rect: PixelRect, into destination: UnsafeMutablePointer<UInt8>,
+                              stride: Int, bands: Int) throws {
+        _ = try withError {
+            ts_jpeg_decode_rect(path, destination, stride, Int32(bands), Int32(rect.x), Int32(rect.y),
+                                Int32(rect.width), Int32(rect.height), $0, $1)
+        }
+    }
+
+    private static func withError(_ call: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws -> Int {
+        var message = [CChar](repeating: 0, count: 256)
+        let result = message.withUnsafeMutableBufferPointer { call($0.baseAddress!, $0.count) }
+        guard result >= 0 else {
+            throw VipsError(message: message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        }
+        return Int(result)
+    }
+}

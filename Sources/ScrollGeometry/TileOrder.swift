@@ -1,4 +1,5 @@
 /// Sorts tiles of one level nearest first to a point: what the viewer needs first, it gets first.
+/// Columns and rows must be below 2^32 (a level would need to be a trillion pixels wide to reach it).
 struct TileOrder {
     let pyramid: Pyramid
     let level: Int
@@ -13,20 +14,19 @@ struct TileOrder {
     }
 
     func sorted(_ addresses: [TileAddress]) -> [TileAddress] {
-        // The level size once, not per tile; keys computed once, not per comparison.
+        // Keys computed once, not per comparison, and small (16 bytes) so the sort moves little:
+        // the row and column packed so that comparing them compares the row first.
         let size = pyramid.size(ofLevel: level)
-        var keyed = addresses.map { Keyed(address: $0, distance: distanceSquared($0, levelSize: size)) }
-        keyed.sort { a, b in
-            if a.distance != b.distance { return a.distance < b.distance }
-            if a.address.row != b.address.row { return a.address.row < b.address.row }
-            return a.address.column < b.address.column
+        var keyed = addresses.map {
+            Keyed(distance: distanceSquared($0, levelSize: size), order: $0.row << 32 | $0.column)
         }
-        return keyed.map(\.address)
+        keyed.sort { a, b in a.distance < b.distance || (a.distance == b.distance && a.order < b.order) }
+        return keyed.map { TileAddress(level: level, column: $0.order & 0xFFFF_FFFF, row: $0.order >> 32) }
     }
 
     private struct Keyed {
-        var address: TileAddress
         var distance: Double
+        var order: Int
     }
 
     /// From `centre` to the centre of the tile's grid cell (without overlap, clipped to the level).

@@ -67,6 +67,7 @@ struct TileListJSON: ~Copyable {
             if entries[row] < 0 { fillRow(row, a.row, y: tile.frame.y, height: tile.frame.height) }
             placed.append((level, column, row))
         }
+        text.appendRaw("0123456789abcdef")  // readable slack after the last piece, for `appendUnchecked`
         out.beginArray(key)
         text.withUnsafeBytes { text in
             entries.withUnsafeBufferPointer { entries in
@@ -75,7 +76,7 @@ struct TileListJSON: ~Copyable {
                     let level = levels[tile.level]
                     let c = tile.column, r = tile.row
                     if index > 0 { out.appendRaw(",") }
-                    out.reserve(extra: level.head.count + level.urlHead.count
+                    out.reserve(extra: 16 + level.head.count + level.urlHead.count
                                 + entries[c + 4] - entries[c] + entries[r + 4] - entries[r])
                     func copy(_ start: Int, _ end: Int) {
                         out.appendUnchecked(text + start, length: end - start)

@@ -130,20 +130,21 @@ struct ViewportJSON: ~Copyable {
         reserve(extra)
     }
 
-    /// Copies `length` bytes with no capacity check: only after `reserve(extra:)` made room for them.
-    /// The pieces are short (a number, a key), where a word-at-a-time loop beats calling `memcpy`.
+    /// Copies `length` bytes with no capacity check, 16 at a time, so it may read and write up to 15 bytes
+    /// past them: only after `reserve(extra:)` made room for `length + 15` bytes, and only from a source
+    /// that has 15 readable bytes after the piece. The bytes written past the piece are overwritten by the
+    /// next piece or ignored (they are beyond `length`). The pieces are short (a number, a key), where
+    /// two word copies beat calling `memcpy` and looping byte by byte.
     @inline(__always)
     mutating func appendUnchecked(_ source: UnsafeRawPointer, length: Int) {
         let target = UnsafeMutableRawPointer(base + count)
         var offset = 0
-        while offset + 8 <= length {
+        while offset < length {
             target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: UInt64.self),
                               toByteOffset: offset, as: UInt64.self)
-            offset += 8
-        }
-        while offset < length {
-            target.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
-            offset += 1
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self),
+                              toByteOffset: offset + 8, as: UInt64.self)
+            offset += 16
         }
         count += length
     }

@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog"]),
         .executableTarget(name: "tilescope", dependencies: ["Tilescope"]),
 
-        .target(name: "TestSupport", dependencies: ["Imaging"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Imaging", "ScrollGeometry"], path: "Tests/TestSupport"),
         .testTarget(name: "ScrollGeometryTests", dependencies: ["ScrollGeometry"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),

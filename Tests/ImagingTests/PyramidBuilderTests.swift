@@ -31,12 +31,7 @@ import Testing
     }
 
     @Test func previewIsThePreviewLevelWhole() throws {
-        let folder = try TestImages.folder()
-        let source = folder + "/wide.png"
-        try TestImages.pattern(width: 3000, height: 1000, at: source)
-        let out = folder + "/pyramid"
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let pyramid = try PyramidBuilder().build(source: source, into: out)
+        let (pyramid, _, out) = try TestImages.builtPyramid(width: 3000, height: 1000)
 
         let level = pyramid.previewLevel()
         let size = pyramid.size(ofLevel: level)

@@ -37,12 +37,7 @@ import Testing
     }
 
     @Test func readsMatchLibvipsOnTheSource() throws {
-        let folder = try TestImages.folder()
-        let source = folder + "/source.png"
-        try TestImages.pattern(width: 1500, height: 700, at: source)
-        let out = folder + "/pyramid"
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let built = try PyramidBuilder().build(source: source, into: out)
+        let (built, source, out) = try TestImages.builtPyramid(width: 1500, height: 700)
         let reader = PyramidRegionReader(pyramid: built) { "\(out)/image_files/\($0)/\($1)_\($2).jpeg" }
         let cases: [(PixelRect, PixelSize)] = [
             (PixelRect(x: 0, y: 0, width: 1500, height: 700), PixelSize(width: 1500, height: 700)),
@@ -76,12 +71,7 @@ import Testing
     /// At a level's own resolution a read is the stored tiles' pixels without their overlap: exactly
     /// what libvips gives by decoding every covering tile, cutting its core and joining the cores.
     @Test func levelPixelsAreTheStoredTilesCores() throws {
-        let folder = try TestImages.folder()
-        let source = folder + "/source.png"
-        try TestImages.pattern(width: 1100, height: 600, at: source)
-        let out = folder + "/pyramid"
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let built = try PyramidBuilder().build(source: source, into: out)
+        let (built, _, out) = try TestImages.builtPyramid(width: 1100, height: 600)
         let path: @Sendable (Int, Int, Int) -> String = { level, column, row in "\(out)/image_files/\(level)/\(column)_\(row).jpeg" }
         let reader = PyramidRegionReader(pyramid: built, tilePath: path)
         let level = built.maxLevel, t = built.tileSize
@@ -111,6 +101,21 @@ import Testing
             #expect(try got.pixels() == expected.crop(x: rect.x, y: rect.y, width: rect.width, height: rect.height).pixels(),
                     "\(rect)")
         }
+    }
+
+    @Test func greyPyramidsGiveGreyRegions() throws {
+        let folder = try TestImages.folder()
+        let source = folder + "/grey.png"
+        let grey = try VImage.fromPixels(TestImages.pixels(width: 700, height: 300), width: 700, height: 300, bands: 3).grayscale()
+        try Data(grey.pngData()).write(to: URL(fileURLWithPath: source))
+        let out = folder + "/pyramid"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let built = try PyramidBuilder().build(source: source, into: out)
+        let reader = PyramidRegionReader(pyramid: built) { "\(out)/image_files/\($0)/\($1)_\($2).jpeg" }
+        let got = try reader.read(PixelRect(x: 100, y: 50, width: 500, height: 200), size: PixelSize(width: 250, height: 100))
+        #expect(got.bands == 1)
+        let expected = try VImage.open(source).crop(x: 100, y: 50, width: 500, height: 200).resize(horizontal: 0.5, vertical: 0.5)
+        #expect(TestImages.psnr(try got.pixels(), try expected.pixels()) > 25)
     }
 
     @Test func aMissingTileIsAnErrorNotACrash() throws {

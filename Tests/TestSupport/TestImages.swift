@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import ScrollGeometry
 
 /// Source images made by the tests: nothing is downloaded or committed.
 public enum TestImages {
@@ -52,5 +53,17 @@ extension TestImages {
     /// The same pattern written as PNG (a lossless source).
     public static func pattern(width: Int, height: Int, at path: String) throws {
         try writePNG(width: width, height: height, to: path)
+    }
+
+    /// A pattern source (`{folder}/source.png`) and the pyramid `PyramidBuilder` makes of it in
+    /// `{folder}/pyramid` (tiles under `pyramid/image_files/`), in a fresh folder.
+    public static func builtPyramid(width: Int, height: Int, label: String = #function) throws
+        -> (pyramid: Pyramid, source: String, out: String) {
+        let folder = try folder(label)
+        let source = folder + "/source.png"
+        try pattern(width: width, height: height, at: source)
+        let out = folder + "/pyramid"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        return (try PyramidBuilder().build(source: source, into: out), source, out)
     }
 }

@@ -35,7 +35,8 @@ struct ViewportFields {
     /// A fixed list of finite numbers: `"a,b,c"`, a JSON array `[a, b, c]` or a JSON object with exactly
     /// the given `names` (missing names take `defaultValue` when there is one).
     func numbers(_ field: String, names: [String], defaultValue: Double? = nil) throws(ViewportQueryError) -> [Double]? {
-        let expected = "\(names.count) numbers \"\(names.joined(separator: ","))\""
+        // Only an error needs the description: most requests have none of these fields.
+        var expected: String { "\(names.count) numbers \"\(names.joined(separator: ","))\"" }
         switch values[field] {
         case nil, .null?:
             return nil

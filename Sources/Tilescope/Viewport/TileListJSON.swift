@@ -56,16 +56,17 @@ struct TileListJSON: ~Copyable {
     /// `X,"y":` `Y,"width":` `W,"height":` `H}}`.
     mutating func write(_ tiles: [Tile], key: StaticString, to out: inout ViewportJSON) {
         // Fill first: the copying below reads `text` through one pointer, which filling would move.
-        var placed: [(level: Int, column: Int, row: Int)] = []
+        // Per tile: the index of its level in `levels`, and the offsets of its column's and row's entries.
+        var placed: [(group: Int, column: Int, row: Int)] = []
         placed.reserveCapacity(tiles.count)
         for tile in tiles {
             let a = tile.address
-            let level = levels.firstIndex { $0.level == a.level }!
-            let column = Self.stride * (levels[level].columnBase + a.column - levels[level].firstColumn)
-            let row = Self.stride * (levels[level].rowBase + a.row - levels[level].firstRow)
+            let group = levels.firstIndex { $0.level == a.level }!
+            let column = Self.stride * (levels[group].columnBase + a.column - levels[group].firstColumn)
+            let row = Self.stride * (levels[group].rowBase + a.row - levels[group].firstRow)
             if entries[column] < 0 { fillColumn(column, a.column, x: tile.frame.x, width: tile.frame.width) }
             if entries[row] < 0 { fillRow(row, a.row, y: tile.frame.y, height: tile.frame.height) }
-            placed.append((level, column, row))
+            placed.append((group, column, row))
         }
         text.appendRaw("0123456789abcdef")  // readable slack after the last piece, for `appendUnchecked`
         out.beginArray(key)
@@ -73,7 +74,7 @@ struct TileListJSON: ~Copyable {
             entries.withUnsafeBufferPointer { entries in
                 let text = text.baseAddress!
                 for (index, tile) in placed.enumerated() {
-                    let level = levels[tile.level]
+                    let level = levels[tile.group]
                     let c = tile.column, r = tile.row
                     if index > 0 { out.appendRaw(",") }
                     out.reserve(extra: 16 + level.head.count + level.urlHead.count

@@ -28,7 +28,7 @@ import TestSupport
             var rng = SystemRandomNumberGenerator()
             var rects = [PixelRect(x: 0, y: 0, width: 256, height: 200), PixelRect(x: 1, y: 1, width: 254, height: 198),
                          PixelRect(x: 255, y: 199, width: 1, height: 1), PixelRect(x: 17, y: 33, width: 15, height: 1)]
-            for _ in 0..<40 {
+            for _ in 0..<300 {
                 let x = Int.random(in: 0..<256, using: &rng), y = Int.random(in: 0..<200, using: &rng)
                 rects.append(PixelRect(x: x, y: y, width: Int.random(in: 1...(256 - x), using: &rng),
                                        height: Int.random(in: 1...(200 - y), using: &rng)))

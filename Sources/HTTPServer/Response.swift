@@ -6,6 +6,8 @@ public struct Response: Sendable {
     public enum Body: Sendable {
         case empty
         case bytes([UInt8])
+        /// Bytes in `malloc`ed memory, handed to libmicrohttpd without copying; it frees them after sending.
+        case buffer(MallocBuffer)
         /// An open descriptor handed over to the server, which closes it after sending.
         case file(descriptor: Int32, size: Int)
     }
@@ -24,6 +26,7 @@ public struct Response: Sendable {
         switch body {
         case .empty: return 0
         case .bytes(let bytes): return bytes.count
+        case .buffer(let buffer): return buffer.count
         case .file(_, let size): return size
         }
     }

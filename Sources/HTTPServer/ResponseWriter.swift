@@ -21,6 +21,13 @@ enum ResponseWriter {
                 MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress),
                                                 .RESPMEM_MUST_COPY)
             }
+        case .buffer(let buffer):
+            // libmicrohttpd owns the memory from here and frees it when the response is destroyed.
+            guard let native = MHD_create_response_from_buffer_with_free_callback(buffer.count, buffer.base, free) else {
+                return nil
+            }
+            buffer.handOver()
+            return native
         case .file(let descriptor, let size):
             // libmicrohttpd owns the descriptor from here and closes it after sendfile.
             guard let native = MHD_create_response_from_fd(size, descriptor) else {

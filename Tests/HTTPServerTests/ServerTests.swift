@@ -14,6 +14,12 @@ struct EchoHandler: HTTPHandler {
                 return response
             }
         }
+        if let size = request.query["buffer"].flatMap({ Int($0) }) {
+            // A malloc'ed body of `size` bytes (0, 1, 2, ... mod 251) that libmicrohttpd sends and frees.
+            let memory = malloc(max(size, 1))!.assumingMemoryBound(to: UInt8.self)
+            for i in 0..<size { memory[i] = UInt8(i % 251) }
+            return .now(Response(status: 200, body: .buffer(MallocBuffer(taking: memory, count: size))))
+        }
         if request.query["file"] != nil {
             let descriptor = open("/etc/hostname", O_RDONLY)
             var info = stat()
@@ -48,6 +54,18 @@ struct EchoHandler: HTTPHandler {
         #expect(posted.text.hasSuffix("body=1000"))
         #expect(!connection.isClosedByServer())
         #expect(try #require(later.header("server-timing")).hasPrefix("total;dur="))
+    }
+
+    @Test func mallocBuffersAreSentWholeOnAKeptAliveConnection() throws {
+        let server = try Self.start()
+        defer { server.stop(deadline: 1) }
+        let connection = try RawHTTP(port: server.port)
+        for size in [0, 1, 4096, 300_000] {
+            let reply = try connection.send("GET", "/b?buffer=\(size)")
+            #expect(reply.status == 200)
+            #expect(reply.body == (0..<size).map { UInt8($0 % 251) }, "\(size) bytes")
+        }
+        #expect(!connection.isClosedByServer())
     }
 
     @Test func oversizedBodiesAre413BeforeBeingRead() throws {

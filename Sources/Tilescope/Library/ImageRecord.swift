@@ -5,15 +5,29 @@ import ScrollGeometry
 /// One source image as the server knows it: where it comes from, which version of it
 /// is current, and how far its pyramid has got.
 public struct ImageRecord: Sendable {
-    public var id: String
+    public let id: String
     public var fileName: String
     public var sourcePath: String
     /// The source's fingerprint: names its pyramid folder and versions its URLs.
-    public var version: String
+    public let version: String
     public var stamp: SourceFingerprint.Stamp
     /// From the header; nil when libvips cannot read the file.
     public var header: ImageHeader?
     public var status: ImageStatus
+    /// The public URLs of this version, made once: every viewport answer and image listing needs them.
+    public let urls: PyramidURLs
+
+    public init(id: String, fileName: String, sourcePath: String, version: String, stamp: SourceFingerprint.Stamp,
+                header: ImageHeader?, status: ImageStatus) {
+        self.id = id
+        self.fileName = fileName
+        self.sourcePath = sourcePath
+        self.version = version
+        self.stamp = stamp
+        self.header = header
+        self.status = status
+        urls = PyramidURLs(imageID: id, version: version)
+    }
 
     /// The pyramid geometry, known from the header even before the pyramid exists.
     public var pyramid: Pyramid? {

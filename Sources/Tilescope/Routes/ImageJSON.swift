@@ -48,7 +48,7 @@ public struct ImageJSON: Encodable, Sendable {
         }
         version = record.version
         self.rating = rating
-        let links = PyramidURLs(imageID: record.id, version: record.version)
+        let links = record.urls
         urls = URLs(dzi: links.dzi, tiles: links.tiles, preview: links.preview,
                     viewport: "/api/images/\(PyramidURLs.percentEncoded(record.id))/viewport")
     }

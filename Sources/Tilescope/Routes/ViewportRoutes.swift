@@ -15,9 +15,9 @@ extension TilescopeApp {
             throw APIError(400, ViewportQueryError.code, error.message)
         }
         let answer = ViewportResponse(imageID: id, viewport: query.viewport(for: manifest.pyramid),
-                                      urls: PyramidURLs(imageID: id, version: record.version))
+                                      urls: record.urls)
         return Response(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
-                                               ("Cache-Control", "no-store")], body: .bytes(answer.json))
+                                               ("Cache-Control", "no-store")], body: answer.body)
     }
 
     /// The endless carousel: page N modulo the count, with its neighbours.

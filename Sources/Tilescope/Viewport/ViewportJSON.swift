@@ -1,4 +1,5 @@
-import Foundation  // memcpy
+import Foundation  // memcpy, malloc
+import HTTPServer
 
 /// A small JSON writer for the viewport answer: keys in the documented order, numbers in their shortest
 /// exact form (whole numbers without `.0`), written straight into one growing byte buffer.
@@ -6,20 +7,29 @@ import Foundation  // memcpy
 /// The viewport answer is on the hot path (the target is at most twice the cost of a static tile) and a
 /// retina screen needs a hundred tiles or more. Foundation's JSONEncoder neither keeps key order nor runs
 /// cheaply, and even `[UInt8].append` costs a uniqueness check per call; this writes through a pointer with
-/// one capacity check per piece, and copies the result out once.
+/// one capacity check per piece, and hands its buffer to the response without copying it (`buffer()`).
 struct ViewportJSON: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private var count = 0
     private var needsComma = false
 
+    // malloc, not `allocate`: the finished buffer goes to libmicrohttpd, which frees it with `free`.
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
-        base = .allocate(capacity: self.capacity)
+        guard let memory = malloc(self.capacity) else { fatalError("out of memory for \(self.capacity) bytes") }
+        base = memory.assumingMemoryBound(to: UInt8.self)
     }
 
     deinit {
-        base.deallocate()
+        free(base)
+    }
+
+    /// The finished answer as a response body, without a copy.
+    consuming func buffer() -> MallocBuffer {
+        let buffer = MallocBuffer(taking: UnsafeMutableRawPointer(base), count: count)
+        discard self
+        return buffer
     }
 
     /// How many bytes are written so far.
@@ -235,10 +245,8 @@ struct ViewportJSON: ~Copyable {
     @inline(never)
     private mutating func grow(toFit extra: Int) {
         let grown = max(capacity * 2, count + extra)
-        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-        bigger.moveInitialize(from: base, count: count)
-        base.deallocate()
-        base = bigger
+        guard let bigger = realloc(base, grown) else { fatalError("out of memory for \(grown) bytes") }
+        base = bigger.assumingMemoryBound(to: UInt8.self)
         capacity = grown
     }
 

@@ -1,3 +1,4 @@
+import HTTPServer
 import ScrollGeometry
 
 /// The viewport answer of issue 3: what the client draws, where, and at which zoom.
@@ -103,7 +104,12 @@ public struct ViewportResponse: Encodable, Hashable, Sendable {
     }
 
     /// The answer as UTF-8 JSON, keys in the order the README documents.
-    public var json: [UInt8] {
+    public var json: [UInt8] { written().bytes }
+
+    /// The same bytes as a response body, handed to libmicrohttpd without a copy.
+    public var body: Response.Body { .buffer(written().buffer()) }
+
+    private func written() -> ViewportJSON {
         var out = ViewportJSON(capacity: 640 + 192 * (drawn.count + (prefetched?.count ?? 0)))
         out.beginObject()
         out.beginObject("image")
@@ -141,7 +147,7 @@ public struct ViewportResponse: Encodable, Hashable, Sendable {
         list.write(drawn, key: "tiles", to: &out)
         if let prefetched { list.write(prefetched, key: "prefetch", to: &out) }
         out.endObject()
-        return out.bytes
+        return out
     }
 
     private static func write(_ rect: Rect, to out: inout ViewportJSON) {

@@ -87,10 +87,6 @@ int ts_maplut(VipsImage *in, VipsImage **out, VipsImage *lut) { return vips_mapl
 int ts_save_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len) {
     return vips_image_write_to_buffer(in, suffix, buf, len, NULL);
 }
-VipsImage *ts_jpeg_open(const char *path) {
-    VipsImage *image = NULL;
-    return vips_jpegload(path, &image, "access", VIPS_ACCESS_RANDOM, NULL) == 0 ? image : NULL;
-}
 static void ts_free_pixels(VipsImage *image, void *data) {
     (void)image;
     free(data);

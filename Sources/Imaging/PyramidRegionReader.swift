@@ -9,8 +9,9 @@ import ScrollGeometry
 /// decode the whole image, while each stored tile is a small JPEG that decodes in well
 /// under a millisecond. The level is the smallest one that still has at least the
 /// requested resolution, so a thumbnail of a gigapixel image touches one or two tiles.
-/// Tiles are opened lazily and joined into one libvips pipeline: nothing is decoded
-/// until the caller encodes the result.
+/// The covering tiles are decoded into one buffer (`JPEGTile`), each only as far as the
+/// region needs it; resizing and everything after it is a libvips pipeline, computed when
+/// the caller encodes the result.
 public struct PyramidRegionReader: Sendable {
     public let pyramid: Pyramid
     /// Where the stored JPEG tile of a level, column and row is.

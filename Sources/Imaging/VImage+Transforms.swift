@@ -3,13 +3,6 @@ import CVips
 
 /// Geometric and tonal transforms for derivatives (IIIF rotation and quality).
 extension VImage {
-    /// Opens a JPEG through jpegload directly: no search through every loader's sniffer,
-    /// which matters when one request opens a few dozen tiles.
-    public static func openJPEG(_ path: String) throws -> VImage {
-        guard let image = ts_jpeg_open(path) else { throw VipsError.take(or: "cannot open \(path)") }
-        return VImage(taking: image)
-    }
-
     /// Resamples with a chosen kernel (`resize` uses libvips's default, lanczos3).
     public func resize(horizontal: Double, vertical: Double, kernel: VipsKernel) throws -> VImage {
         try VImage.make { ts_resize_kernel(pointer, $0, horizontal, vertical, kernel) }

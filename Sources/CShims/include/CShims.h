@@ -52,9 +52,6 @@ int ts_maplut(VipsImage *in, VipsImage **out, VipsImage *lut);
 /// Encodes to the format named by `suffix` (".jpg[Q=85]", ".png", ...). `suffix` is
 /// always a constant chosen by the caller, never request text.
 int ts_save_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len);
-/// A JPEG file straight through jpegload (no loader search), random access. The path is
-/// taken literally, as in ts_image_open.
-VipsImage *ts_jpeg_open(const char *path);
 /// Wraps `data` (from malloc: `width` x `height` pixels of `bands` uchar, sRGB when 3 bands,
 /// B_W when 1) as an image that frees it when the image closes (g_signal_connect is a macro).
 /// NULL on failure, and `data` is then still the caller's.

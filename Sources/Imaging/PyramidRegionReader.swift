@@ -20,7 +20,7 @@ public struct PyramidRegionReader: Sendable {
     /// The kernel for the last step from the level's pixels to the output, which is at most
     /// a halving (the level has between one and two times the output's resolution).
     /// Linear, as IIPImage uses: about 12% less CPU per region request than libvips's
-    /// default lanczos3, measured on bench/iiif.sh's region list (docs/iiif.md).
+    /// default lanczos3, measured on bench/iiif.sh's region list.
     public var kernel: VipsKernel
 
     public init(pyramid: Pyramid, kernel: VipsKernel = VIPS_KERNEL_LINEAR,

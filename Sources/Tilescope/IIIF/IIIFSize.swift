@@ -53,7 +53,7 @@ struct IIIFSize: Equatable, Sendable {
         let size: PixelSize
         switch kind {
         case .max:
-            // `^max` is read as `max`: see docs/iiif.md ("Deviations") for why.
+            // `^max` is read as `max`: see the README, IIIF, "Deviations", for why.
             return Self.fit(region, maxArea: maxArea)
         case .width(let w):
             size = PixelSize(width: w, height: Self.round(rh * Double(w) / rw))

@@ -50,9 +50,28 @@ struct IIIFTileFiles: Sendable {
         let folder = (final as NSString).deletingLastPathComponent
         let temporary = "\(final).\(UUID().uuidString.prefix(8)).tmp"
         if (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
-           FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) {
+           Self.writeSynced(bytes, to: temporary) {
             if rename(temporary, final) != 0 { unlink(temporary) }
+        } else {
+            unlink(temporary)
         }
         return bytes
+    }
+
+    /// The bytes on disk before the rename makes them visible: a file renamed into place with its data
+    /// still in the page cache can be empty after a power cut, and this one would then be served, with a
+    /// year of caching, forever. fsync costs about 0.2 ms here, once per tile.
+    private static func writeSynced(_ bytes: [UInt8], to path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            written += n
+        }
+        return fsync(descriptor) == 0
     }
 }

@@ -128,13 +128,6 @@ struct ViewportJSON: ~Copyable {
         count += chunk.count
     }
 
-    mutating func appendRaw(_ chunk: UnsafeRawBufferPointer) {
-        guard let source = chunk.baseAddress else { return }
-        reserve(chunk.count)
-        memcpy(base + count, source, chunk.count)
-        count += chunk.count
-    }
-
     /// Makes room for `extra` more bytes, for a run of `appendUnchecked`.
     mutating func reserve(extra: Int) {
         reserve(extra)

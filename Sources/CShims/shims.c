@@ -1,5 +1,6 @@
 #include "CShims.h"
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <stdlib.h>
@@ -140,6 +141,22 @@ void ts_progress_connect(VipsImage *image, ts_progress_fn callback, void *contex
     target->context = context;
     vips_image_set_progress(image, TRUE);
     g_signal_connect_data(image, "eval", G_CALLBACK(ts_on_eval), target, ts_free_target, 0);
+}
+
+static void ts_mhd_panic(void *context, const char *file, unsigned int line, const char *reason) {
+    int error = errno;
+    (void)context;
+    if (error == ENOENT && reason && strstr(reason, "listen FD from epoll")) {
+        // The socket is already out of that epoll set, which is all the failed call wanted;
+        // libmicrohttpd records it as removed right after this returns.
+        return;
+    }
+    fprintf(stderr, "Fatal error in GNU libmicrohttpd %s:%u: %s\n", file ? file : "?", line, reason ? reason : "");
+    abort();
+}
+
+void ts_mhd_install_panic_handler(void) {
+    MHD_set_panic_func(ts_mhd_panic, NULL);
 }
 
 struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *host,

@@ -12,6 +12,7 @@ public final class Server: @unchecked Sendable {
     private var daemon: OpaquePointer?
     private let inFlight = Atomic<Int>(0)
     private let openConnections = Atomic<Int>(0)
+    private let suspended = SuspendedConnections()
 
     public init(options: ServerOptions, handler: any HTTPHandler) {
         self.options = options
@@ -25,6 +26,7 @@ public final class Server: @unchecked Sendable {
         let useErrorLog: UInt32 = 1, useInternalPollingThread: UInt32 = 8, useEpoll: UInt32 = 512
         let allowSuspendResume: UInt32 = 8192 | 1024  // includes MHD_USE_ITC, needed by quiesce too
         let flags = useErrorLog | useInternalPollingThread | useEpoll | allowSuspendResume
+        ts_mhd_install_panic_handler()  // before the first daemon: see CShims.h for the race it survives
         let context = Unmanaged.passUnretained(self).toOpaque()
         daemon = ts_mhd_start(
             flags, UInt16(clamping: options.port), options.host,
@@ -46,19 +48,31 @@ public final class Server: @unchecked Sendable {
     public var openConnectionCount: Int { openConnections.load(ordering: .relaxed) }
     public var inFlightCount: Int { inFlight.load(ordering: .relaxed) }
 
-    /// Stops accepting, lets requests in flight finish until `deadline` seconds have
-    /// passed, then closes every connection. Idle keep-alive connections are not waited for.
+    /// Stops accepting, lets requests in flight finish until `deadline` seconds have passed, answers the
+    /// ones still waiting on a worker with 503 (allowing `answerGrace` for those to go out), then closes
+    /// every connection. Idle keep-alive connections are not waited for.
     public func stop(deadline: Double) {
         guard let daemon else { return }
         let listener = MHD_quiesce_daemon(daemon)
-        let end = Date().addingTimeInterval(deadline)
-        while inFlight.load(ordering: .acquiring) > 0 && Date() < end {
-            usleep(10_000)
-        }
+        waitForRequestsInFlight(seconds: deadline)
+        // libmicrohttpd cannot stop with connections suspended, and their workers must not resume them
+        // after it has: the stop answers them itself.
+        suspended.closeAndResumeAll { self.stopping() }
+        waitForRequestsInFlight(seconds: Self.answerGrace)
         MHD_stop_daemon(daemon)
         if listener >= 0 { close(listener) }
         self.daemon = nil
         workers.shutdown()
+    }
+
+    /// How long a stop past its deadline waits for the 503s it gave to requests still on a worker to go out.
+    static let answerGrace = 0.5
+
+    private func waitForRequestsInFlight(seconds: Double) {
+        let end = Date().addingTimeInterval(seconds)
+        while inFlight.load(ordering: .acquiring) > 0 && Date() < end {
+            usleep(5_000)
+        }
     }
 
     // MARK: - libmicrohttpd callbacks
@@ -173,14 +187,23 @@ public final class Server: @unchecked Sendable {
         case .now(let response):
             return send(response, for: exchange, on: connection)
         case .later(let work):
-            MHD_suspend_connection(connection)
-            let resumable = ResumableConnection(connection)
+            guard suspended.suspend(exchange, on: connection) else {
+                return send(stopping(), for: exchange, on: connection)
+            }
+            let suspended = self.suspended
             workers.submit {
-                exchange.pending = work()
-                MHD_resume_connection(resumable.connection)
+                suspended.finish(exchange, with: work())
             }
             return .YES
         }
+    }
+
+    /// The answer to a request the server stopped before its worker finished.
+    private func stopping() -> Response {
+        let message = #"{"error":"stopping","message":"the server is stopping: retry"}"#
+        return handler.decorate(serverResponse: Response(
+            status: 503, headers: [("Content-Type", "application/json"), ("Connection", "close"), ("Retry-After", "1")],
+            body: .bytes(Array(message.utf8))))
     }
 
     private func tooLarge(limit: Int) -> Response {
@@ -226,12 +249,6 @@ public final class Server: @unchecked Sendable {
 public struct ServerError: Error, CustomStringConvertible {
     public let message: String
     public var description: String { message }
-}
-
-/// A suspended connection handed to a worker; libmicrohttpd allows resuming from any thread.
-private struct ResumableConnection: @unchecked Sendable {
-    let connection: OpaquePointer
-    init(_ connection: OpaquePointer) { self.connection = connection }
 }
 
 // Named C-compatible functions, not closure literals: a closure formed in an isolated

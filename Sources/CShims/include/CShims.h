@@ -77,6 +77,13 @@ void ts_progress_connect(VipsImage *image, ts_progress_fn callback, void *contex
 
 // ---- libmicrohttpd ----
 
+/// Installs a panic handler that lets one benign libmicrohttpd 0.9.75 panic pass: removing the
+/// listening socket from an epoll set that no longer holds it (ENOENT). MHD_quiesce_daemon and a
+/// pool thread both remove it, unsynchronised, and the loser aborts the process, which made a
+/// graceful stop crash now and then. Every other panic still prints and aborts. In C, because
+/// errno must be read before anything else runs.
+void ts_mhd_install_panic_handler(void);
+
 /// Rewrites a URL string in place and returns its new length (MHD_OPTION_UNESCAPE_CALLBACK).
 typedef size_t (*ts_unescape_fn)(void *context, struct MHD_Connection *connection, char *text);
 

@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["CShims", "CVips", "CTileDecoder", "ScrollGeometry"]),
         .target(name: "HTTPServer", dependencies: ["CShims", "CMicroHTTPD"]),
         .target(name: "Catalog", dependencies: ["CSQLite", "ScrollGeometry"]),
-        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog"]),
+        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "CShims"]),
         .executableTarget(name: "tilescope", dependencies: ["Tilescope"]),
 
         .target(name: "TestSupport", dependencies: ["Imaging", "ScrollGeometry"], path: "Tests/TestSupport"),

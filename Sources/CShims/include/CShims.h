@@ -1,5 +1,7 @@
-// Non-variadic wrappers for libvips and libmicrohttpd calls that Swift cannot make
-// (variadic functions and macros). Each wrapper does one thing; no logic lives here.
+// Non-variadic wrappers for libvips, libmicrohttpd and libc calls that Swift cannot make
+// (variadic functions, macros, GNU extensions), plus the two callbacks that must be C
+// (a signal handler that frees memory, a panic handler that reads errno first).
+// Each does one thing; no application logic lives here.
 #ifndef TILESCOPE_CSHIMS_H
 #define TILESCOPE_CSHIMS_H
 

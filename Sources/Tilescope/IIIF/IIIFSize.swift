@@ -48,35 +48,41 @@ struct IIIFSize: Equatable, Sendable {
 
     /// Output pixels for a region of `region` pixels, or 400 when the request would
     /// upscale without `^`, collapse to nothing, or exceed `maxArea`.
+    ///
+    /// Requests can name sizes far beyond any `Int` product (`^pct:999999999` of a large image,
+    /// `^999999999,` of a 1-pixel region): sides are worked out in floating point and checked
+    /// against the limits there, and only sizes within them become integers.
     func resolve(region: PixelSize, maxArea: Int) throws -> PixelSize {
         let rw = Double(region.width), rh = Double(region.height)
-        let size: PixelSize
+        let width: Double, height: Double
         switch kind {
         case .max:
             // `^max` is read as `max`: see the README, IIIF, "Deviations", for why.
             return Self.fit(region, maxArea: maxArea)
         case .width(let w):
-            size = PixelSize(width: w, height: Self.round(rh * Double(w) / rw))
+            (width, height) = (Double(w), Self.round(rh * Double(w) / rw))
         case .height(let h):
-            size = PixelSize(width: Self.round(rw * Double(h) / rh), height: h)
+            (width, height) = (Self.round(rw * Double(h) / rh), Double(h))
         case .percent(let percent):
-            size = PixelSize(width: Int((rw * percent / 100).rounded()), height: Int((rh * percent / 100).rounded()))
-            guard size.width > 0, size.height > 0 else { throw IIIFError.size(description, "leaves less than one pixel") }
+            (width, height) = ((rw * percent / 100).rounded(), (rh * percent / 100).rounded())
+            guard width >= 1, height >= 1 else { throw IIIFError.size(description, "leaves less than one pixel") }
         case let .exact(w, h):
-            size = PixelSize(width: w, height: h)
+            (width, height) = (Double(w), Double(h))
         case let .confined(w, h):
             let byWidth = Double(w) / rw, byHeight = Double(h) / rh
-            size = byWidth <= byHeight
-                ? PixelSize(width: w, height: min(h, Self.round(rh * byWidth)))
-                : PixelSize(width: min(w, Self.round(rw * byHeight)), height: h)
+            (width, height) = byWidth <= byHeight
+                ? (Double(w), min(Double(h), Self.round(rh * byWidth)))
+                : (min(Double(w), Self.round(rw * byHeight)), Double(h))
         }
-        if !upscale && (size.width > region.width || size.height > region.height) {
+        if !upscale && (width > rw || height > rh) {
             throw IIIFError.size(description, "would enlarge the \(region.width)x\(region.height) region; prefix it with ^ to allow that")
         }
-        guard size.width * size.height <= maxArea else {
-            throw IIIFError.size(description, "gives \(size.width)x\(size.height), more than this server's maxArea of \(maxArea) pixels")
+        // Both sides are at least 1, so an area within `maxArea` bounds each side too.
+        guard width * height <= Double(maxArea) else {
+            throw IIIFError.size(description, "gives \(IIIFNumber.canonical(width))x\(IIIFNumber.canonical(height)), "
+                + "more than this server's maxArea of \(maxArea) pixels")
         }
-        return size
+        return PixelSize(width: Int(width), height: Int(height))
     }
 
     /// The region at full resolution, scaled down to fit `maxArea` if it must be.
@@ -89,7 +95,8 @@ struct IIIFSize: Equatable, Sendable {
         return size
     }
 
-    private static func round(_ value: Double) -> Int { max(1, Int(value.rounded())) }
+    /// A derived side: the nearest whole pixel, at least one.
+    private static func round(_ value: Double) -> Double { max(1, value.rounded()) }
 
     var description: String {
         let prefix = upscale ? "^" : ""

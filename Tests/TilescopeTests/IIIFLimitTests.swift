@@ -1,0 +1,58 @@
+import ScrollGeometry
+import Testing
+@testable import Tilescope
+
+/// Sizes and regions far beyond any image: each is a 400 with a reason, never an overflow trap.
+@Suite struct IIIFLimitTests {
+    static let maxArea = 4096 * 4096
+
+    func resolve(_ region: String, _ size: String, width: Int, height: Int) throws -> IIIFRendering {
+        try IIIFImageRequest.parse(region: region, size: size, rotation: "0", qualityAndFormat: "default.jpg")
+            .resolve(width: width, height: height, maxArea: Self.maxArea)
+    }
+
+    /// The requests that used to kill the process (issue 12, defect 1).
+    @Test(arguments: [
+        ("full", "^pct:999999999", 400, 300),
+        ("full", "^pct:999999999", 100_000, 100_000),
+        ("0,0,1,1", "^999999999,", 1000, 1000),
+        ("0,0,1,1000", "^999999999,", 1000, 1000),
+        ("0,0,1000,1", "^,999999999", 1000, 1000),
+        ("full", "^999999999,999999999", 50_000, 50_000),
+        ("full", "^!999999999,999999999", 1, 60_000),
+        ("pct:0,0,999999999,999999999", "^pct:999999999.999999999", 70_000, 70_000),
+    ])
+    func hugeSizesAreRefusedNotTrapped(region: String, size: String, width: Int, height: Int) {
+        #expect(throws: APIError.self) { try resolve(region, size, width: width, height: height) }
+    }
+
+    /// Every combination of extreme numbers in every size form, over extreme image shapes: the answer is
+    /// an output within maxArea or a thrown 400. A trap would end the test process.
+    @Test func extremeNumbersResolveWithinTheLimitsOrThrow() {
+        let numbers = ["1", "2", "255", "4096", "65535", "99999", "999999999", "000000001"]
+        let decimals = ["0.000000001", "1", "50", "100", "101", "4096.5", "999999999", "999999999.999999999"]
+        var sizes: [String] = ["max", "^max"]
+        for n in numbers {
+            sizes += ["\(n),", ",\(n)", "^\(n),", "^,\(n)"]
+            for m in numbers { sizes += ["\(n),\(m)", "^\(n),\(m)", "!\(n),\(m)", "^!\(n),\(m)"] }
+        }
+        for d in decimals { sizes += ["pct:\(d)", "^pct:\(d)"] }
+        let regions = ["full", "square", "0,0,1,1", "0,0,999999999,1", "0,0,1,999999999", "999999998,0,1,1",
+                       "pct:0,0,0.000000001,100", "pct:99.999999999,0,999999999,999999999", "pct:0,0,100,100"]
+        let shapes = [(1, 1), (1, 200_000), (200_000, 1), (92_000, 92_000), (200_000, 200_000)]
+        var resolved = 0
+        for (width, height) in shapes {
+            for region in regions {
+                for size in sizes {
+                    guard let rendering = try? resolve(region, size, width: width, height: height) else { continue }
+                    resolved += 1
+                    #expect(rendering.size.width >= 1 && rendering.size.height >= 1)
+                    #expect(rendering.size.width * rendering.size.height <= Self.maxArea, "\(region)/\(size) on \(width)x\(height)")
+                    #expect(rendering.region.x + rendering.region.width <= width)
+                    #expect(rendering.region.y + rendering.region.height <= height)
+                }
+            }
+        }
+        #expect(resolved > 100)  // the sweep reaches the success path too, not only errors
+    }
+}

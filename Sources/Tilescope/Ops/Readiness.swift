@@ -55,8 +55,10 @@ public final class Readiness: @unchecked Sendable {
     // MARK: - Checks of the data folder
 
     /// Creates and removes a probe file: catches a read-only mount, a full disk's
-    /// inode table, or a folder owned by another user.
-    public static func writableFolder(_ name: String, path: String) -> Check {
+    /// inode table, or a folder owned by another user. At most once a second: `/readyz` is
+    /// public, and a probe per request would let anyone make the server write as fast as they send.
+    public static func writableFolder(_ name: String, path: String,
+                                      now: @escaping @Sendable () -> Double = Check.monotonicSeconds) -> Check {
         Check(name) {
             let probe = path + "/.readyz-probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -66,7 +68,7 @@ public final class Readiness: @unchecked Sendable {
             close(descriptor)
             unlink(probe)
             return failure
-        }
+        }.throttled(interval: 1, now: now)
     }
 
     /// The folder exists and is a folder.
@@ -76,5 +78,30 @@ public final class Readiness: @unchecked Sendable {
             guard stat(path, &info) == 0 else { return "\(path) is missing: \(String(cString: strerror(errno)))" }
             return (info.st_mode & S_IFMT) == S_IFDIR ? nil : "\(path) is not a folder"
         }
+    }
+}
+
+extension Readiness.Check {
+    /// The same check, run at most once per `interval` seconds; calls in between get the last
+    /// result. One caller runs it while the others wait for that result, so the check never runs
+    /// twice at once.
+    public func throttled(interval: Double, now: @escaping @Sendable () -> Double = Readiness.Check.monotonicSeconds) -> Self {
+        let run = self.run
+        let last = Mutex<(at: Double, failure: String?)?>(nil)
+        return Readiness.Check(name) {
+            last.withLock { last in
+                let time = now()
+                if let previous = last, time - previous.at < interval { return previous.failure }
+                let failure = run()
+                last = (time, failure)
+                return failure
+            }
+        }
+    }
+
+    @Sendable public static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -13,6 +13,8 @@ final class Exchange: @unchecked Sendable {
     /// Set while a streamed body is arriving; nil once it is finished or aborted.
     var sink: (any BodySink)?
     var streamedBytes = 0
+    /// The connection's `ConnectionGuard.Entry` (unretained: the connection keeps it until it closes).
+    var connectionEntry: UnsafeMutableRawPointer?
     /// The answer to a body refused while it arrived, sent once the body has ended.
     var refusal: Response?
     var discardedBytes = 0

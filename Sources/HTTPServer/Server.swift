@@ -13,11 +13,16 @@ public final class Server: @unchecked Sendable {
     private let inFlight = Atomic<Int>(0)
     private let openConnections = Atomic<Int>(0)
     private let suspended = SuspendedConnections()
+    /// Header deadlines and room for new clients when full: see `ConnectionGuard`.
+    private let connections: ConnectionGuard
 
     public init(options: ServerOptions, handler: any HTTPHandler) {
         self.options = options
         self.handler = handler
         self.workers = WorkerPool(threads: options.workerThreads, name: "render")
+        self.connections = ConnectionGuard(maxConnections: options.connectionLimit,
+                                           headerTimeout: Double(options.headerTimeout),
+                                           idleTimeout: Double(options.connectionTimeout))
     }
 
     /// Starts listening; throws if the address cannot be bound.
@@ -32,11 +37,12 @@ public final class Server: @unchecked Sendable {
             flags, UInt16(clamping: options.port), options.host,
             accessTrampoline, context, keepEscapesTrampoline,
             completedTrampoline, context, connectionTrampoline, context,
-            UInt32(max(1, options.pollThreads)), UInt32(options.connectionLimit),
-            UInt32(options.connectionTimeout), options.connectionMemoryLimit, 511)
+            UInt32(max(1, options.pollThreads)), UInt32(options.connectionLimit + options.connectionSlack),
+            UInt32(options.connectionTimeout), options.connectionMemoryLimit, UInt32(options.listenBacklog))
         guard daemon != nil else {
             throw ServerError(message: "cannot listen on \(options.host ?? "0.0.0.0"):\(options.port) (in use, or not allowed)")
         }
+        connections.startReaper()
     }
 
     /// The port actually bound (the chosen one when `options.port` was 0).
@@ -46,6 +52,12 @@ public final class Server: @unchecked Sendable {
     }
 
     public var openConnectionCount: Int { openConnections.load(ordering: .relaxed) }
+    /// Connections closed for not sending a whole request head within `headerTimeout`, and closed to
+    /// make room for new clients at `connectionLimit`.
+    public var guardCounts: (headerTimeouts: Int, evictions: Int) {
+        let counts = connections.counts
+        return (counts.headerTimeouts, counts.evictions)
+    }
     public var inFlightCount: Int { inFlight.load(ordering: .relaxed) }
 
     /// Stops accepting, lets requests in flight finish until `deadline` seconds have passed, answers the
@@ -62,6 +74,7 @@ public final class Server: @unchecked Sendable {
         MHD_stop_daemon(daemon)
         if listener >= 0 { close(listener) }
         self.daemon = nil
+        connections.stopReaper()
         workers.shutdown()
     }
 
@@ -87,6 +100,10 @@ public final class Server: @unchecked Sendable {
             // First call: headers only. Answering now would cost keep-alive (PLATFORM.md),
             // so only bodies refused outright are answered here, before "100 Continue" goes out.
             let exchange = Exchange(request: ConnectionReader.request(connection, url: url, method: method))
+            exchange.connectionEntry = ts_mhd_socket_context(connection)
+            if let entry = exchange.connectionEntry {
+                connections.requestStarted(Unmanaged<ConnectionGuard.Entry>.fromOpaque(entry).takeUnretainedValue())
+            }
             inFlight.add(1, ordering: .relaxed)
             context.pointee = Unmanaged.passRetained(exchange).toOpaque()
             return begin(exchange, on: connection)
@@ -130,7 +147,14 @@ public final class Server: @unchecked Sendable {
     private func begin(_ exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
         let request = exchange.request
         let declared = request.header("content-length").flatMap(Int.init)
-        let hasBody = (declared ?? 0) > 0 || request.header("transfer-encoding") != nil
+        let coding = request.header("transfer-encoding")
+        if let coding, !ASCII.equalIgnoringCase(coding.trimmingCharacters(in: .whitespaces), "chunked") {
+            // RFC 9112 6.1: a transfer coding the server does not understand is 501, and the body cannot
+            // be framed, so the connection closes. libmicrohttpd would wait for it until the timeout.
+            exchange.answeredEarly = true
+            return send(notImplemented(coding: coding), for: exchange, on: connection)
+        }
+        let hasBody = (declared ?? 0) > 0 || coding != nil
         switch handler.bodyHandling(for: request) {
         case .buffer:
             if let declared, declared > options.maxBodyBytes {
@@ -206,6 +230,13 @@ public final class Server: @unchecked Sendable {
             body: .bytes(Array(message.utf8))))
     }
 
+    private func notImplemented(coding: String) -> Response {
+        let message = #"{"error":"not_implemented","message":"the only Transfer-Encoding accepted is chunked alone: send chunked or a Content-Length"}"#
+        return handler.decorate(serverResponse: Response(
+            status: 501, headers: [("Content-Type", "application/json"), ("Connection", "close")],
+            body: .bytes(Array(message.utf8))))
+    }
+
     private func tooLarge(limit: Int) -> Response {
         let message = #"{"error":"payload_too_large","message":"the request body is larger than \#(limit) bytes"}"#
         return handler.decorate(serverResponse: Response(
@@ -231,6 +262,9 @@ public final class Server: @unchecked Sendable {
         context.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(stored).takeRetainedValue()
         inFlight.subtract(1, ordering: .releasing)
+        if let entry = exchange.connectionEntry {
+            connections.requestFinished(Unmanaged<ConnectionGuard.Entry>.fromOpaque(entry).takeUnretainedValue())
+        }
         if let sink = exchange.sink {  // the client went away mid-body
             exchange.sink = nil
             sink.abort()
@@ -240,8 +274,20 @@ public final class Server: @unchecked Sendable {
             seconds: exchange.elapsedSeconds, completedNormally: ok))
     }
 
-    fileprivate func connection(opened: Bool) {
-        if opened { openConnections.add(1, ordering: .relaxed) } else { openConnections.subtract(1, ordering: .relaxed) }
+    /// Keeps the connection's guard entry in its socket context from open to close.
+    fileprivate func connection(_ connection: OpaquePointer?, _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                                opened: Bool) {
+        if opened {
+            openConnections.add(1, ordering: .relaxed)
+            guard let connection, let socketContext else { return }
+            let entry = connections.opened(descriptor: ts_mhd_connection_fd(connection))
+            socketContext.pointee = Unmanaged.passRetained(entry).toOpaque()
+        } else {
+            openConnections.subtract(1, ordering: .relaxed)
+            guard let socketContext, let stored = socketContext.pointee else { return }
+            socketContext.pointee = nil
+            connections.closed(Unmanaged<ConnectionGuard.Entry>.fromOpaque(stored).takeRetainedValue())
+        }
     }
 }
 
@@ -277,7 +323,7 @@ private func connectionTrampoline(
     _ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode
 ) {
-    server(context).connection(opened: code == .CONNECTION_NOTIFY_STARTED)
+    server(context).connection(connection, socketContext, opened: code == .CONNECTION_NOTIFY_STARTED)
 }
 
 /// Leaves escapes in place: Tilescope decodes paths segment by segment itself.

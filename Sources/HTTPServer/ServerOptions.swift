@@ -8,11 +8,17 @@ public struct ServerOptions: Sendable {
     public var pollThreads: Int
     /// Threads for `.later` work such as rendering.
     public var workerThreads: Int
-    /// Connections over this wait in the kernel's backlog instead of being served.
+    /// Connections served at once. A new one over this closes the connection that has waited longest
+    /// without a request under way (slow and idle clients first), so new clients are served, not refused.
     public var connectionLimit: Int
-    /// Seconds of inactivity after which a connection is closed, so idle or slow
-    /// clients cannot hold connections forever.
+    /// Seconds an idle keep-alive connection stays open (libmicrohttpd's inactivity timeout).
     public var connectionTimeout: Int
+    /// Seconds a client has to send a whole request head, from connecting (or, on keep-alive, from the
+    /// end of the idle time). Separate from `connectionTimeout`, which a client sending one byte a
+    /// second never reaches.
+    public var headerTimeout: Int
+    /// Pending connections the kernel queues while the poll threads accept.
+    public var listenBacklog: Int
     /// Per-connection buffer for headers and upload chunks; small keeps keep-alive cheap.
     public var connectionMemoryLimit: Int
     /// Request bodies larger than this are answered with 413 before they are read.
@@ -20,9 +26,11 @@ public struct ServerOptions: Sendable {
 
     public init(
         host: String? = nil, port: Int = 8080, pollThreads: Int = 2, workerThreads: Int = 2,
-        connectionLimit: Int = 1000, connectionTimeout: Int = 30,
-        connectionMemoryLimit: Int = 16 * 1024, maxBodyBytes: Int = 1 << 20
+        connectionLimit: Int = 1000, connectionTimeout: Int = 30, headerTimeout: Int = 10,
+        connectionMemoryLimit: Int = 16 * 1024, maxBodyBytes: Int = 1 << 20, listenBacklog: Int = 4096
     ) {
+        self.headerTimeout = headerTimeout
+        self.listenBacklog = listenBacklog
         self.host = host
         self.port = port
         self.pollThreads = pollThreads
@@ -32,4 +40,8 @@ public struct ServerOptions: Sendable {
         self.connectionMemoryLimit = connectionMemoryLimit
         self.maxBodyBytes = maxBodyBytes
     }
+
+    /// libmicrohttpd's own limit sits this far above `connectionLimit`, so that it keeps accepting while
+    /// the connections the guard closed to make room are still being torn down.
+    var connectionSlack: Int { max(16, connectionLimit / 16) }
 }

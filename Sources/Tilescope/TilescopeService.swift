@@ -23,7 +23,7 @@ public final class TilescopeService: @unchecked Sendable {
 
     public init(_ config: ServeConfig) throws {
         self.config = config
-        Self.raiseDescriptorLimit()
+        let descriptors = DescriptorBudget(limit: Self.raiseDescriptorLimit())
         try Vips.start()
         store = try FilePyramidStore(dataFolder: config.dataFolder)
         imagesFolder = config.isDemo ? config.dataFolder + "/demo-images" : config.imagesFolder
@@ -43,20 +43,30 @@ public final class TilescopeService: @unchecked Sendable {
                                corsOrigin: config.corsOrigin, operations: operations,
                                iiif: IIIFService(publicURL: config.publicURL, cacheBytes: config.iiifCacheMegabytes << 20,
                                                  jpegQuality: config.quality),
-                               gallery: gallery, uploads: uploads)
+                               gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles)
+        let connectionLimit = descriptors.connections(wanted: config.connectionLimit)
+        if connectionLimit < config.connectionLimit {
+            Log.info("serving at most \(connectionLimit) connections, not \(config.connectionLimit): the open-files limit is \(descriptors.limit)")
+        }
         server = Server(options: ServerOptions(
             host: config.host, port: config.port, pollThreads: config.pollThreads, workerThreads: config.workerThreads,
-            connectionLimit: config.connectionLimit, connectionTimeout: config.connectionTimeout), handler: app)
+            connectionLimit: connectionLimit, connectionTimeout: config.connectionTimeout,
+            headerTimeout: config.headerTimeout), handler: app)
         OpsWiring.install(operations, service: self)
     }
 
     /// Connections and cached tile descriptors each hold a file descriptor; the usual soft
-    /// limit of 1024 is too low for that, the hard limit (often far higher) is not.
-    static func raiseDescriptorLimit() {
+    /// limit of 1024 is too low for that, the hard limit (often far higher) is not. Returns the
+    /// soft limit in force afterwards.
+    static func raiseDescriptorLimit() -> Int {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return min(1 << 20, Int(clamping: limit.rlim_cur))  // RLIM_INFINITY is the largest value
     }
 
     /// Scans, starts listening and keeps the library in step with the folder.

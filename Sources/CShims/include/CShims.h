@@ -108,6 +108,12 @@ struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *h
 /// The port the daemon listens on (useful after binding port 0).
 uint16_t ts_mhd_bound_port(struct MHD_Daemon *daemon);
 
+/// The connection's socket, or -1.
+int ts_mhd_connection_fd(struct MHD_Connection *connection);
+
+/// The pointer the connection-notify callback stored for this connection (its socket context), or NULL.
+void *ts_mhd_socket_context(struct MHD_Connection *connection);
+
 /// Writes the client's IP address as text into `buffer`; returns 0 on success.
 int ts_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size);
 

@@ -11,8 +11,9 @@ public struct ServeConfig: Sendable {
     public var corsOrigin = "*"
     public var pollThreads = ProcessInfo.processInfo.activeProcessorCount
     public var workerThreads = ProcessInfo.processInfo.activeProcessorCount
-    public var connectionLimit = 1000
+    public var connectionLimit = 16384
     public var connectionTimeout = 30
+    public var headerTimeout = 10
     public var quality = 85
     public var buildConcurrency = 1
     public var rescanSeconds = 2
@@ -81,11 +82,16 @@ public struct ServeConfig: Sendable {
         Setting("--workers", env: "TILESCOPE_WORKERS", default: "number of cores", "threads for rendering work") {
             $0.workerThreads = try SettingValue.integer($1, "workers", in: 1...256)
         },
-        Setting("--max-connections", env: "TILESCOPE_MAX_CONNECTIONS", default: "1000", "connections served at once") {
-            $0.connectionLimit = try SettingValue.integer($1, "max-connections", in: 1...100_000)
+        Setting("--max-connections", env: "TILESCOPE_MAX_CONNECTIONS", default: "16384",
+                "connections open at once (lowered to fit the open-files limit); when full, the longest-waiting connection without a request is closed") {
+            $0.connectionLimit = try SettingValue.integer($1, "max-connections", in: 1...1_000_000)
         },
-        Setting("--timeout", env: "TILESCOPE_TIMEOUT", default: "30", "seconds an idle connection stays open") {
+        Setting("--timeout", env: "TILESCOPE_TIMEOUT", default: "30", "seconds an idle keep-alive connection stays open") {
             $0.connectionTimeout = try SettingValue.integer($1, "timeout", in: 1...3600)
+        },
+        Setting("--header-timeout", env: "TILESCOPE_HEADER_TIMEOUT", default: "10",
+                "seconds a client has to send a whole request head (slow clients are closed)") {
+            $0.headerTimeout = try SettingValue.integer($1, "header-timeout", in: 1...3600)
         },
         Setting("--quality", env: "TILESCOPE_QUALITY", default: "85", "JPEG quality of pyramid tiles") {
             $0.quality = try SettingValue.integer($1, "quality", in: 1...100)

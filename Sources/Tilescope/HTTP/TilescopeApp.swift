@@ -14,12 +14,13 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let uploads: Uploads
     let iiif: IIIFService
     /// Pyramid files are immutable (a new source version gets a new folder), so their
-    /// descriptors can be kept open.
-    let pyramidFiles = OpenFileCache(capacity: 1024)
+    /// descriptors can be kept open; how many is sized from the open-files limit.
+    let pyramidFiles: OpenFileCache
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
-                gallery: Gallery, uploads: Uploads) {
+                gallery: Gallery, uploads: Uploads, openFiles: Int = 1024) {
+        pyramidFiles = OpenFileCache(capacity: openFiles)
         self.operations = operations
         self.iiif = iiif
         self.library = library

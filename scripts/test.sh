@@ -18,9 +18,8 @@ set -e
 # The log keeps every line; the console gets results, not the "started" chatter.
 grep -vE "^(◇|Test Case .* started|Test Suite .* started)|prohibited flag" test-output.swift.log || true
 [ "$status" -eq 0 ] || { echo "swift test failed (full log: test-output.swift.log)" >&2; exit 1; }
-for suite in Tests/browser/run.sh Tests/iiif/run.sh; do
-  if [ -x "$suite" ]; then
-    echo "== $suite" >&2
-    "$suite"
-  fi
+for suite in Tests/hostile/run.sh Tests/browser/run.sh Tests/iiif/run.sh; do
+  [ -x "$suite" ] || { echo "test suite $suite is missing or not executable" >&2; exit 1; }
+  echo "== $suite" >&2
+  "$suite"
 done

@@ -1,0 +1,110 @@
+"""Fixtures for the hostile-traffic tests: a real `tilescope serve` on a free loopback port over a
+small image made with the vips CLI, and the file-descriptor room to open thousands of sockets."""
+import json
+import os
+import resource
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+OUTPUT = REPO / 'test-output' / 'hostile'
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def raise_descriptor_limit(needed):
+    """The test opens thousands of sockets: raise its own soft limit to the hard one, or fail."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        pytest.fail(f'the open-files hard limit is {hard}; this test needs {needed} (raise it with ulimit -Hn)')
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+class Server:
+    """`tilescope serve` with extra flags; its log is kept in test-output/hostile/."""
+
+    def __init__(self, images, data, name, *flags):
+        binary = os.environ.get('TILESCOPE_BIN', str(REPO / '.build' / 'debug' / 'tilescope'))
+        if not Path(binary).exists():
+            pytest.fail(f'no server binary at {binary}: build it with `swift build --product tilescope`')
+        OUTPUT.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.base = f'http://127.0.0.1:{self.port}'
+        self.log_path = OUTPUT / f'{name}.log'
+        self.log = open(self.log_path, 'w')
+        self.process = subprocess.Popen(
+            [binary, 'serve', '--images', str(images), '--data', str(data), '--port', str(self.port),
+             '--host', '127.0.0.1', '--log-format', 'json', *flags],
+            cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT)
+        self.tiles = self.wait_ready()
+
+    def get_json(self, path):
+        with urllib.request.urlopen(self.base + path, timeout=5) as reply:
+            return json.loads(reply.read())
+
+    def wait_ready(self, timeout=120):
+        """Until the image is built; returns the paths of its full-resolution tiles."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f'tilescope exited with {self.process.returncode}:\n{self.log_path.read_text()[-3000:]}')
+            try:
+                images = self.get_json('/api/images')['images']
+                if images and images[0]['status'] == 'ready':
+                    image = images[0]
+                    template = image['urls']['tiles']
+                    level, size = image['maxLevel'], image['tileSize']
+                    columns = -(-image['width'] // size)
+                    rows = -(-image['height'] // size)
+                    return [template.replace('{level}', str(level)).replace('{col}', str(c)).replace('{row}', str(r))
+                            for r in range(rows) for c in range(columns)]
+            except OSError:
+                pass
+            time.sleep(0.2)
+        pytest.fail(f'image not built after {timeout} s')
+
+    def alive(self):
+        return self.process.poll() is None
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope='session')
+def images(tmp_path_factory):
+    folder = tmp_path_factory.mktemp('images')
+    subprocess.run(['vips', 'gaussnoise', str(folder / 'noise.jpg'), '2000', '1500'], check=True)
+    return folder
+
+
+@pytest.fixture
+def start_server(images, tmp_path):
+    """Starts a server with the given flags; every one started is stopped at the end of the test."""
+    started = []
+
+    def start(name, *flags):
+        server = Server(images, tmp_path / f'data-{len(started)}', name, *flags)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        assert server.alive(), f'the server died during the test: see {server.log_path}'
+        server.stop()

@@ -1,0 +1,270 @@
+"""Hostile traffic against a real server over loopback: slow and idle clients by the thousand, a flood
+of connections, unframeable bodies and numbers too large for any image. Each test checks that normal
+clients are still served, and that the server is alive at the end (the fixture asserts it).
+
+Latencies are printed (and written to test-output/hostile/figures.json for docs/security.md), never
+asserted: these machines are shared and noisy."""
+import http.client
+import json
+import select
+import socket
+import statistics
+import threading
+import time
+
+import pytest
+
+from conftest import OUTPUT, raise_descriptor_limit
+
+FIGURES = {}
+
+
+def record(name, latencies):
+    ordered = sorted(latencies)
+    figures = {'requests': len(ordered), 'p50_ms': round(1000 * statistics.median(ordered), 2),
+               'p99_ms': round(1000 * ordered[max(0, int(len(ordered) * 0.99) - 1)], 2),
+               'max_ms': round(1000 * ordered[-1], 2)}
+    FIGURES[name] = figures
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    (OUTPUT / 'figures.json').write_text(json.dumps(FIGURES, indent=2))
+    print(f'\n{name}: {figures}')
+
+
+def fetch(port, path, timeout=10):
+    """One GET on a new connection, as a client arriving during an attack makes it: (status, seconds)."""
+    start = time.monotonic()
+    connection = http.client.HTTPConnection('127.0.0.1', port, timeout=timeout)
+    try:
+        connection.request('GET', path)
+        reply = connection.getresponse()
+        reply.read()
+        return reply.status, time.monotonic() - start
+    except OSError as error:
+        return f'{type(error).__name__}: {error}', time.monotonic() - start
+    finally:
+        connection.close()
+
+
+def normal_client(server, count, pause=0.0):
+    """Fetches `count` tiles one after the other; returns (failures, latencies)."""
+    failures, latencies = [], []
+    for index in range(count):
+        status, seconds = fetch(server.port, server.tiles[index % len(server.tiles)])
+        latencies.append(seconds)
+        if status != 200:
+            failures.append(status)
+        time.sleep(pause)
+    return failures, latencies
+
+
+def open_connections(server):
+    text = urllib_get(server, '/metrics')
+    for line in text.splitlines():
+        if line.startswith('tilescope_http_open_connections'):
+            return int(float(line.split()[-1]))
+    raise AssertionError('no tilescope_http_open_connections in /metrics')
+
+
+def urllib_get(server, path):
+    connection = http.client.HTTPConnection('127.0.0.1', server.port, timeout=10)
+    connection.request('GET', path)
+    body = connection.getresponse().read().decode()
+    connection.close()
+    return body
+
+
+class SlowClients:
+    """`count` connections held against the server. Trickling ones send a request head one byte per
+    round and never finish it; idle ones send nothing. With `reconnect`, every connection the server
+    closes is opened again, as an attacker would."""
+
+    HEAD = b'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: '
+
+    def __init__(self, port, count, trickling=1.0, reconnect=True, period=1.0):
+        self.port, self.count, self.reconnect, self.period = port, count, reconnect, period
+        self.trickling = int(count * trickling)
+        self.sockets = {}   # socket -> (index, bytes sent, opened at)
+        self.closed_after = []  # seconds from opening to the server closing it
+        self.reopened = 0
+        self.stopping = threading.Event()
+        self.thread = None
+
+    def connect(self, index):
+        s = socket.create_connection(('127.0.0.1', self.port), timeout=10)
+        s.setblocking(False)
+        self.sockets[s] = (index, 0, time.monotonic())
+
+    def start(self):
+        for index in range(self.count):
+            self.connect(index)
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stopping.is_set():
+            started = time.monotonic()
+            self.round()
+            self.stopping.wait(max(0.0, self.period - (time.monotonic() - started)))
+
+    def round(self):
+        gone = []
+        for s, (index, sent, opened) in list(self.sockets.items()):
+            if index < self.trickling:
+                byte = self.HEAD[sent:sent + 1] or b'a'
+                try:
+                    s.send(byte)
+                    self.sockets[s] = (index, sent + 1, opened)
+                except OSError:
+                    gone.append(s)
+        # Closed by the server: readable with nothing to read (or reset).
+        readable = []
+        items = list(self.sockets)
+        for start in range(0, len(items), 1000):
+            poller = select.poll()
+            chunk = {s.fileno(): s for s in items[start:start + 1000]}
+            for fd in chunk:
+                poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+            readable += [chunk[fd] for fd, _ in poller.poll(0)]
+        for s in readable:
+            try:
+                if s.recv(4096) == b'':
+                    gone.append(s)
+            except BlockingIOError:
+                pass
+            except OSError:
+                gone.append(s)
+        for s in set(gone):
+            index, _, opened = self.sockets.pop(s)
+            self.closed_after.append(time.monotonic() - opened)
+            s.close()
+            if self.reconnect and not self.stopping.is_set():
+                try:
+                    self.connect(index)
+                    self.reopened += 1
+                except OSError:
+                    pass
+
+    def stop(self):
+        self.stopping.set()
+        if self.thread:
+            self.thread.join(timeout=30)
+        for s in self.sockets:
+            s.close()
+        self.sockets.clear()
+
+
+def test_ten_thousand_slow_and_idle_clients_leave_normal_clients_served(start_server):
+    raise_descriptor_limit(10_500)
+    server = start_server('slowloris')
+    attack = SlowClients(server.port, 10_000, trickling=0.5)
+    attack.start()
+    try:
+        held = open_connections(server)
+        assert held >= 9_500, f'the server holds {held} of the 10,000 slow connections'
+        failures, latencies = normal_client(server, 500, pause=0.03)  # ~20 s: past the header deadline, so the attacker reconnects
+        held_after = open_connections(server)
+    finally:
+        attack.stop()
+    record('tiles during 10,000 slow and idle connections', latencies)
+    print(f'connections held: {held} at the start, {held_after} at the end; reopened by the attacker: {attack.reopened}')
+    assert failures == [], f'{len(failures)} of 500 tiles failed during the attack: {failures[:5]}'
+    failures, latencies = normal_client(server, 50)
+    record('tiles right after the attack', latencies)
+    assert failures == []
+
+
+def test_slow_request_heads_are_closed_at_the_header_deadline(start_server):
+    server = start_server('header-deadline', '--header-timeout', '2')
+    attack = SlowClients(server.port, 100, trickling=0.5, reconnect=False, period=0.2)
+    attack.start()
+    # A keep-alive client idle for longer than the header deadline (but not the idle timeout) keeps its connection.
+    keep_alive = http.client.HTTPConnection('127.0.0.1', server.port, timeout=10)
+    keep_alive.request('GET', server.tiles[0])
+    keep_alive.getresponse().read()
+    idle_since = time.monotonic()
+    deadline = time.monotonic() + 20
+    while attack.sockets and time.monotonic() < deadline:
+        time.sleep(0.2)
+    still_open = len(attack.sockets)
+    attack.stop()
+    time.sleep(max(0.0, 3.0 - (time.monotonic() - idle_since)))
+    keep_alive.request('GET', server.tiles[1])
+    reply = keep_alive.getresponse()
+    reply.read()
+    assert reply.status == 200
+    assert still_open == 0, f'{still_open} of 100 slow connections are still open 20 s after a 2 s header deadline'
+    assert min(attack.closed_after) >= 1.5, f'a slow connection was closed after {min(attack.closed_after):.2f} s'
+
+
+def test_a_full_server_closes_waiting_connections_to_serve_new_clients(start_server):
+    server = start_server('full', '--max-connections', '200')
+    idle = SlowClients(server.port, 400, trickling=0, reconnect=False)
+    idle.start()
+    try:
+        failures, latencies = normal_client(server, 100)
+        held = open_connections(server)
+    finally:
+        idle.stop()
+    record('tiles with 400 idle connections and --max-connections 200', latencies)
+    assert failures == [], f'{len(failures)} of 100 tiles failed: {failures[:5]}'
+    assert held <= 200 + 16, f'{held} connections open over a limit of 200'
+
+
+def test_a_flood_of_a_thousand_requests_is_served_and_the_server_recovers_at_once(start_server):
+    server = start_server('flood')
+    sockets = []
+    for index in range(1000):
+        s = socket.create_connection(('127.0.0.1', server.port), timeout=10)
+        sockets.append(s)
+    for index, s in enumerate(sockets):
+        path = server.tiles[index % len(server.tiles)]
+        s.sendall(f'GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'.encode())
+    statuses = []
+    for s in sockets:
+        data = b''
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        statuses.append(data.split(b' ', 2)[1] if data.startswith(b'HTTP/1.1 ') else data[:40])
+        s.close()
+    bad = [status for status in statuses if status != b'200']
+    failures, latencies = normal_client(server, 50)
+    record('tiles right after a flood of 1,000 connections', latencies)
+    assert bad == [], f'{len(bad)} of 1,000 flooded requests were not answered 200: {bad[:5]}'
+    assert failures == []
+
+
+@pytest.mark.parametrize('coding', ['xchunked', 'chunked, identity', 'gzip, chunked', 'identity'])
+def test_an_unknown_transfer_coding_is_501_at_once_and_closes(start_server, coding):
+    server = start_server('transfer-coding')
+    s = socket.create_connection(('127.0.0.1', server.port), timeout=5)
+    s.sendall(f'POST /api/images/noise/viewport HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: {coding}\r\n'
+              'Content-Type: application/json\r\n\r\n'.encode())
+    data = b''
+    while True:  # the server closes the connection: a timeout here fails the test
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    head, _, body = data.partition(b'\r\n\r\n')
+    assert head.startswith(b'HTTP/1.1 501 '), head
+    assert b'Access-Control-Allow-Origin: *' in head
+    assert json.loads(body)['error'] == 'not_implemented'
+
+
+@pytest.mark.parametrize('size', ['^pct:999999999', '^999999999,', '^,999999999', '^999999999,999999999',
+                                  '^!999999999,999999999', '^pct:999999999.999999999'])
+def test_iiif_sizes_beyond_any_limit_are_400(start_server, size):
+    server = start_server('iiif-limits')
+    for region in ['full', '0,0,1,1', '0,0,1,1500', 'pct:0,0,0.1,100']:
+        connection = http.client.HTTPConnection('127.0.0.1', server.port, timeout=10)
+        connection.request('GET', f'/iiif/3/noise/{region}/{size}/0/default.jpg')
+        reply = connection.getresponse()
+        body = json.loads(reply.read())
+        connection.close()
+        assert reply.status == 400, (region, size, reply.status, body)
+        assert body['error'] == 'bad_request' and 'maxArea' in body['message'], body
+        assert reply.getheader('Access-Control-Allow-Origin') == '*'

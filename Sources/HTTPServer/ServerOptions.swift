@@ -43,5 +43,5 @@ public struct ServerOptions: Sendable {
 
     /// libmicrohttpd's own limit sits this far above `connectionLimit`, so that it keeps accepting while
     /// the connections the guard closed to make room are still being torn down.
-    var connectionSlack: Int { max(16, connectionLimit / 16) }
+    public var connectionSlack: Int { max(16, connectionLimit / 16) }
 }

@@ -33,7 +33,7 @@ def raise_descriptor_limit(needed):
 class Server:
     """`tilescope serve` with extra flags; its log is kept in test-output/hostile/."""
 
-    def __init__(self, images, data, name, *flags):
+    def __init__(self, images, data, name, *flags, open_files=None):
         binary = os.environ.get('TILESCOPE_BIN', str(REPO / '.build' / 'debug' / 'tilescope'))
         if not Path(binary).exists():
             pytest.fail(f'no server binary at {binary}: build it with `swift build --product tilescope`')
@@ -45,7 +45,10 @@ class Server:
         self.process = subprocess.Popen(
             [binary, 'serve', '--images', str(images), '--data', str(data), '--port', str(self.port),
              '--host', '127.0.0.1', '--log-format', 'json', *flags],
-            cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT)
+            cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT,
+            # A hard open-files limit the server cannot raise, as systemd's default of 1024 is for many.
+            preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files)))
+            if open_files else None)
         self.tiles = self.wait_ready()
 
     def get_json(self, path):
@@ -63,11 +66,15 @@ class Server:
                 if images and images[0]['status'] == 'ready':
                     image = images[0]
                     template = image['urls']['tiles']
-                    level, size = image['maxLevel'], image['tileSize']
-                    columns = -(-image['width'] // size)
-                    rows = -(-image['height'] // size)
-                    return [template.replace('{level}', str(level)).replace('{col}', str(c)).replace('{row}', str(r))
-                            for r in range(rows) for c in range(columns)]
+                    self.all_tiles = []
+                    width, height, size = image['width'], image['height'], image['tileSize']
+                    for level in range(image['maxLevel'], -1, -1):
+                        columns, rows = -(-width // size), -(-height // size)
+                        self.all_tiles += [template.replace('{level}', str(level)).replace('{col}', str(c))
+                                           .replace('{row}', str(r)) for r in range(rows) for c in range(columns)]
+                        width, height = max(1, -(-width // 2)), max(1, -(-height // 2))
+                    top = -(-image['width'] // size) * -(-image['height'] // size)
+                    return self.all_tiles[:top]
             except OSError:
                 pass
             time.sleep(0.2)
@@ -94,13 +101,21 @@ def images(tmp_path_factory):
     return folder
 
 
+@pytest.fixture(scope='session')
+def large_images(tmp_path_factory):
+    """An image of about 1,400 tiles: more than a 1024 open-files limit."""
+    folder = tmp_path_factory.mktemp('large-images')
+    subprocess.run(['vips', 'black', str(folder / 'large.jpg'), '8000', '8000'], check=True)
+    return folder
+
+
 @pytest.fixture
 def start_server(images, tmp_path):
     """Starts a server with the given flags; every one started is stopped at the end of the test."""
     started = []
 
-    def start(name, *flags):
-        server = Server(images, tmp_path / f'data-{len(started)}', name, *flags)
+    def start(name, *flags, folder=None, open_files=None):
+        server = Server(folder or images, tmp_path / f'data-{len(started)}', name, *flags, open_files=open_files)
         started.append(server)
         return server
 

@@ -210,6 +210,26 @@ def test_a_full_server_closes_waiting_connections_to_serve_new_clients(start_ser
     assert held <= 200 + 16, f'{held} connections open over a limit of 200'
 
 
+def test_cached_tile_files_never_starve_accept_under_a_1024_open_files_limit(start_server, large_images):
+    server = start_server('open-files-1024', folder=large_images, open_files=1024)
+    assert len(server.all_tiles) > 1024
+    crawler = http.client.HTTPConnection('127.0.0.1', server.port, timeout=10)
+    for path in server.all_tiles:  # every tile once, so an unbounded file cache would keep them all open
+        crawler.request('GET', path)
+        reply = crawler.getresponse()
+        reply.read()
+        assert reply.status == 200, (path, reply.status)
+    crawler.close()
+    idle = SlowClients(server.port, 500, trickling=0, reconnect=False)
+    idle.start()
+    try:
+        failures, latencies = normal_client(server, 40)
+    finally:
+        idle.stop()
+    record('new clients after a 1,400-tile crawl with 500 idle connections, open files 1024', latencies)
+    assert failures == [], f'{len(failures)} of 40 new clients failed: {failures[:5]}'
+
+
 def test_a_flood_of_a_thousand_requests_is_served_and_the_server_recovers_at_once(start_server):
     server = start_server('flood')
     sockets = []

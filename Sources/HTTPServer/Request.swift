@@ -18,12 +18,24 @@ public struct Request: Sendable {
         headers: [String: String] = [:], body: [UInt8] = [], clientAddress: String = ""
     ) {
         self.method = method
-        self.rawPath = rawPath
-        self.pathSegments = PercentDecoding.segments(of: rawPath)
+        self.rawPath = Self.originForm(rawPath)
+        self.pathSegments = PercentDecoding.segments(of: self.rawPath)
         self.query = query
         self.headers = headers
         self.body = body
         self.clientAddress = clientAddress
+    }
+
+    /// The path of a request target: `http://host:8080/a/b` (absolute form, which RFC 9112 3.2.2
+    /// requires servers to accept) is `/a/b`, `http://host` is `/`; other targets are kept as sent.
+    static func originForm(_ target: String) -> String {
+        let bytes = target.utf8
+        guard let first = bytes.first, first != UInt8(ascii: "/"), let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+              target[target.startIndex..<colon].lowercased() == "http" || target[target.startIndex..<colon].lowercased() == "https",
+              target[colon...].hasPrefix("://") else { return target }
+        let authority = target[target.index(colon, offsetBy: 3)...]
+        guard let slash = authority.firstIndex(of: "/") else { return "/" }
+        return String(authority[slash...])
     }
 
     /// A header by case-insensitive name.

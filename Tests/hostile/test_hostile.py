@@ -288,3 +288,31 @@ def test_iiif_sizes_beyond_any_limit_are_400(start_server, size):
         assert reply.status == 400, (region, size, reply.status, body)
         assert body['error'] == 'bad_request' and 'maxArea' in body['message'], body
         assert reply.getheader('Access-Control-Allow-Origin') == '*'
+
+
+def raw_exchange(port, request):
+    s = socket.create_connection(('127.0.0.1', port), timeout=10)
+    s.sendall(request)
+    data = b''
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    head, _, body = data.partition(b'\r\n\r\n')
+    return head.decode('latin1'), body
+
+
+def test_absolute_form_targets_and_options_star_are_understood(start_server):
+    server = start_server('targets')
+    head, body = raw_exchange(server.port, b'GET http://example.org/healthz HTTP/1.1\r\nHost: example.org\r\nConnection: close\r\n\r\n')
+    assert head.startswith('HTTP/1.1 200 '), head
+    head, body = raw_exchange(server.port, f'GET http://x{server.tiles[0]} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'.encode())
+    assert head.startswith('HTTP/1.1 200 ') and 'image/jpeg' in head, head
+    head, body = raw_exchange(server.port, b'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    assert head.startswith('HTTP/1.1 204 ') and 'Allow: GET, HEAD, POST, PUT, DELETE, OPTIONS' in head, head
+    assert 'Access-Control-Allow-Origin: *' in head
+    head, body = raw_exchange(server.port, b'GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    assert head.startswith('HTTP/1.1 400 '), head
+    assert 'only for OPTIONS' in json.loads(body)['message']

@@ -45,7 +45,11 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             guard request.rawPath.utf8.count <= Self.maxPathBytes else {
                 throw APIError(414, "uri_too_long", "the path is longer than \(Self.maxPathBytes) bytes")
             }
+            if request.rawPath == "*" { return .now(try serverWideOptions(request)) }
             guard let segments = request.pathSegments else {
+                guard request.rawPath.hasPrefix("/") else {
+                    throw APIError.badRequest("the request target must be a path starting with / (or an absolute http URL)")
+                }
                 throw APIError.badRequest("the URL has a malformed percent-escape")
             }
             let endpoint = try Endpoint.parse(segments)
@@ -90,6 +94,14 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     /// Metrics and the access log, once the response has gone out.
     public func completed(_ exchange: CompletedExchange) {
         operations.completed(exchange)
+    }
+
+    /// `OPTIONS *`: what the server as a whole allows (RFC 9110 9.3.7). `*` means nothing to other methods.
+    private func serverWideOptions(_ request: Request) throws -> Response {
+        guard request.method == "OPTIONS" else {
+            throw APIError.badRequest("the request target * is only for OPTIONS")
+        }
+        return Response(status: 204, headers: [("Allow", "GET, HEAD, POST, PUT, DELETE, OPTIONS")])
     }
 
     private func preflight(_ endpoint: Endpoint) -> Response {

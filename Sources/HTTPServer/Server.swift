@@ -269,8 +269,10 @@ public final class Server: @unchecked Sendable {
             exchange.sink = nil
             sink.abort()
         }
+        // libmicrohttpd does not say how much of an aborted response went out: count none of it
+        // rather than all of it.
         handler.completed(CompletedExchange(
-            request: exchange.request, status: exchange.sentStatus, bytesSent: exchange.sentBytes,
+            request: exchange.request, status: exchange.sentStatus, bytesSent: ok ? exchange.sentBytes : 0,
             seconds: exchange.elapsedSeconds, completedNormally: ok))
     }
 

@@ -8,11 +8,14 @@ public enum ShutdownSignal {
         let queue = DispatchQueue(label: "signals")
         let count = SignalCount()
         var sources: [DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
+        // SIGHUP (a closed terminal, or a supervisor asking for a reload) drains like SIGTERM: there
+        // is nothing to reload that a rescan does not already pick up, and dying unlogged is worse.
+        for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler(handler: { @Sendable in
                 if count.increment() == 1 {
+                    Log.info("\(signalName(number)) received: stopping")
                     first.signal()
                 } else {
                     Log.error("second signal: exiting at once")
@@ -37,5 +40,14 @@ private final class SignalCount: @unchecked Sendable {
     func increment() -> Int {
         value += 1
         return value
+    }
+}
+
+private func signalName(_ number: Int32) -> String {
+    switch number {
+    case SIGINT: "SIGINT"
+    case SIGTERM: "SIGTERM"
+    case SIGHUP: "SIGHUP"
+    default: "signal \(number)"
     }
 }

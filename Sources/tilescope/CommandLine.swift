@@ -64,11 +64,29 @@ enum TilescopeCommand {
                                  switches: ["--quiet": { $0.quiet = true }])
         guard positional.isEmpty else { throw UsageError("unexpected argument '\(positional[0])' (see --help)") }
         Log.quiet = config.quiet
-        let service = try TilescopeService(config)
-        try service.start()
+        let service: TilescopeService
+        do {
+            service = try TilescopeService(config)
+            try service.start()
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            // A folder that cannot be used, a port already taken: the user's to fix, said in one line.
+            throw UsageError(startupFailure(error))
+        }
         ShutdownSignal.wait()
         service.stop()
         return 0
+    }
+
+    /// One readable line for an error that stopped the server from starting.
+    static func startupFailure(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if nsError.domain == NSCocoaErrorDomain, let path = nsError.userInfo[NSFilePathErrorKey] as? String {
+            let reason = (nsError.userInfo[NSUnderlyingErrorKey] as? NSError).map { String(cString: strerror(Int32($0.code))) }
+            return "cannot start: cannot use \(path): \(reason ?? "not a usable folder")"
+        }
+        return "cannot start: " + "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     static func build(_ arguments: [String]) throws -> Int32 {

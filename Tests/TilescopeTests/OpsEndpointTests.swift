@@ -102,10 +102,12 @@ import Testing
         #expect(try server.get("/api/nothing/here").status == 404)
         #expect(try server.get("/healthz").status == 200)
         let second = try server.get("/dzi/photo_files/10/0_1.jpeg")
+        // HEAD sends no tile: counted as a request, never as a tile served.
+        #expect(try RawHTTP(port: server.port).send("HEAD", "/dzi/photo_files/10/0_0.jpeg").status == 200)
 
         let after = try Exposition(server.get("/metrics"))
         func delta(_ name: String, _ labels: String) -> Double { after[name, labels] - before[name, labels] }
-        #expect(delta("tilescope_http_requests_total", #"route="dzi_tile",code="200""#) == 3)
+        #expect(delta("tilescope_http_requests_total", #"route="dzi_tile",code="200""#) == 4)
         #expect(delta("tilescope_http_requests_total", #"route="dzi_tile",code="304""#) == 1)
         #expect(delta("tilescope_http_requests_total", #"route="dzi_tile",code="404""#) == 50)
         #expect(delta("tilescope_http_requests_total", #"route="unmatched",code="404""#) == 1)
@@ -118,7 +120,7 @@ import Testing
         // The 404s' JSON bodies count too; the 304 sent no body.
         let tileBytes = delta("tilescope_http_response_bytes_total", #"route="dzi_tile""#)
         #expect(tileBytes > Double(tile.body.count + second.body.count * 2))
-        #expect(delta("tilescope_http_request_duration_seconds_count", #"route="dzi_tile""#) == 54)
+        #expect(delta("tilescope_http_request_duration_seconds_count", #"route="dzi_tile""#) == 55)
         #expect(after["tilescope_pyramid_builds_total", #"outcome="built""#] == 1)
         #expect(after["tilescope_pyramid_build_duration_seconds_count", #"outcome="built""#] == 1)
         #expect(after["tilescope_pyramid_builds_queued", ""] == 0)

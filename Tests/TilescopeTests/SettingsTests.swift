@@ -17,11 +17,18 @@ import Testing
         #expect(try parse(["--port=9200"]).port == 9200)
         #expect(try parse(["--quiet"]).quiet)
         #expect(try parse(["--cors-origin", "https://a.example"]).corsOrigin == "https://a.example")
+        #expect(try parse(["--cors-origin", "http://localhost:8080"]).corsOrigin == "http://localhost:8080")
+        #expect(try parse(["--cors-origin", "https://[::1]:8443"]).corsOrigin == "https://[::1]:8443")
+        #expect(try parse(["--data", "/tmp/tilescope-settings-no-such-folder"]).dataFolder == "/tmp/tilescope-settings-no-such-folder")
     }
 
     @Test(arguments: [["--port", "abc"], ["--port", "70000"], ["--port"], ["--bogus", "1"], ["--threads", "0"],
                       ["--quality", "101"], ["--host", "localhost"], ["--images", "/no/such/folder"],
-                      ["--demo-gigapixel", "maybe"]])
+                      ["--demo-gigapixel", "maybe"], ["--images", "/etc/hostname"], ["--data", "/etc/hostname"],
+                      ["--data", "/etc/hostname/data"], ["--cors-origin", "https://a.example\r\nX-Injected: 1"],
+                      ["--cors-origin", "https://a.example\n"], ["--cors-origin", "https://a.example/path"],
+                      ["--cors-origin", "https://a.example, https://b.example"], ["--cors-origin", ""],
+                      ["--cors-origin", "a.example"], ["--header-timeout", "0"], ["--max-connections", "0"]])
     func badValuesAreOneLineErrors(arguments: [String]) {
         do {
             _ = try parse(arguments)

@@ -45,22 +45,27 @@ public struct ServeConfig: Sendable {
         },
         Setting("--images", env: "TILESCOPE_IMAGES", default: "(the demo gallery)", "folder of source images") {
             config, value in
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: value, isDirectory: &isFolder), isFolder.boolValue else {
-                throw UsageError("images folder '\(value)' does not exist")
+            guard SettingValue.folderState(value) == .folder else {
+                throw UsageError(SettingValue.folderState(value) == .missing
+                    ? "images folder '\(value)' does not exist" : "images folder '\(value)' is not a folder (a file is in the way)")
             }
             config.imagesFolder = value
         },
         Setting("--data", env: "TILESCOPE_DATA", default: "data", "folder for pyramids, the database and staging") {
-            $0.dataFolder = $1
+            config, value in
+            // A missing folder is created at start; something else in its place is a mistake to say now.
+            guard SettingValue.folderState(value) != .other else {
+                throw UsageError("data folder '\(value)' is not a folder (a file is in the way)")
+            }
+            config.dataFolder = value
         },
         Setting("--public", env: "TILESCOPE_PUBLIC", default: "Public", "folder of the browser client") {
             $0.publicFolder = $1
         },
         Setting("--cors-origin", env: "TILESCOPE_CORS_ORIGIN", default: "*", "Access-Control-Allow-Origin value") {
             config, value in
-            guard !value.isEmpty, !value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
-                throw UsageError("cors origin must be * or one origin")
+            guard CORSOrigin.isValid(value) else {
+                throw UsageError("cors origin must be * or one origin such as https://example.org:8443, not '\(value.debugDescription.dropFirst().dropLast())'")
             }
             config.corsOrigin = value
         },

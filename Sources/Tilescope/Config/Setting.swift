@@ -1,3 +1,5 @@
+import Glibc
+
 /// One command-line setting: its flag, its environment variable, its default and how to
 /// read it. Flags win over the environment, which wins over the default.
 public struct Setting<Config>: Sendable {
@@ -32,6 +34,15 @@ public enum SettingValue {
             throw UsageError("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return value
+    }
+
+    /// What is at a path given for a folder.
+    public enum FolderState { case folder, missing, other }
+
+    public static func folderState(_ path: String) -> FolderState {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return errno == ENOENT ? .missing : .other }
+        return (info.st_mode & S_IFMT) == S_IFDIR ? .folder : .other
     }
 
     public static func boolean(_ text: String, _ name: String) throws -> Bool {

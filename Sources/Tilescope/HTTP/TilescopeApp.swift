@@ -107,7 +107,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     private func preflight(_ endpoint: Endpoint) -> Response {
         Response(status: 204, headers: [
             ("Access-Control-Allow-Methods", (endpoint.allowedMethods + ["OPTIONS"]).joined(separator: ", ")),
-            ("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Disposition, If-None-Match, Range"),
+            ("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Disposition, If-None-Match"),
             ("Access-Control-Max-Age", "86400"),
         ])
     }

@@ -33,13 +33,13 @@ public final class Metrics: @unchecked Sendable {
     // MARK: - Counting (hot path)
 
     /// One finished HTTP exchange on route `route` (an index into `Endpoint.routeNames`).
-    func record(route: Int, status: Int, bytes: Int, seconds: Double, completedNormally: Bool) {
+    func record(route: Int, status: Int, bytes: Int, seconds: Double, completedNormally: Bool, isHead: Bool = false) {
         let slot = (100..<Self.statusSlots).contains(status) ? status : 0
         requests.add(route * Self.statusSlots + slot)
         if bytes > 0 { sentBytes.add(route, bytes) }
         latency.observe(series: route, seconds: seconds)
         if !completedNormally { aborted.add(route) }
-        if route == Endpoint.tileRoute && status == 200 { tiles.add(0) }
+        if route == Endpoint.tileRoute && status == 200 && !isHead && completedNormally { tiles.add(0) }
     }
 
     /// A pyramid build ended: `outcome` is one of `buildOutcomes`.
@@ -78,7 +78,7 @@ public final class Metrics: @unchecked Sendable {
     public func render() -> String {
         var out = PrometheusText()
         renderHTTP(&out)
-        out.family("tilescope_tiles_served_total", "counter", "Deep Zoom tiles sent with status 200.")
+        out.family("tilescope_tiles_served_total", "counter", "Deep Zoom tiles sent whole with status 200 (not HEAD).")
         out.sample("tilescope_tiles_served_total", [], tiles[0])
         renderBuilds(&out)
         lock.lock()

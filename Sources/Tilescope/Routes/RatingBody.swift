@@ -10,6 +10,9 @@ struct RatingBody: Decodable {
     static let shape = #"send {"rating": N} with N a whole number from \#(Rating.range.lowerBound) to \#(Rating.range.upperBound)"#
 
     static func parse(_ body: [UInt8]) throws -> Int {
+        if let problem = StrictJSON.problem(in: body) {
+            throw APIError.badRequest("the body is \(problem): \(shape)")
+        }
         let data = Data(body)
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
             throw APIError.badRequest("the body is not valid JSON: \(shape)")

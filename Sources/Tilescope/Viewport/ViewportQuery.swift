@@ -31,7 +31,10 @@ public struct ViewportQuery: Hashable, Sendable {
     /// From a JSON object body with the same fields. Numbers are JSON numbers; `insets`, `zoomRect` and `tap`
     /// may be the comma string, an array or an object; `prefetch` may be a boolean or 0/1; `null` is absent.
     public static func parse(json body: [UInt8]) throws(ViewportQueryError) -> ViewportQuery {
-        try parse(json: Data(body))
+        if let problem = StrictJSON.problem(in: body) {
+            throw ViewportQueryError(field: "body", message: "body is \(problem)")
+        }
+        return try parse(json: Data(body))
     }
 
     public static func parse(json body: Data) throws(ViewportQueryError) -> ViewportQuery {

@@ -21,7 +21,8 @@ import Testing
 
     @Test(arguments: [["--port", "abc"], ["--port", "70000"], ["--port"], ["--bogus", "1"], ["--threads", "0"],
                       ["--quality", "101"], ["--host", "localhost"], ["--images", "/no/such/folder"],
-                      ["--demo-gigapixel", "maybe"]])
+                      ["--demo-gigapixel", "maybe"], ["--settle", "-1"], ["--settle", "nan"], ["--settle", "inf"],
+                      ["--express-build-pixels", "-5"]])
     func badValuesAreOneLineErrors(arguments: [String]) {
         do {
             _ = try parse(arguments)

@@ -5,7 +5,8 @@ import Foundation
 /// where the server keeps its folders.
 enum FailureReason {
     static func text(fileName: String, sourcePath: String, _ error: any Error) -> String {
-        "\(fileName): \(withoutPaths("\(error)", sourcePath: sourcePath, fileName: fileName))"
+        let body = withoutPaths("\(error)", sourcePath: sourcePath, fileName: fileName)
+        return body.hasPrefix(fileName + ":") ? body : "\(fileName): \(body)"  // not "a.png: a.png: ..."
     }
 
     /// `sourcePath` becomes `fileName`; any other absolute path becomes its last component.

@@ -113,7 +113,8 @@ import Testing
     // MARK: - Item 4: a file still being copied in is built once, when complete
 
     @Test func aFileCopiedInSlowlyIsBuiltOnceAndNeverShownFailed() throws {
-        let server = try Self.server("settle", settle: 1) { _ in }
+        // Pieces come 0.3 s apart: only a stall of the writer over 2 s could make the file look complete.
+        let server = try Self.server("settle", settle: 2) { _ in }
         let bytes = try VImage.fromPixels(TestImages.pixels(width: 900, height: 700, seed: 4), width: 900, height: 700,
                                           bands: 3).jpegData(quality: 95)
         let path = server.images + "/slow.jpg"

@@ -232,6 +232,17 @@ import Testing
         }
     }
 
+    @Test func anUnreadableUploadIsRefusedWithoutAServerPath() throws {
+        let server = try UploadTests.server("upload-path")
+        // An AVIF cut short: libheif's "bad seek" names the file libvips was reading.
+        let reply = try UploadClient(port: server.port).send("POST", "/api/images", headers: UploadTests.auth,
+                                                             body: Array(Self.avif.prefix(350)))
+        #expect(reply.status == 415)
+        let message = try #require(reply.json?["message"] as? String)
+        #expect(!message.contains(server.images) && !message.contains(NSTemporaryDirectory()), "\(message)")
+        #expect(!message.contains(".upload-"), "\(message)")
+    }
+
     // MARK: - Item 8: uploads accept every format the docs list
 
     /// 16x16 black AVIF and HEIC made by libvips's heifsave (embedded: not every libheif can encode).

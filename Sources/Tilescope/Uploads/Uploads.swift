@@ -66,7 +66,8 @@ public final class Uploads: Sendable {
         do {
             header = try ImageHeader.read(file, strict: true)
         } catch {
-            throw APIError(415, "unsupported_media_type", "the upload looks like \(format.name) but libvips cannot read it: \(error)")
+            let text = FailureReason.withoutPaths("\(error)", sourcePath: file, fileName: "the upload")  // no server path
+            throw APIError(415, "unsupported_media_type", "the upload looks like \(format.name) but libvips cannot read it: \(text)")
         }
         // The same limits as for files placed in the images folder (`SourceLimits`).
         switch SourceLimits(maxPixels: maxPixels).breach(of: header) {

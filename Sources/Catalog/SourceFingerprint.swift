@@ -34,7 +34,8 @@ public struct SourceFingerprint: Hashable, Sendable, CustomStringConvertible {
         var hash = FNV1a()
         hash.add(UInt64(stamp.size))
         hash.add(UInt64(bitPattern: Int64(stamp.modifiedNanoseconds)))
-        guard let head = try? handle.read(upToCount: sampleBytes) else { return nil }
+        // `read` answers nil at the end of the file: an empty file has a fingerprint too.
+        guard let head = try? handle.read(upToCount: sampleBytes) ?? Data() else { return nil }
         head.withUnsafeBytes { hash.add($0) }
         if stamp.size > sampleBytes {
             let tailStart = max(sampleBytes, stamp.size - sampleBytes)

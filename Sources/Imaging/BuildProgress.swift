@@ -14,9 +14,12 @@ public struct BuildProgress: Sendable, Equatable {
 
 /// Forwards an image's libvips "eval" signal to a Swift closure. libvips emits it on the
 /// computing thread, thousands of times per image, so the closure sees only percent changes.
+/// The time left is estimated here (`ProgressClock`), not taken from libvips, whose estimate
+/// is 0 for the first part of a build.
 final class ProgressRelay: @unchecked Sendable {
     private let report: @Sendable (BuildProgress) -> Void
     private var lastPercent = -1
+    private let clock = ProgressClock()
 
     init(_ report: @escaping @Sendable (BuildProgress) -> Void) {
         self.report = report
@@ -27,10 +30,10 @@ final class ProgressRelay: @unchecked Sendable {
         ts_progress_connect(image.pointer, progressTrampoline, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    fileprivate func receive(percent: Int, eta: Int) {
+    fileprivate func receive(percent: Int) {
         guard percent != lastPercent else { return }
         lastPercent = percent
-        report(BuildProgress(percent: percent, etaSeconds: eta))
+        report(BuildProgress(percent: percent, etaSeconds: clock.estimate(percent: percent)))
     }
 }
 
@@ -38,6 +41,5 @@ final class ProgressRelay: @unchecked Sendable {
 /// context trap when C calls them from another thread (see PLATFORM.md).
 private func progressTrampoline(_ context: UnsafeMutableRawPointer?, _ percent: Int32, _ eta: Int32) {
     guard let context else { return }
-    Unmanaged<ProgressRelay>.fromOpaque(context).takeUnretainedValue()
-        .receive(percent: Int(percent), eta: Int(eta))
+    Unmanaged<ProgressRelay>.fromOpaque(context).takeUnretainedValue().receive(percent: Int(percent))
 }

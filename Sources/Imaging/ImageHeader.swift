@@ -18,7 +18,7 @@ public struct ImageHeader: Sendable, Equatable {
     /// `strict` (for untrusted files) makes libvips fail on the first error instead of warning.
     public static func read(_ path: String, strict: Bool = false) throws -> ImageHeader {
         try Vips.start()
-        let image = try VImage.open(path, strict: strict)
+        let image = try VipsErrorLedger.attributed(to: path) { try VImage.open(path, strict: strict) }
         return ImageHeader(width: image.width, height: image.height, bands: image.bands)
     }
 
@@ -26,10 +26,14 @@ public struct ImageHeader: Sendable, Equatable {
     /// its first bytes without opening it; nil when no loader recognises it.
     public static func loader(of path: String) -> String? {
         guard (try? Vips.start()) != nil else { return nil }
-        guard let name = vips_foreign_find_load(path) else {
-            _ = VipsError.take(or: "")  // "not a known file format" is expected here: drain it
-            return nil
+        let name = VipsErrorLedger.attributed(to: path) { () -> UnsafePointer<CChar>? in
+            guard let name = vips_foreign_find_load(path) else {
+                _ = VipsError.take(or: "", source: path)  // "not a known file format" is expected here: drain it
+                return nil
+            }
+            return name
         }
+        guard let name else { return nil }
         return String(cString: name)
     }
 }

@@ -26,11 +26,28 @@ public struct PyramidBuilder: Sendable {
     public static let previewName = "preview.jpeg"
 
     /// Writes the pyramid into `folder` (which must exist) and returns its geometry.
+    /// A failure carries libvips's text for this source only (`VipsErrorLedger`).
     public func build(
         source: String, into folder: String,
         progress: @escaping @Sendable (BuildProgress) -> Void = { _ in }
     ) throws -> Pyramid {
         try Vips.start()
+        // The staging folder too: dzsave's write errors name it, not the source.
+        return try VipsErrorLedger.attributed(to: source) { try VipsErrorLedger.attributed(to: folder) {
+            do {
+                return try buildAttributed(source: source, into: folder, progress: progress)
+            } catch let error as VipsError {
+                // A step that knew no file name (a conversion, say) left the lines naming this source.
+                let named = VipsErrorLedger.take(for: [source, folder])
+                guard !named.isEmpty, !error.message.contains(named) else { throw error }
+                throw VipsError(message: error.message + "\n" + named)
+            }
+        } }
+    }
+
+    private func buildAttributed(
+        source: String, into folder: String, progress: @escaping @Sendable (BuildProgress) -> Void
+    ) throws -> Pyramid {
         // Strict: a truncated or corrupt source (an upload cut short, say) fails with libvips's
         // reason instead of publishing a pyramid with grey where the pixels were missing.
         let image = try Self.displayable(VImage.open(source, sequential: true, strict: true))
@@ -38,7 +55,8 @@ public struct PyramidBuilder: Sendable {
         relay.attach(to: image)
         let basename = (folder as NSString).appendingPathComponent("image")
         guard ts_dzsave(image.pointer, basename, Int32(tileSize), Int32(overlap), Int32(quality)) == 0 else {
-            throw VipsError.take(or: "dzsave failed for \(source)")
+            let text = VipsErrorLedger.take(for: [source, folder])
+            throw VipsError(message: text.isEmpty ? "dzsave failed (libvips gave no reason)" : text)
         }
         withExtendedLifetime(relay) {}
         progress(BuildProgress(percent: 100, etaSeconds: 0))  // libvips's last eval may stop short of 100

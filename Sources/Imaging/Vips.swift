@@ -40,12 +40,11 @@ public struct VipsError: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 
-    /// Copies and clears libvips's global error buffer. The buffer is shared by all
-    /// threads and silently drops messages once full, so every failure must drain it.
-    static func take(or fallback: String) -> VipsError {
-        guard let copy = vips_error_buffer_copy() else { return VipsError(message: fallback) }
-        defer { g_free(copy) }
-        let text = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
+    /// Takes this failure's text from libvips's global error buffer (see `VipsErrorLedger`: the
+    /// buffer is shared by all threads, so only the lines that are this operation's are taken).
+    /// `source`: the file the failed operation was reading, if any.
+    static func take(or fallback: String, source: String? = nil) -> VipsError {
+        let text = VipsErrorLedger.take(for: source.map { [$0] } ?? [])
         return VipsError(message: text.isEmpty ? fallback : text)
     }
 }

@@ -20,7 +20,7 @@ public final class VImage: @unchecked Sendable {
     /// `strict` fails on the first decode error, for untrusted uploads.
     public static func open(_ path: String, sequential: Bool = false, strict: Bool = false) throws -> VImage {
         guard let image = ts_image_open(path, sequential ? 1 : 0, strict ? 1 : 0) else {
-            throw VipsError.take(or: "cannot open \(path)")
+            throw VipsError.take(or: "libvips cannot open the file", source: path)
         }
         return VImage(taking: image)
     }

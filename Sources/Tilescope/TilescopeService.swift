@@ -29,11 +29,15 @@ public final class TilescopeService: @unchecked Sendable {
         imagesFolder = config.isDemo ? config.dataFolder + "/demo-images" : config.imagesFolder
         let operations = Operations(accessLog: config.quiet ? nil : AccessLog(format: config.logFormat))
         self.operations = operations
-        builds = BuildQueue(store: store, library: library, builder: PyramidBuilder(quality: config.quality),
-                            concurrency: config.buildConcurrency, log: Log.info,
-                            finished: { operations.metrics.recordBuild(outcome: $0, seconds: $1) })
-        scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds)
         ratings = try SQLiteRatingStore(dataFolder: config.dataFolder)
+        let failures = SQLiteBuildFailureStore(database: ratings.database)
+        builds = BuildQueue(store: store, library: library, builder: PyramidBuilder(quality: config.quality),
+                            concurrency: config.buildConcurrency, expressPixels: config.expressBuildPixels,
+                            failures: failures, log: Log.info,
+                            finished: { operations.metrics.recordBuild(outcome: $0, seconds: $1) })
+        scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds,
+                                limits: SourceLimits(maxPixels: config.maxPixels),
+                                settling: SettlingFiles(interval: config.settleSeconds), failures: failures)
         captions = CaptionsCache(imagesFolder: imagesFolder)
         sync = LibrarySync(scanner: scanner, store: store, ratings: ratings, captions: captions)
         gallery = Gallery(library: library, ratings: ratings, captions: captions)
@@ -74,6 +78,7 @@ public final class TilescopeService: @unchecked Sendable {
         if config.isDemo {
             try FileManager.default.createDirectory(atPath: imagesFolder, withIntermediateDirectories: true)
             try DemoGallery.writeQuickImages(into: imagesFolder)
+            scanner.settling.vouchForSources(in: imagesFolder)  // written whole here: no need to wait
         }
         sync.recoverAtStart()
         sync.sync()
@@ -116,6 +121,7 @@ public final class TilescopeService: @unchecked Sendable {
                         expected: last, desired: percent, ordering: .relaxed).exchanged else { return }
                     Log.info("writing the gigapixel demo image: \(percent)%")
                 }
+                sync.scanner.settling.vouchForSources(in: folder)
                 sync.sync()
             } catch {
                 Log.error("cannot write the gigapixel demo image: \(error)")

@@ -28,7 +28,8 @@ import Testing
                       ["--data", "/etc/hostname/data"], ["--cors-origin", "https://a.example\r\nX-Injected: 1"],
                       ["--cors-origin", "https://a.example\n"], ["--cors-origin", "https://a.example/path"],
                       ["--cors-origin", "https://a.example, https://b.example"], ["--cors-origin", ""],
-                      ["--cors-origin", "a.example"], ["--header-timeout", "0"], ["--max-connections", "0"]])
+                      ["--cors-origin", "a.example"], ["--header-timeout", "0"], ["--max-connections", "0"],
+                      ["--settle", "-1"], ["--settle", "nan"], ["--settle", "inf"], ["--express-build-pixels", "-5"]])
     func badValuesAreOneLineErrors(arguments: [String]) {
         do {
             _ = try parse(arguments)

@@ -13,5 +13,15 @@ public enum CatalogSchema {
                 rating INTEGER CHECK (rating IS NULL OR (typeof(rating) = 'integer' AND rating BETWEEN 0 AND 10))
             ) WITHOUT ROWID;
             """),
+        DatabaseMigration(version: 2, name: "build failures by file version", sql: """
+            -- The last failed build of each source file, with the fingerprint of the version that
+            -- failed: an unchanged file is not rebuilt at every start, a changed one is.
+            CREATE TABLE build_failures (
+                file_name TEXT NOT NULL PRIMARY KEY CHECK (length(file_name) > 0),
+                version TEXT NOT NULL CHECK (length(version) > 0),
+                reason TEXT NOT NULL,
+                failed_ms INTEGER NOT NULL  -- milliseconds since 1970-01-01 UTC
+            ) WITHOUT ROWID;
+            """),
     ]
 }

@@ -4,6 +4,12 @@ import Imaging
 
 /// Builds pyramids in the background, smallest image first, a bounded number at a time,
 /// so that one huge image neither delays the small ones nor starves tile serving.
+///
+/// `concurrency` builders take any image, smallest first. One more, the express builder, takes
+/// only images of at most `expressPixels`: smallest-first alone cannot help a small image that
+/// arrives while a long build holds every builder (a 64-megapixel build held a 16x16 image for
+/// its whole duration). Small builds need little memory (dzsave's grows with the width), so the
+/// express builder costs a few megabytes and, while it works, a share of one core.
 public final class BuildQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var waiting: [ImageRecord] = []
@@ -12,32 +18,45 @@ public final class BuildQueue: @unchecked Sendable {
     private let store: any PyramidStore
     private let library: ImageLibrary
     private let builder: PyramidBuilder
+    private let expressPixels: Int
+    private let failures: (any BuildFailureStore)?
     private let log: @Sendable (String) -> Void
     /// Told how each build ended ("built", "failed" or "discarded") and how long it took.
     private let finished: @Sendable (_ outcome: String, _ seconds: Double) -> Void
 
+    /// `expressPixels` 0: no express builder. `failures` remembers failed builds (and forgets
+    /// them once a file builds) so that an unchanged failed file is not built again at the next start.
     public init(store: any PyramidStore, library: ImageLibrary, builder: PyramidBuilder,
-                concurrency: Int, log: @escaping @Sendable (String) -> Void,
+                concurrency: Int, expressPixels: Int = 0, failures: (any BuildFailureStore)? = nil,
+                log: @escaping @Sendable (String) -> Void,
                 finished: @escaping @Sendable (_ outcome: String, _ seconds: Double) -> Void = { _, _ in }) {
         self.finished = finished
         self.store = store
         self.library = library
         self.builder = builder
+        self.expressPixels = max(0, expressPixels)
+        self.failures = failures
         self.log = log
         for index in 0..<max(1, concurrency) {
-            // A strong reference: a thread may start after its owner is gone (a server that
-            // failed to start, say), and `unowned` then traps. The queue lives until its threads end.
-            let thread = Thread { self.run() }
-            thread.name = "build-\(index)"
-            thread.start()
+            start(name: "build-\(index)", express: false)
         }
+        if self.expressPixels > 0 { start(name: "build-express", express: true) }
+    }
+
+    private func start(name: String, express: Bool) {
+        // A strong reference: a thread may start after its owner is gone (a server that
+        // failed to start, say), and `unowned` then traps. The queue lives until its threads end.
+        let thread = Thread { self.run(express: express) }
+        thread.name = name
+        thread.start()
     }
 
     public func enqueue(_ record: ImageRecord) {
         condition.lock()
         waiting.removeAll { $0.id == record.id }
         waiting.append(record)
-        condition.signal()
+        // Builders wait for different things (any image, or a small one): wake them all.
+        condition.broadcast()
         condition.unlock()
     }
 
@@ -57,8 +76,8 @@ public final class BuildQueue: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func run() {
-        while let record = next() {
+    private func run(express: Bool) {
+        while let record = next(express: express) {
             build(record)
             condition.lock()
             running -= 1
@@ -66,11 +85,15 @@ public final class BuildQueue: @unchecked Sendable {
         }
     }
 
-    private func next() -> ImageRecord? {
+    /// The smallest waiting image (the express builder: the smallest of those it may take).
+    private func next(express: Bool) -> ImageRecord? {
         condition.lock()
         defer { condition.unlock() }
-        while waiting.isEmpty && !stopping { condition.wait() }
-        guard !stopping, let index = waiting.indices.min(by: { pixels(waiting[$0]) < pixels(waiting[$1]) })
+        func candidates() -> [Int] {
+            waiting.indices.filter { !express || pixels(waiting[$0]) <= expressPixels }
+        }
+        while candidates().isEmpty && !stopping { condition.wait() }
+        guard !stopping, let index = candidates().min(by: { pixels(waiting[$0]) < pixels(waiting[$1]) })
         else { return nil }
         running += 1
         return waiting.remove(at: index)
@@ -104,13 +127,27 @@ public final class BuildQueue: @unchecked Sendable {
             staging = nil
             library.update(id, version: version) { $0.status = .ready(manifest) }
             store.removeVersions(of: id, except: version)
+            try? failures?.forget(fileName: record.fileName)
             finished("built", Date().timeIntervalSince(started))
             log("built \(id): \(pyramid.width)x\(pyramid.height) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         } catch {
             if let staging { store.discard(stagingFolder: staging) }
-            library.update(id, version: version) { $0.status = .failed("\(error)") }
+            let reason = FailureReason.text(fileName: record.fileName, sourcePath: record.sourcePath, error)
+            library.update(id, version: version) { $0.status = .failed(reason) }
+            // libvips's verdict on the file is remembered; a store error (a full disk) is not the file's.
+            if error is VipsError {
+                remember(BuildFailure(fileName: record.fileName, version: version, reason: reason), source: record.sourcePath)
+            }
             finished("failed", Date().timeIntervalSince(started))
-            log("failed to build \(id): \(error)")
+            log("failed to build \(id): \(reason)")
+        }
+    }
+
+    /// Only a failure of the version still in the folder: a file changed meanwhile gets its own build.
+    private func remember(_ failure: BuildFailure, source: String) {
+        guard let failures, SourceFingerprint.compute(source)?.0.value == failure.version else { return }
+        do { try failures.record(failure) } catch {
+            log("cannot remember the failed build of \(failure.fileName) (it is built again at the next start): \(error)")
         }
     }
 }

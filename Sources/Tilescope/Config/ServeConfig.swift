@@ -16,7 +16,11 @@ public struct ServeConfig: Sendable {
     public var headerTimeout = 10
     public var quality = 85
     public var buildConcurrency = 1
+    /// Images of at most this many pixels also have a builder of their own (0: none).
+    public var expressBuildPixels = 16_777_216
     public var rescanSeconds = 2
+    /// A folder file is built only once its size and mtime have not changed for this long.
+    public var settleSeconds = 2.0
     public var shutdownSeconds = 10
     public var demoGigapixel = true
     /// Unset: uploads and deletions are refused (403).
@@ -104,8 +108,20 @@ public struct ServeConfig: Sendable {
         Setting("--build-concurrency", env: "TILESCOPE_BUILD_CONCURRENCY", default: "1", "pyramids built at once") {
             $0.buildConcurrency = try SettingValue.integer($1, "build-concurrency", in: 1...64)
         },
+        Setting("--express-build-pixels", env: "TILESCOPE_EXPRESS_BUILD_PIXELS", default: "16777216",
+                "images of at most this many pixels also get a builder of their own, so a long build never holds them up (0: none)") {
+            $0.expressBuildPixels = try SettingValue.integer($1, "express-build-pixels", in: 0...(1 << 50))
+        },
         Setting("--rescan", env: "TILESCOPE_RESCAN_SECONDS", default: "2", "seconds between images-folder scans") {
             $0.rescanSeconds = try SettingValue.integer($1, "rescan", in: 1...3600)
+        },
+        Setting("--settle", env: "TILESCOPE_SETTLE_SECONDS", default: "2",
+                "seconds a folder file's size and mtime must stay unchanged before it is built (a copy still arriving)") {
+            config, value in
+            guard let seconds = Double(value), seconds.isFinite, (0...3600).contains(seconds) else {
+                throw UsageError("settle must be a number of seconds from 0 to 3600, not '\(value)'")
+            }
+            config.settleSeconds = seconds
         },
         Setting("--shutdown-deadline", env: "TILESCOPE_SHUTDOWN_SECONDS", default: "10",
                 "seconds in-flight requests get after SIGTERM") {
@@ -133,7 +149,7 @@ public struct ServeConfig: Sendable {
                 "largest upload body accepted (413 above)") {
             $0.maxUploadBytes = try SettingValue.integer($1, "max-upload-bytes", in: 1...(1 << 50))
         },
-        Setting("--max-pixels", env: "TILESCOPE_MAX_PIXELS", default: "2000000000", "most pixels an upload may declare (422 above)") {
+        Setting("--max-pixels", env: "TILESCOPE_MAX_PIXELS", default: "2000000000", "most pixels a source may declare: uploads get 422 above, folder files are listed as failed") {
             $0.maxPixels = try SettingValue.integer($1, "max-pixels", in: 1...(1 << 50))
         },
     ]

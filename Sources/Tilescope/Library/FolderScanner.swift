@@ -5,18 +5,28 @@ import Imaging
 /// Brings the library in line with the images folder: new and changed files get a
 /// fresh record (and a build if no pyramid of that version is published), removed
 /// files lose their record and their pyramids. Unchanged files (same size and mtime)
-/// cost one `stat`.
+/// cost one `stat`. A file still being written is left alone until it settles; a file
+/// that breaks a `SourceLimits` limit, is empty, or failed to build in this version is
+/// listed as failed without a build.
 public struct FolderScanner: Sendable {
     public let folder: String
     let store: any PyramidStore
     let library: ImageLibrary
     let builds: BuildQueue
+    let limits: SourceLimits
+    public let settling: SettlingFiles
+    let failures: (any BuildFailureStore)?
 
-    public init(folder: String, store: any PyramidStore, library: ImageLibrary, builds: BuildQueue) {
+    public init(folder: String, store: any PyramidStore, library: ImageLibrary, builds: BuildQueue,
+                limits: SourceLimits = SourceLimits(maxPixels: ServeConfig().maxPixels),
+                settling: SettlingFiles = SettlingFiles(interval: 0), failures: (any BuildFailureStore)? = nil) {
         self.folder = folder
         self.store = store
         self.library = library
         self.builds = builds
+        self.limits = limits
+        self.settling = settling
+        self.failures = failures
     }
 
     /// One pass; returns true if anything changed.
@@ -26,18 +36,28 @@ public struct FolderScanner: Sendable {
         let ids = ImageID.assign(names)
         let previous = Dictionary(library.all.map { ($0.fileName, $0) }, uniquingKeysWith: { a, _ in a })
         var next: [ImageRecord] = []
-        var changed = names.count != previous.count
+        var changed = false
+        var paths: Set<String> = []
         for name in names {
             let path = (folder as NSString).appendingPathComponent(name)
+            paths.insert(path)
             guard let id = ids[name] else { continue }
-            if let old = previous[name], old.id == id, SourceFingerprint.Stamp.read(path) == old.stamp {
+            let stamp = SourceFingerprint.Stamp.read(path)
+            if let old = previous[name], old.id == id, stamp == old.stamp {
                 next.append(old)
+                continue
+            }
+            // Still being written: not listed yet, or still its previous version, until it settles.
+            guard let stamp, settling.isSettled(path, stamp) else {
+                if let old = previous[name], old.id == id { next.append(old) }
                 continue
             }
             guard let record = freshRecord(id: id, name: name, path: path) else { continue }
             changed = true
             next.append(record)
         }
+        settling.keepOnly(paths)
+        changed = changed || next.count != previous.count
         // The records change first, so no reader finds a record whose pyramid is being removed.
         library.replaceAll(next)
         let kept = Set(next.map(\.id))
@@ -58,10 +78,21 @@ public struct FolderScanner: Sendable {
             record.status = .ready(manifest)
             return record
         }
+        guard stamp.size > 0 else {
+            record.status = .failed("\(name): the file is empty (0 bytes); it is looked at again when it changes")
+            return record
+        }
         do {
-            record.header = try ImageHeader.read(path)
+            let header = try ImageHeader.read(path)
+            record.header = header
+            if let breach = limits.breach(of: header) {
+                record.status = .failed("\(name) is not built: \(breach)")
+            } else if let failure = try? failures?.failure(fileName: name, version: version) {
+                record.status = .failed(failure.reason)  // this very version failed before: not again
+            }
         } catch {
-            record.status = .failed("libvips cannot read \(name): \(error)")
+            let text = FailureReason.withoutPaths("\(error)", sourcePath: path, fileName: name)
+            record.status = .failed("\(name): libvips cannot read its header: \(text)")
         }
         return record
     }

@@ -66,14 +66,16 @@ public final class Uploads: Sendable {
         do {
             header = try ImageHeader.read(file, strict: true)
         } catch {
-            throw APIError(415, "unsupported_media_type", "the upload looks like \(format.name) but libvips cannot read it: \(error)")
+            let text = FailureReason.withoutPaths("\(error)", sourcePath: file, fileName: "the upload")  // no server path
+            throw APIError(415, "unsupported_media_type", "the upload looks like \(format.name) but libvips cannot read it: \(text)")
         }
-        guard header.width > 0, header.height > 0 else {
-            throw APIError(415, "unsupported_media_type", "the upload declares an empty image (\(header.width)x\(header.height))")
-        }
-        guard header.pixels <= maxPixels else {
-            throw APIError(422, "too_many_pixels",
-                           "the image declares \(header.width)x\(header.height) = \(header.pixels) pixels, more than this server's limit of \(maxPixels) (--max-pixels, TILESCOPE_MAX_PIXELS)")
+        // The same limits as for files placed in the images folder (`SourceLimits`).
+        switch SourceLimits(maxPixels: maxPixels).breach(of: header) {
+        case nil: break
+        case .empty(let width, let height)?:
+            throw APIError(415, "unsupported_media_type", "the upload declares an empty image (\(width)x\(height))")
+        case let breach?:
+            throw APIError(422, "too_many_pixels", "the image is refused: \(breach)")
         }
         let name = try place(file, requestedName: requestedName, format: format)
         guard let record = library.all.first(where: { $0.fileName == name }) else {
@@ -102,6 +104,8 @@ public final class Uploads: Sendable {
                 let name = UploadName.choose(requested: requestedName, format: format, existing: existing, sources: sources)
                 if link(file, "\(folder)/\(name)") == 0 {
                     Self.syncFolder(folder)
+                    // Complete by construction (linked once whole): built without waiting to settle.
+                    sync.scanner.settling.vouch(for: "\(folder)/\(name)")
                     return name
                 }
                 guard errno == EEXIST else { break }  // taken meanwhile (another replica): choose again

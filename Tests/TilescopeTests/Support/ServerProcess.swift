@@ -31,7 +31,7 @@ final class ServerProcess {
         FileManager.default.createFile(atPath: errPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = ["serve", "--images", images, "--data", data, "--port", String(port), "--host", "127.0.0.1",
-                             "--rescan", "1", "--public", TestServer.repositoryRoot + "/Public"] + extra
+                             "--rescan", "1", "--settle", "0", "--public", TestServer.repositoryRoot + "/Public"] + extra
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILESCOPE_") }
             .merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))

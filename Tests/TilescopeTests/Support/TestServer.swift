@@ -24,6 +24,9 @@ final class TestServer: @unchecked Sendable {
         config.pollThreads = 2
         config.workerThreads = 2
         config.rescanSeconds = 1
+        // Files are written just before the server starts: no waiting for them to settle
+        // (IngestionTests sets its own interval to test settling).
+        config.settleSeconds = 0
         config.quiet = true
         configure(&config)
         Log.quiet = true

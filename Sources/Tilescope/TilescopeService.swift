@@ -32,8 +32,9 @@ public final class TilescopeService: @unchecked Sendable {
         builds = BuildQueue(store: store, library: library, builder: PyramidBuilder(quality: config.quality),
                             concurrency: config.buildConcurrency, log: Log.info,
                             finished: { operations.metrics.recordBuild(outcome: $0, seconds: $1) })
-        scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds)
         ratings = try SQLiteRatingStore(dataFolder: config.dataFolder)
+        scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds,
+                                identities: FileIdentities(database: ratings.database))
         captions = CaptionsCache(imagesFolder: imagesFolder)
         sync = LibrarySync(scanner: scanner, store: store, ratings: ratings, captions: captions)
         gallery = Gallery(library: library, ratings: ratings, captions: captions)

@@ -3,7 +3,7 @@ import Foundation
 import Imaging
 
 /// Brings the library in line with the images folder: new and changed files get a
-/// fresh record (and a build if no pyramid of that version is published), removed
+/// fresh record under the id the catalog keeps for their name (and a build if no pyramid of that version is published), removed
 /// files lose their record and their pyramids. Unchanged files (same size and mtime)
 /// cost one `stat`.
 public struct FolderScanner: Sendable {
@@ -11,9 +11,13 @@ public struct FolderScanner: Sendable {
     let store: any PyramidStore
     let library: ImageLibrary
     let builds: BuildQueue
+    /// Each file's id, given once and kept in the catalog (docs/ids.md).
+    let identities: FileIdentities
 
-    public init(folder: String, store: any PyramidStore, library: ImageLibrary, builds: BuildQueue) {
+    public init(folder: String, store: any PyramidStore, library: ImageLibrary, builds: BuildQueue,
+                identities: FileIdentities) {
         self.folder = folder
+        self.identities = identities
         self.store = store
         self.library = library
         self.builds = builds
@@ -23,7 +27,13 @@ public struct FolderScanner: Sendable {
     @discardableResult
     public func scan() -> Bool {
         let names = (try? SourceFolder.listSources(in: folder)) ?? []
-        let ids = ImageID.assign(names)
+        let ids: [String: String]
+        do {
+            ids = try identities.ids(for: names)
+        } catch {
+            Log.error("cannot read or record image ids in the catalog (retried at the next scan): \(error)")
+            return false
+        }
         let previous = Dictionary(library.all.map { ($0.fileName, $0) }, uniquingKeysWith: { a, _ in a })
         var next: [ImageRecord] = []
         var changed = names.count != previous.count

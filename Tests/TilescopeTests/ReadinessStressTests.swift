@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct ReadinessStressTests {
     init() throws { try Vips.start() }
 
-    static let imageCount = 2000
+    static let imageCount = 1500
 
     @Test func everyBuiltImageBecomesReadyDespiteConcurrentRescans() throws {
         let server = try TestServer(label: "readiness-stress", configure: { config in
@@ -26,7 +26,7 @@ import Testing
         #expect(service.library.all.count == Self.imageCount)
 
         // Rescans back to back until every pyramid is published.
-        let done = Locked(false)
+        let done = StopFlag()
         Thread { while !done.value { service.sync.sync() } }.start()
         defer { done.value = true }
         let deadline = Date().addingTimeInterval(240)
@@ -47,13 +47,12 @@ import Testing
     }
 }
 
-/// A value shared between the test and its threads.
-final class Locked<Value: Sendable>: @unchecked Sendable {
+/// Tells the rescanning thread to stop.
+private final class StopFlag: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+    private var stopped = false
+    var value: Bool {
+        get { lock.withLock { stopped } }
+        set { lock.withLock { stopped = newValue } }
     }
 }

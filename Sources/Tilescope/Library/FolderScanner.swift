@@ -3,9 +3,9 @@ import Foundation
 import Imaging
 
 /// Brings the library in line with the images folder: new and changed files get a
-/// fresh record under the id the catalog keeps for their name (and a build if no pyramid of that version is published), removed
+/// fresh record (and a build if no pyramid of that version is published), removed
 /// files lose their record and their pyramids. Unchanged files (same size and mtime)
-/// cost one `stat`.
+/// cost one `stat`. Each file's id is the one the catalog keeps for its name (docs/ids.md).
 public struct FolderScanner: Sendable {
     public let folder: String
     let store: any PyramidStore

@@ -6,8 +6,8 @@ import Foundation
 /// ("日本" -> "rì běn", "Привет" -> "Privet"), `.stripDiacritics` then removes accents; a few letters
 /// neither decomposes get their usual spelling (Æ -> AE, ø -> o, ß -> ss). What is still not
 /// ASCII (an emoji) becomes `u` and its hexadecimal code point, so no character vanishes silently.
-public enum ASCIITransliteration {
-    public static func latin(_ text: String) -> String {
+enum ASCIITransliteration {
+    static func latin(_ text: String) -> String {
         guard !text.unicodeScalars.allSatisfy(\.isASCII) else { return text }
         var text = text.precomposedStringWithCompatibilityMapping
         text = text.applyingTransform(.toLatin, reverse: false) ?? text

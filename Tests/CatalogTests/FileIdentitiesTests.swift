@@ -84,4 +84,18 @@ import Testing
         #expect(later["Gone.png"] == "gone-png")
         #expect(try FileIdentities(database: migrated.database).ids(for: ["gone.jpg"]) == ["gone.jpg": "gone-jpg"])
     }
+
+    /// A folder of many colliding names in one batch: every file gets its own well-formed id,
+    /// and the next scan (all names known) finds the same ones without writing.
+    @Test func tenThousandCollidingNamesGetDistinctIds() throws {
+        let names = (0..<10_000).map { index in
+            ["Photo \(index % 2500).JPG", "photo-\(index % 2500).jpg", "photo_\(index % 2500).png", "PHOTO \(index % 2500).tif"][index / 2500]
+        }
+        let ids = try identities.ids(for: names)
+        #expect(ids.count == names.count)
+        #expect(Set(ids.values).count == names.count)
+        #expect(ids.values.allSatisfy(ImageID.isWellFormed))
+        #expect(ids["PHOTO 7.tif"] == "photo-7")  // "H" sorts before "h"
+        #expect(try identities.ids(for: names.shuffled()) == ids)
+    }
 }

@@ -60,7 +60,7 @@ public final class FileIdentities: @unchecked Sendable { // @unchecked: `known` 
             }
             let alreadyBound = Set(bound.map(\.name))
             var unbound = unknown.filter { !alreadyBound.contains($0) }
-                .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+                .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             guard !unbound.isEmpty else { return bound }
             bound += try adoptLegacyIDs(&unbound, present: names, transaction)
             var taken = Set(try transaction.query("SELECT id FROM image_files").compactMap { $0["id"].text })

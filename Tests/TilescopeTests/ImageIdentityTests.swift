@@ -131,4 +131,33 @@ import Testing
         #expect(try Self.json(server, "aero")?["fileName"] as? String == "Ærø.jpg")
         #expect(try Self.json(server, "ri-ben-2")?["fileName"] as? String == "日本-2.jpg")
     }
+
+    /// A catalog from before ids were kept: the server adopts the ids the old scheme gave, so every
+    /// rating shows on the file that had it; a later newcomer takes none of them.
+    @Test func anExistingCatalogKeepsEveryRatingOnItsFile() throws {
+        let server = try Self.server("identity-migrate") { folder in
+            try TestImages.writeJPEG(width: 40, height: 30, to: folder + "/Tiger 0.JPG", seed: 1)
+            try TestImages.writeJPEG(width: 30, height: 40, to: folder + "/tiger-0.jpg", seed: 2)
+            try TestImages.writeJPEG(width: 20, height: 20, to: folder + "/café ñ.jpg", seed: 3)
+            let data = (folder as NSString).deletingLastPathComponent + "/data"
+            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+            let v1 = try Database(path: data + "/" + CatalogSchema.fileName, migrations: Array(CatalogSchema.migrations.prefix(1)))
+            let ratings = SQLiteRatingStore(database: v1)
+            try ratings.setRating(9, for: "tiger-0")
+            try ratings.setRating(2, for: "tiger-0-jpg")
+            try ratings.setRating(5, for: "caf")
+            try ratings.setRating(4, for: "harbour")  // a file gone before the upgrade
+            v1.close()
+        }
+        #expect(try Self.json(server, "tiger-0")?["rating"] as? Int == 9)
+        #expect(try Self.json(server, "tiger-0")?["fileName"] as? String == "Tiger 0.JPG")
+        #expect(try Self.json(server, "tiger-0-jpg")?["rating"] as? Int == 2)
+        #expect(try Self.json(server, "caf")?["fileName"] as? String == "café ñ.jpg")
+        #expect(try Self.json(server, "caf")?["rating"] as? Int == 5)
+        try TestImages.writeJPEG(width: 20, height: 20, to: server.images + "/harbour.jpg", seed: 4)
+        server.service.sync.sync()
+        #expect(try server.get("/api/images/harbour").status == 404)
+        let newcomer = try #require(try Self.json(server, "harbour-jpg"))
+        #expect(newcomer["rating"] is NSNull)
+    }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Imaging
 
 /// `tilescope build`: builds pyramids for the given source files into the data folder,
-/// exactly as the server would (same store, same ids, same crash safety).
+/// exactly as the server would (same store, same ids from the same catalog, same crash safety).
 public struct BuildCommand {
     public var dataFolder = "data"
     public var quality = 85
@@ -23,7 +23,7 @@ public struct BuildCommand {
                     log: (String) -> Void) throws -> Int {
         try Vips.start()
         let store = try FilePyramidStore(dataFolder: dataFolder)
-        let ids = ImageID.assign(sources.map { ($0 as NSString).lastPathComponent })
+        let ids = try Self.ids(of: sources, dataFolder: dataFolder)
         let builder = PyramidBuilder(quality: quality)
         var failures = 0
         for source in sources {
@@ -54,5 +54,18 @@ public struct BuildCommand {
             }
         }
         return failures
+    }
+
+    /// The ids the catalog in `dataFolder` keeps for the sources' names. Every image file in the
+    /// sources' folders is bound in the same batch, as a server's first scan of that folder would:
+    /// building a subset then names each file as the server does (docs/ids.md).
+    static func ids(of sources: [String], dataFolder: String) throws -> [String: String] {
+        let catalog = URL(fileURLWithPath: dataFolder).appendingPathComponent(CatalogSchema.fileName).path
+        let identities = FileIdentities(database: try Database(path: catalog, migrations: CatalogSchema.migrations))
+        var names = Set(sources.map { ($0 as NSString).lastPathComponent })
+        for folder in Set(sources.map { ($0 as NSString).deletingLastPathComponent }) {
+            names.formUnion((try? SourceFolder.listSources(in: folder.isEmpty ? "." : folder)) ?? [])
+        }
+        return try identities.ids(for: Array(names))
     }
 }

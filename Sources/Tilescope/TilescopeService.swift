@@ -36,6 +36,7 @@ public final class TilescopeService: @unchecked Sendable {
                             failures: failures, log: Log.info,
                             finished: { operations.metrics.recordBuild(outcome: $0, seconds: $1) })
         scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds,
+                                identities: FileIdentities(database: ratings.database),
                                 limits: SourceLimits(maxPixels: config.maxPixels),
                                 settling: SettlingFiles(interval: config.settleSeconds), failures: failures)
         captions = CaptionsCache(imagesFolder: imagesFolder)

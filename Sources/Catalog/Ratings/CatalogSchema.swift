@@ -13,7 +13,19 @@ public enum CatalogSchema {
                 rating INTEGER CHECK (rating IS NULL OR (typeof(rating) = 'integer' AND rating BETWEEN 0 AND 10))
             ) WITHOUT ROWID;
             """),
-        DatabaseMigration(version: 2, name: "build failures by file version", sql: """
+        DatabaseMigration(version: 2, name: "image_files: each file's id, kept for good", sql: """
+            -- Which id each source file (by its name in the images folder) was given. Rows are never
+            -- deleted, and a name once set never changes: an id belongs to one file for good (docs/ids.md).
+            -- file_name is NULL for an id known from before this table existed: `legacy = 1` until the
+            -- first scan adopts it for the file the old scheme gave it to; reserved for no file after.
+            CREATE TABLE image_files (
+                id TEXT NOT NULL PRIMARY KEY CHECK (length(id) > 0),
+                file_name TEXT UNIQUE CHECK (file_name IS NULL OR length(file_name) > 0),
+                legacy INTEGER NOT NULL DEFAULT 0 CHECK (legacy IN (0, 1))
+            ) WITHOUT ROWID;
+            INSERT INTO image_files (id, file_name, legacy) SELECT id, NULL, 1 FROM images;
+            """),
+        DatabaseMigration(version: 3, name: "build failures by file version", sql: """
             -- The last failed build of each source file, with the fingerprint of the version that
             -- failed: an unchanged file is not rebuilt at every start, a changed one is.
             CREATE TABLE build_failures (

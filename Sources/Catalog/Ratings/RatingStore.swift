@@ -28,8 +28,9 @@ public protocol RatingStore: Sendable {
     /// The added dates of those of `ids` that were ever seen.
     func addedDates(for ids: [String]) throws -> [String: Date]
 
-    /// Deletes everything stored about the image (for an image deleted on purpose, not one
-    /// that merely disappeared from the folder, whose rating should come back with it).
+    /// Deletes the image's rating and added date (for an image deleted on purpose, not one
+    /// that merely disappeared from the folder, whose rating should come back with it). The id
+    /// itself stays bound to its file name in `FileIdentities`, so it is never given to another file.
     func forget(_ id: String) throws
 }
 

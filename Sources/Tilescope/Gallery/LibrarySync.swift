@@ -45,9 +45,12 @@ public final class LibrarySync: @unchecked Sendable {
     /// Deletes an image on purpose: its source file, its pyramids and its rating. Readers see the
     /// image, then no image: the source is first renamed out of the scanner's sight (one atomic
     /// step), the scan drops the record, and only then are its files removed. A crash in between
-    /// leaves a `.deleted.` file that `recoverAtStart` finishes.
-    func delete(_ record: ImageRecord) throws {
+    /// leaves a `.deleted.` file that `recoverAtStart` finishes. The id stays bound to the file's
+    /// name in the catalog, so it answers 404 from then on and never reaches another file.
+    func delete(_ id: String) throws {
         try lock.withLock {
+            // Looked up under the lock: a DELETE that waited behind another finds the image gone.
+            guard let record = scanner.library.record(id) else { throw APIError.notFound("no image with id '\(id.prefix(80))'") }
             let doomed = "\(folder)/\(Self.deletionPrefix)\(record.id).\(UUID().uuidString.prefix(8))"
             guard rename(record.sourcePath, doomed) == 0 || errno == ENOENT else {
                 throw APIError(500, "delete_failed", "cannot remove \(record.fileName): \(String(cString: strerror(errno)))")
@@ -81,6 +84,7 @@ public final class LibrarySync: @unchecked Sendable {
     private func finishDeletion(id: String, file: String) throws {
         store.removeVersions(of: id, except: nil)
         try ratings.forget(id)
+        recorded.remove(id)  // if the file comes back, it is added anew
         unlink(file)
     }
 

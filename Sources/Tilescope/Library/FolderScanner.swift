@@ -5,22 +5,27 @@ import Imaging
 /// Brings the library in line with the images folder: new and changed files get a
 /// fresh record (and a build if no pyramid of that version is published), removed
 /// files lose their record and their pyramids. Unchanged files (same size and mtime)
-/// cost one `stat`. A file still being written is left alone until it settles; a file
-/// that breaks a `SourceLimits` limit, is empty, or failed to build in this version is
-/// listed as failed without a build.
+/// cost one `stat`. Each file's id is the one the catalog keeps for its name (docs/ids.md).
+/// A file still being written is left alone until it settles; a file that breaks a
+/// `SourceLimits` limit, is empty, or failed to build in this version is listed as failed
+/// without a build.
 public struct FolderScanner: Sendable {
     public let folder: String
     let store: any PyramidStore
     let library: ImageLibrary
     let builds: BuildQueue
+    /// Each file's id, given once and kept in the catalog (docs/ids.md).
+    let identities: FileIdentities
     let limits: SourceLimits
     public let settling: SettlingFiles
     let failures: (any BuildFailureStore)?
 
     public init(folder: String, store: any PyramidStore, library: ImageLibrary, builds: BuildQueue,
+                identities: FileIdentities,
                 limits: SourceLimits = SourceLimits(maxPixels: ServeConfig().maxPixels),
                 settling: SettlingFiles = SettlingFiles(interval: 0), failures: (any BuildFailureStore)? = nil) {
         self.folder = folder
+        self.identities = identities
         self.store = store
         self.library = library
         self.builds = builds
@@ -33,7 +38,13 @@ public struct FolderScanner: Sendable {
     @discardableResult
     public func scan() -> Bool {
         let names = (try? SourceFolder.listSources(in: folder)) ?? []
-        let ids = ImageID.assign(names)
+        let ids: [String: String]
+        do {
+            ids = try identities.ids(for: names)
+        } catch {
+            Log.error("cannot read or record image ids in the catalog (retried at the next scan): \(error)")
+            return false
+        }
         let previous = Dictionary(library.all.map { ($0.fileName, $0) }, uniquingKeysWith: { a, _ in a })
         var next: [ImageRecord] = []
         var changed = false

@@ -33,9 +33,24 @@ public final class ImageLibrary: @unchecked Sendable {
     }
 
     /// Replaces the whole set (after a folder scan).
+    ///
+    /// The scan says which files and versions exist; how far a version's pyramid has got is the
+    /// build queue's to say. A scan's record of a version the library already has may have been
+    /// copied before a build reported (issue #18, item 6: built images stuck "building" until a
+    /// restart), so for a version already here the library keeps its own status, unless the scan
+    /// found that version's pyramid published ("ready" is then a fact, not a report).
     func replaceAll(_ new: [ImageRecord]) {
         lock.withLock {
-            records = Dictionary(uniqueKeysWithValues: new.map { ($0.id, $0) })
+            var next: [String: ImageRecord] = [:]
+            next.reserveCapacity(new.count)
+            for var record in new {
+                if let current = records[record.id], current.version == record.version, record.manifest == nil {
+                    record.status = current.status
+                    record.header = current.header ?? record.header
+                }
+                next[record.id] = record
+            }
+            records = next
             order = records.keys.sorted()
         }
     }

@@ -6,7 +6,8 @@ import Foundation
 /// The name the client asked for is only a hint: it is cut to its last path component, stripped
 /// of anything but letters, digits, spaces and `-_.()`, never hidden, and given an extension of
 /// the format the content really is (so a PNG named `captions.json` becomes `captions.png`). A
-/// name that is taken, or whose image id would collide with an existing image's, gets `-2`, `-3`...
+/// name that is taken gets `-2`, `-3`... (Its image id cannot collide with another image's: the
+/// catalog gives each new name an id no other name ever had, see docs/ids.md.)
 public enum UploadName {
     static let maxStemLength = 100
 
@@ -29,19 +30,14 @@ public enum UploadName {
     }
 
     /// A free name for an upload of `format`: the requested one if it can be had, else a numbered one.
-    /// `existing` is every name in the folder; `sources` the image files among them.
-    public static func choose(requested: String?, format: UploadFormat, existing: Set<String>,
-                              sources: [String]) -> String {
+    /// `existing` is every name in the folder.
+    public static func choose(requested: String?, format: UploadFormat, existing: Set<String>) -> String {
         let (stem, requestedExtension) = stem(of: requested)
         let ext = requestedExtension.flatMap { format.extensions.contains($0) ? $0 : nil } ?? format.extensions[0]
-        let currentIDs = ImageID.assign(sources)
         let lowercased = Set(existing.map { $0.lowercased() })
         for counter in 1... {
             let candidate = counter == 1 ? "\(stem).\(ext)" : "\(stem)-\(counter).\(ext)"
-            guard !lowercased.contains(candidate.lowercased()) else { continue }
-            // The new file must not take an id from an image already there.
-            let ids = ImageID.assign(sources + [candidate])
-            if currentIDs.allSatisfy({ ids[$0.key] == $0.value }) { return candidate }
+            if !lowercased.contains(candidate.lowercased()) { return candidate }
         }
         fatalError("unreachable: counters are unbounded")
     }

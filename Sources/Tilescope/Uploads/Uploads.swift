@@ -89,8 +89,7 @@ public final class Uploads: Sendable {
     /// Deletes the image on purpose (token required): source, pyramids and rating.
     func delete(_ id: String, _ request: Request) throws -> Response {
         try authorize(request)
-        guard let record = library.record(id) else { throw APIError.notFound("no image with id '\(id.prefix(80))'") }
-        try sync.delete(record)
+        try sync.delete(id)
         return Response(status: 204)
     }
 
@@ -100,8 +99,7 @@ public final class Uploads: Sendable {
         try sync.changingFolder {
             for _ in 0..<5 {
                 let existing = Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
-                let sources = (try? SourceFolder.listSources(in: folder)) ?? []
-                let name = UploadName.choose(requested: requestedName, format: format, existing: existing, sources: sources)
+                let name = UploadName.choose(requested: requestedName, format: format, existing: existing)
                 if link(file, "\(folder)/\(name)") == 0 {
                     Self.syncFolder(folder)
                     // Complete by construction (linked once whole): built without waiting to settle.

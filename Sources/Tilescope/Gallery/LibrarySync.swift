@@ -47,6 +47,16 @@ public final class LibrarySync: @unchecked Sendable {
     /// step), the scan drops the record, and only then are its files removed. A crash in between
     /// leaves a `.deleted.` file that `recoverAtStart` finishes. The id stays bound to the file's
     /// name in the catalog, so it answers 404 from then on and never reaches another file.
+    /// Runs `change` while the image is in the library, with no scan, upload or deletion in between,
+    /// so a catalog write for an image (its rating) can never land after the image was deleted;
+    /// nil when the image is gone.
+    func whilePresent<T>(_ id: String, _ change: (ImageRecord) throws -> T) rethrows -> T? {
+        try lock.withLock {
+            guard let record = scanner.library.record(id) else { return nil }
+            return try change(record)
+        }
+    }
+
     func delete(_ id: String) throws {
         try lock.withLock {
             // Looked up under the lock: a DELETE that waited behind another finds the image gone.

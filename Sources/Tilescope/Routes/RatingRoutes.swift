@@ -7,10 +7,15 @@ extension TilescopeApp {
         _ = try record(id)
         let rating = try RatingBody.parse(request.body)
         let gallery = self.galleryData
-        // The write waits for SQLite's fsync: on a worker, never on a poll thread.
+        let sync = uploads.sync
+        // The write waits for SQLite's fsync: on a worker, never on a poll thread. It runs under the
+        // library's lock, so a DELETE of the same image cannot slip between the check and the write.
         return later {
-            try gallery.ratings.setRating(rating, for: id)
-            guard let record = gallery.library.record(id) else { throw APIError.notFound("image \(id) was just removed") }
+            let written = try sync.whilePresent(id) { record in
+                try gallery.ratings.setRating(rating, for: id)
+                return record
+            }
+            guard let record = written else { throw APIError.notFound("image \(id) was just removed") }
             // This request's rating, even if another has replaced it since: the answer says what this write did.
             return JSON.response(gallery.entry(record, rating: rating).json)
         }

@@ -6,9 +6,11 @@
 # Tests/TilescopeTests/ReadmeSettingsTableTests.swift fails when README and the settings disagree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="${TILESCOPE_BIN:-.build/debug/tilescope}"
-if [ ! -x "$bin" ]; then
-  swift build --product tilescope 2>&1 | grep -v "prohibited flag" | tail -n 3 >&2
+# Built (incrementally) unless TILESCOPE_BIN names a binary: a stale one would print stale defaults.
+bin="${TILESCOPE_BIN:-}"
+if [ -z "$bin" ]; then
+  swift build --product tilescope > /dev/null 2>&1 || { echo "swift build failed" >&2; exit 1; }
+  bin="$(swift build --show-bin-path)/tilescope"
 fi
 
 table() {
@@ -30,7 +32,7 @@ if [ "${1:-}" = "--write" ]; then
     echo "README.md has no serve-settings markers" >&2; exit 1; }
   generated="$(table)"
   awk -v begin="$begin" -v end="$end" -v table="$generated" '
-    index($0, begin) == 1 { print; print table; skipping = 1; next }
+    index($0, begin) == 1 { print; print ""; print table; print ""; skipping = 1; next }
     index($0, end) == 1 { skipping = 0 }
     !skipping { print }
   ' README.md > README.md.new

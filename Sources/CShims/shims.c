@@ -67,10 +67,14 @@ int ts_cast_uchar(VipsImage *in, VipsImage **out) {
 int ts_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
     return vips_resize(in, out, hscale, "vscale", vscale, NULL);
 }
+int ts_linear1(VipsImage *in, VipsImage **out, double a, double b) {
+    return vips_linear1(in, out, a, b, NULL);
+}
 int ts_replicate(VipsImage *in, VipsImage **out, int across, int down) {
     return vips_replicate(in, out, across, down, NULL);
 }
 int ts_add(VipsImage *left, VipsImage *right, VipsImage **out) { return vips_add(left, right, out, NULL); }
+int ts_zone(VipsImage **out, int width, int height) { return vips_zone(out, width, height, NULL); }
 int ts_zoom(VipsImage *in, VipsImage **out, int xfac, int yfac) { return vips_zoom(in, out, xfac, yfac, NULL); }
 int ts_maplut(VipsImage *in, VipsImage **out, VipsImage *lut) { return vips_maplut(in, out, lut, NULL); }
 

@@ -60,6 +60,17 @@ extension VImage {
         }
     }
 
+    /// `a * pixel + b` on every band.
+    public func linear(_ a: Double, _ b: Double) throws -> VImage {
+        try VImage.make { ts_linear1(pointer, $0, a, b) }
+    }
+
+    /// A zone plate: concentric rings whose frequency rises with the radius. Tests use it for large
+    /// images that libvips computes as a stream, without holding their pixels.
+    public static func zonePlate(width: Int, height: Int) throws -> VImage {
+        try VImage.make { ts_zone($0, Int32(width), Int32(height)) }
+    }
+
     /// Wraps 8-bit interleaved pixels (copied, so `pixels` may go away).
     public static func fromPixels(_ pixels: [UInt8], width: Int, height: Int, bands: Int) throws -> VImage {
         precondition(pixels.count == width * height * bands)

@@ -36,6 +36,8 @@ int ts_flatten(VipsImage *in, VipsImage **out, double r, double g, double b);
 int ts_colourspace_srgb(VipsImage *in, VipsImage **out);
 int ts_cast_uchar(VipsImage *in, VipsImage **out);
 int ts_resize(VipsImage *in, VipsImage **out, double hscale, double vscale);
+int ts_linear1(VipsImage *in, VipsImage **out, double a, double b);
+int ts_zone(VipsImage **out, int width, int height);
 int ts_replicate(VipsImage *in, VipsImage **out, int across, int down);
 int ts_add(VipsImage *left, VipsImage *right, VipsImage **out);
 /// Enlarges by whole factors, repeating each pixel (nearest neighbour, lazy).

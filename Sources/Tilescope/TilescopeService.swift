@@ -16,6 +16,8 @@ public final class TilescopeService: @unchecked Sendable {
     public let captions: CaptionsCache
     /// Every scan goes through here (with uploads and deletions), never `scanner` directly.
     public let sync: LibrarySync
+    /// The periodic folder scan, from `start` to `stop`.
+    private var rescan: PeriodicTask?
     public let gallery: Gallery
     public let server: Server
     public let imagesFolder: String
@@ -94,20 +96,16 @@ public final class TilescopeService: @unchecked Sendable {
         operations.readiness.markStopping()
         server.stop(deadline: Double(config.shutdownSeconds))
         builds.stop()
+        rescan?.stop()
+        rescan = nil
         Log.info("stopped")
     }
 
     private func startRescanning() {
         let sync = self.sync
-        let seconds = config.rescanSeconds
-        let thread = Thread {
-            while true {
-                Thread.sleep(forTimeInterval: Double(seconds))
-                if sync.sync() { Log.info("images folder changed: \(sync.folder)") }
-            }
+        rescan = PeriodicTask(name: "rescan", interval: Double(config.rescanSeconds)) {
+            if sync.sync() { Log.info("images folder changed: \(sync.folder)") }
         }
-        thread.name = "rescan"
-        thread.start()
     }
 
     private func startGigapixelDemo() {

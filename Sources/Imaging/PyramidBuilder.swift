@@ -34,13 +34,11 @@ public struct PyramidBuilder: Sendable {
         // Strict: a truncated or corrupt source (an upload cut short, say) fails with libvips's
         // reason instead of publishing a pyramid with grey where the pixels were missing.
         let image = try Self.displayable(VImage.open(source, sequential: true, strict: true))
-        let relay = ProgressRelay(progress)
-        relay.attach(to: image)
         let basename = (folder as NSString).appendingPathComponent("image")
-        guard ts_dzsave(image.pointer, basename, Int32(tileSize), Int32(overlap), Int32(quality)) == 0 else {
-            throw VipsError.take(or: "dzsave failed for \(source)")
+        let saved = ProgressRelay(progress).observing(image) {
+            ts_dzsave(image.pointer, basename, Int32(tileSize), Int32(overlap), Int32(quality))
         }
-        withExtendedLifetime(relay) {}
+        guard saved == 0 else { throw VipsError.take(or: "dzsave failed for \(source)") }
         progress(BuildProgress(percent: 100, etaSeconds: 0))  // libvips's last eval may stop short of 100
         let pyramid = Pyramid(width: image.width, height: image.height, tileSize: tileSize, overlap: overlap)
         try writePreview(of: pyramid, tilesFolder: (folder as NSString).appendingPathComponent(Self.tilesFolderName),

@@ -24,3 +24,6 @@ for suite in Tests/browser/run.sh Tests/iiif/run.sh; do
     "$suite"
   fi
 done
+# The OpenAPI contract (docs/openapi.yaml) against a live server with schemathesis: never skipped.
+echo "== Tests/contract/run.sh" >&2
+Tests/contract/run.sh

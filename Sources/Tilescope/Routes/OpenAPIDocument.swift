@@ -170,6 +170,7 @@ enum OpenAPIDocument {
       "image/*": {
        "schema": {
         "type": "string",
+        "format": "binary",
         "contentMediaType": "image/*",
         "minLength": 1
        }
@@ -2119,14 +2120,13 @@ enum OpenAPIDocument {
     "maximum": 4
    },
    "PositiveNumber": {
+    "description": "Any finite number above 0 (out-of-range zoom scales are clamped).",
     "type": "number",
-    "exclusiveMinimum": 0,
-    "maximum": 1e+300
+    "exclusiveMinimum": 0
    },
    "FiniteNumber": {
-    "type": "number",
-    "minimum": -1e+300,
-    "maximum": 1e+300
+    "description": "Any finite number (offsets are clamped).",
+    "type": "number"
    },
    "ZoomScaleLimit": {
     "description": "1e-300 to 1000000 (so that the viewport divided by it stays finite).",
@@ -2284,8 +2284,7 @@ enum OpenAPIDocument {
         "maxItems": 4,
         "items": {
          "type": "number",
-         "minimum": 0,
-         "maximum": 1e+300
+         "minimum": 0
         }
        },
        {
@@ -2294,23 +2293,19 @@ enum OpenAPIDocument {
         "properties": {
          "top": {
           "type": "number",
-          "minimum": 0,
-          "maximum": 1e+300
+          "minimum": 0
          },
          "left": {
           "type": "number",
-          "minimum": 0,
-          "maximum": 1e+300
+          "minimum": 0
          },
          "bottom": {
           "type": "number",
-          "minimum": 0,
-          "maximum": 1e+300
+          "minimum": 0
          },
          "right": {
           "type": "number",
-          "minimum": 0,
-          "maximum": 1e+300
+          "minimum": 0
          }
         }
        },

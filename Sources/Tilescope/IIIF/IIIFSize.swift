@@ -73,7 +73,9 @@ struct IIIFSize: Equatable, Sendable {
         if !upscale && (size.width > region.width || size.height > region.height) {
             throw IIIFError.size(description, "would enlarge the \(region.width)x\(region.height) region; prefix it with ^ to allow that")
         }
-        guard size.width * size.height <= maxArea else {
+        // The product itself can overflow (schemathesis: `^,627892787` on a region one pixel high).
+        let area = size.width.multipliedReportingOverflow(by: size.height)
+        guard !area.overflow, area.partialValue <= maxArea else {
             throw IIIFError.size(description, "gives \(size.width)x\(size.height), more than this server's maxArea of \(maxArea) pixels")
         }
         return size

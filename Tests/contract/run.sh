@@ -72,7 +72,7 @@ contract() {
   (cd "$work" && "$repo/.venv/bin/schemathesis" --config-file "$repo/Tests/contract/schemathesis.toml" \
     run "$base/openapi.json" \
     --checks all --max-examples "$MAX_EXAMPLES" --max-time "$budget" --seed "${CONTRACT_SEED:-1}" \
-    --workers 1 --request-timeout 10 --no-color "$@" \
+    --workers 1 --request-timeout 10 --no-color -H "Authorization: Bearer $TOKEN" "$@" \
     --report junit --report-dir "$work/report") 2>&1 | tee -a "${CONTRACT_LOG:-/dev/null}" || status=1
 }
 # Deleting first would leave the other operations only 404s to test, so deletions run last, with

@@ -1415,20 +1415,7 @@ enum OpenAPIDocument {
   "/{file}": {
    "parameters": [
     {
-     "name": "file",
-     "in": "path",
-     "required": true,
-     "description": "A file of the public folder by its plain name. Only names with a known extension are\nserved; empty, dot-led or separator-bearing names never reach the file system (404).\n",
-     "schema": {
-      "type": "string",
-      "maxLength": 255,
-      "pattern": "^[^./\\\\\\u0000][^/\\\\\\u0000]*\\.(html|js|mjs|css|json|svg|png|jpg|jpeg|webp|ico|txt|map|woff2)$"
-     },
-     "examples": {
-      "page": {
-       "value": "index.html"
-      }
-     }
+     "$ref": "#/components/parameters/StaticFileName"
     }
    ],
    "get": {
@@ -1436,7 +1423,8 @@ enum OpenAPIDocument {
      "client"
     ],
     "operationId": "getStaticFile",
-    "summary": "A static file of the browser client.",
+    "summary": "A static file of the browser client, at the top of the public folder.",
+    "description": "The public folder is served at any depth (`/css/{file}`, `/js/{file}` and\n`/js/{folder}/{file}` are the client's own); only plain names with a known extension map to\nfiles, so empty, dot-led or separator-bearing names never reach the file system (404).\n",
     "parameters": [
      {
       "$ref": "#/components/parameters/IfNoneMatch"
@@ -1447,70 +1435,152 @@ enum OpenAPIDocument {
       "$ref": "#/components/responses/URITooLong"
      },
      "200": {
-      "description": "The file, typed by its extension.",
-      "headers": {
-       "ETag": {
-        "$ref": "#/components/headers/ETag"
-       }
-      },
-      "content": {
-       "text/html": {
-        "schema": {
-         "type": "string"
-        }
-       },
-       "text/javascript": {
-        "schema": {
-         "type": "string"
-        }
-       },
-       "text/css": {
-        "schema": {
-         "type": "string"
-        }
-       },
-       "application/json": {},
-       "image/svg+xml": {
-        "schema": {
-         "type": "string"
-        }
-       },
-       "image/png": {
-        "schema": {
-         "type": "string",
-         "contentMediaType": "image/png"
-        }
-       },
-       "image/jpeg": {
-        "schema": {
-         "type": "string",
-         "contentMediaType": "image/jpeg"
-        }
-       },
-       "image/webp": {
-        "schema": {
-         "type": "string",
-         "contentMediaType": "image/webp"
-        }
-       },
-       "image/x-icon": {
-        "schema": {
-         "type": "string",
-         "contentMediaType": "image/x-icon"
-        }
-       },
-       "text/plain": {
-        "schema": {
-         "type": "string"
-        }
-       },
-       "font/woff2": {
-        "schema": {
-         "type": "string",
-         "contentMediaType": "font/woff2"
-        }
-       }
+      "$ref": "#/components/responses/StaticFile"
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFound"
+     }
+    }
+   }
+  },
+  "/css/{file}": {
+   "parameters": [
+    {
+     "name": "file",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "$ref": "#/components/schemas/StaticFileName"
+     },
+     "examples": {
+      "shipped": {
+       "value": "tilescope.css"
       }
+     }
+    }
+   ],
+   "get": {
+    "tags": [
+     "client"
+    ],
+    "operationId": "getStyleSheet",
+    "summary": "A style sheet of the browser client (or any file of Public/css).",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     }
+    ],
+    "responses": {
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
+     "200": {
+      "$ref": "#/components/responses/StaticFile"
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFound"
+     }
+    }
+   }
+  },
+  "/js/{file}": {
+   "parameters": [
+    {
+     "name": "file",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "$ref": "#/components/schemas/StaticFileName"
+     },
+     "examples": {
+      "shipped": {
+       "value": "main.js"
+      }
+     }
+    }
+   ],
+   "get": {
+    "tags": [
+     "client"
+    ],
+    "operationId": "getScript",
+    "summary": "A script of the browser client (or any file of Public/js).",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     }
+    ],
+    "responses": {
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
+     "200": {
+      "$ref": "#/components/responses/StaticFile"
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFound"
+     }
+    }
+   }
+  },
+  "/js/{folder}/{file}": {
+   "parameters": [
+    {
+     "name": "folder",
+     "in": "path",
+     "required": true,
+     "description": "A folder of Public/js by its plain name (`dom`, `geometry`, `gallery`, `tiles`).",
+     "schema": {
+      "type": "string",
+      "maxLength": 255,
+      "pattern": "^[^./\\\u0000][^/\\\u0000]*$"
+     },
+     "examples": {
+      "gallery": {
+       "value": "gallery"
+      }
+     }
+    },
+    {
+     "name": "file",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "$ref": "#/components/schemas/StaticFileName"
+     },
+     "examples": {
+      "shipped": {
+       "value": "Api.js"
+      }
+     }
+    }
+   ],
+   "get": {
+    "tags": [
+     "client"
+    ],
+    "operationId": "getScriptModule",
+    "summary": "A script module of the browser client (or any file of a Public/js folder).",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     }
+    ],
+    "responses": {
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
+     "200": {
+      "$ref": "#/components/responses/StaticFile"
      },
      "304": {
       "$ref": "#/components/responses/NotModified"
@@ -1531,6 +1601,19 @@ enum OpenAPIDocument {
    }
   },
   "parameters": {
+   "StaticFileName": {
+    "name": "file",
+    "in": "path",
+    "required": true,
+    "schema": {
+     "$ref": "#/components/schemas/StaticFileName"
+    },
+    "examples": {
+     "page": {
+      "value": "index.html"
+     }
+    }
+   },
    "ImageID": {
     "name": "id",
     "in": "path",
@@ -1603,6 +1686,77 @@ enum OpenAPIDocument {
    }
   },
   "responses": {
+   "StaticFile": {
+    "description": "The file, typed by its extension.",
+    "headers": {
+     "ETag": {
+      "$ref": "#/components/headers/ETag"
+     },
+     "Cache-Control": {
+      "schema": {
+       "const": "public, no-cache"
+      }
+     }
+    },
+    "content": {
+     "text/html": {
+      "schema": {
+       "type": "string"
+      }
+     },
+     "text/javascript": {
+      "schema": {
+       "type": "string"
+      }
+     },
+     "text/css": {
+      "schema": {
+       "type": "string"
+      }
+     },
+     "application/json": {},
+     "image/svg+xml": {
+      "schema": {
+       "type": "string"
+      }
+     },
+     "image/png": {
+      "schema": {
+       "type": "string",
+       "contentMediaType": "image/png"
+      }
+     },
+     "image/jpeg": {
+      "schema": {
+       "type": "string",
+       "contentMediaType": "image/jpeg"
+      }
+     },
+     "image/webp": {
+      "schema": {
+       "type": "string",
+       "contentMediaType": "image/webp"
+      }
+     },
+     "image/x-icon": {
+      "schema": {
+       "type": "string",
+       "contentMediaType": "image/x-icon"
+      }
+     },
+     "text/plain": {
+      "schema": {
+       "type": "string"
+      }
+     },
+     "font/woff2": {
+      "schema": {
+       "type": "string",
+       "contentMediaType": "font/woff2"
+      }
+     }
+    }
+   },
    "BadRequest": {
     "description": "A malformed parameter or body; the message names it.",
     "content": {
@@ -1717,6 +1871,12 @@ enum OpenAPIDocument {
    }
   },
   "schemas": {
+   "StaticFileName": {
+    "description": "A plain file name with one of the served extensions.",
+    "type": "string",
+    "maxLength": 255,
+    "pattern": "^[^./\\\u0000][^/\\\u0000]*\\.(html|js|mjs|css|json|svg|png|jpg|jpeg|webp|ico|txt|map|woff2)$"
+   },
    "ImageID": {
     "type": "string",
     "minLength": 1,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The OpenAPI contract (docs/openapi.yaml) against a live tilescope, with schemathesis (PyPI).
 #
-# 1. The committed JSON forms of the contract must be what the YAML gives (openapi_json.py --check).
+# 1. The contract must be valid OpenAPI 3.1 (openapi-spec-validator) and the committed JSON forms
+#    of it what the YAML gives (openapi_json.py --check).
 # 2. A real `tilescope serve` on a free loopback port, with a small images folder (two images made
 #    with the vips CLI and one file that is not an image, so every build status is served) and an
 #    admin token, so uploads and deletions are on.
@@ -17,10 +18,11 @@ DELETE_TIME=${CONTRACT_DELETE_TIME:-25}
 TOKEN=contract-test-token
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -c "import schemathesis, yaml" 2>/dev/null || .venv/bin/pip install -q schemathesis pyyaml
+.venv/bin/python -c "import schemathesis, yaml, openapi_spec_validator" 2>/dev/null \
+  || .venv/bin/pip install -q schemathesis pyyaml openapi-spec-validator
 command -v vips > /dev/null || { echo "the vips CLI is missing: apt-get install libvips-tools" >&2; exit 1; }
 
-echo "== the committed openapi.json matches docs/openapi.yaml" >&2
+echo "== docs/openapi.yaml is valid OpenAPI 3.1 and the committed JSON matches it" >&2
 .venv/bin/python Tests/contract/openapi_json.py --check
 
 work=$(mktemp -d)

@@ -2294,10 +2294,6 @@ enum OpenAPIDocument {
     "minimum": 1e-300,
     "maximum": 1000000
    },
-   "UnsignedDecimal": {
-    "type": "string",
-    "pattern": " *\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)? *"
-   },
    "InsetsText": {
     "description": "`top,left,bottom,right`, each >= 0 (default `0,0,0,0`).",
     "type": "string",

@@ -23,3 +23,6 @@ for suite in Tests/hostile/run.sh Tests/browser/run.sh Tests/iiif/run.sh; do
   echo "== $suite" >&2
   "$suite"
 done
+# The OpenAPI contract (docs/openapi.yaml) against a live server with schemathesis: never skipped.
+echo "== Tests/contract/run.sh" >&2
+Tests/contract/run.sh

@@ -128,12 +128,16 @@ static void ts_on_eval(VipsImage *image, VipsProgress *progress, void *data) {
 
 static void ts_free_target(void *data, GClosure *closure) { g_free(data); }
 
-void ts_progress_connect(VipsImage *image, ts_progress_fn callback, void *context) {
+unsigned long ts_progress_connect(VipsImage *image, ts_progress_fn callback, void *context) {
     ts_progress_target *target = g_new(ts_progress_target, 1);
     target->callback = callback;
     target->context = context;
     vips_image_set_progress(image, TRUE);
-    g_signal_connect_data(image, "eval", G_CALLBACK(ts_on_eval), target, ts_free_target, 0);
+    return g_signal_connect_data(image, "eval", G_CALLBACK(ts_on_eval), target, ts_free_target, 0);
+}
+
+void ts_progress_disconnect(VipsImage *image, unsigned long handler) {
+    g_signal_handler_disconnect(image, handler);
 }
 
 static void ts_mhd_panic(void *context, const char *file, unsigned int line, const char *reason) {

@@ -25,9 +25,13 @@ final class ProgressRelay: @unchecked Sendable {
         self.report = report
     }
 
-    /// Connects to `image`; the relay must outlive the computation (the caller keeps it).
-    func attach(to image: VImage) {
-        ts_progress_connect(image.pointer, progressTrampoline, Unmanaged.passUnretained(self).toOpaque())
+    /// Runs `computation` with the relay connected to `image`'s progress, and disconnects it after.
+    /// The image can outlive the computation (libvips's operation cache may hand the same image to a
+    /// later one): a handler left connected would call this relay after it is freed, and crash.
+    func observing<T>(_ image: VImage, during computation: () throws -> T) rethrows -> T {
+        let handler = ts_progress_connect(image.pointer, progressTrampoline, Unmanaged.passUnretained(self).toOpaque())
+        defer { ts_progress_disconnect(image.pointer, handler) }
+        return try withExtendedLifetime(self) { try computation() }
     }
 
     fileprivate func receive(percent: Int) {

@@ -51,14 +51,14 @@ public struct PyramidBuilder: Sendable {
         // Strict: a truncated or corrupt source (an upload cut short, say) fails with libvips's
         // reason instead of publishing a pyramid with grey where the pixels were missing.
         let image = try Self.displayable(VImage.open(source, sequential: true, strict: true))
-        let relay = ProgressRelay(progress)
-        relay.attach(to: image)
         let basename = (folder as NSString).appendingPathComponent("image")
-        guard ts_dzsave(image.pointer, basename, Int32(tileSize), Int32(overlap), Int32(quality)) == 0 else {
+        let saved = ProgressRelay(progress).observing(image) {
+            ts_dzsave(image.pointer, basename, Int32(tileSize), Int32(overlap), Int32(quality))
+        }
+        guard saved == 0 else {
             let text = VipsErrorLedger.take(for: [source, folder])
             throw VipsError(message: text.isEmpty ? "dzsave failed (libvips gave no reason)" : text)
         }
-        withExtendedLifetime(relay) {}
         progress(BuildProgress(percent: 100, etaSeconds: 0))  // libvips's last eval may stop short of 100
         let pyramid = Pyramid(width: image.width, height: image.height, tileSize: tileSize, overlap: overlap)
         try writePreview(of: pyramid, tilesFolder: (folder as NSString).appendingPathComponent(Self.tilesFolderName),

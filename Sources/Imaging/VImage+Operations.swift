@@ -47,9 +47,7 @@ extension VImage {
     /// pipeline streams (from the computing thread, once per percent change).
     public func saveJPEG(to path: String, quality: Int = 85,
                          progress: @escaping @Sendable (BuildProgress) -> Void) throws {
-        let relay = ProgressRelay(progress)
-        relay.attach(to: self)
-        try withExtendedLifetime(relay) { try saveJPEG(to: path, quality: quality) }
+        try ProgressRelay(progress).observing(self) { try saveJPEG(to: path, quality: quality) }
     }
 
     /// Joins images into a grid, `across` per row, in row-major order.

@@ -30,6 +30,27 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "\(out)/image_files/\(pyramid.maxLevel + 1)"))
     }
 
+    /// Found by schemathesis (uploads, deletions and re-uploads while builds ran): the server crashed
+    /// calling a freed ProgressRelay from libvips's "eval" signal. The handler stayed connected after
+    /// the computation it observed, so evaluating the same image again (an image the operation cache
+    /// hands out twice is one way) called into a relay that no longer existed.
+    @Test func progressHandlersEndWithTheirComputation() throws {
+        try Vips.start()
+        let folder = try TestImages.folder()
+        // A size no other test uses, so no cached operation of another test hands this image out
+        // computed; large enough that libvips (which paces its eval signals) signals progress.
+        let image = try VImage.zonePlate(width: 2017, height: 1511).linear(127, 128).castToUChar()
+        let percents = Percents()
+        try image.saveJPEG(to: folder + "/first.jpeg") { percents.add($0.percent) }
+        let seen = percents.values.count
+        // Evaluating the same image again must reach no handler of the first save.
+        for index in 0..<5 {
+            _ = [Int](repeating: index, count: 4096)  // churn the heap where the relay was
+            try image.saveJPEG(to: folder + "/again\(index).jpeg")
+        }
+        #expect(percents.values.count == seen)
+    }
+
     @Test func previewIsThePreviewLevelWhole() throws {
         let (pyramid, _, out) = try TestImages.builtPyramid(width: 3000, height: 1000)
 

@@ -76,6 +76,8 @@ import Testing
         "pct:100,0,10,10/max/0/default.jpg", "pct:0,0,0.01,0.01/max/0/default.jpg", "pct:a,0,1,1/max/0/default.jpg",
         "0,0,10/max/0/default.jpg", "abcdef/max/0/default.jpg", "-1,0,10,10/max/0/default.jpg",
         "9999999999,0,10,10/max/0/default.jpg",
+        // Found by schemathesis: width x height overflowed Int and the trap killed the server.
+        "pct:4.1,48,04,0.202193/^,627892787/!90/default.gif", "0,0,1500,1/^,999999999/0/default.jpg",
         "full/max/0/native.jpg", "full/max/0/grey.jpg", "full/max/0/default.bmp", "full/max/0/default", "full/max/0/.jpg",
     ])
     func malformedOrUnsatisfiableIs400(path: String) {

@@ -191,7 +191,7 @@ import Testing
         let paths = [
             "/api/images", "/api/images/a%20b", "/api/images/x/viewport", "/api/images/x/rating", "/api/gallery", "/api/jobs/j1",
             "/dzi/x.dzi", "/dzi/x_files/3/1_2.jpeg", "/images/x/preview.jpeg", "/", "/app.js", "/healthz", "/readyz",
-            "/metrics", "/iiif/3/x", "/iiif/3/x/info.json", "/iiif/3/x/full/max/0/default.jpg",
+            "/metrics", "/iiif/3/x", "/iiif/3/x/info.json", "/iiif/3/x/full/max/0/default.jpg", "/openapi.json",
         ]
         var seen = Set<Int>()
         for path in paths {

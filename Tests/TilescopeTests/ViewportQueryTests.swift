@@ -112,11 +112,23 @@ import ScrollGeometry
     }
 
     @Test func sizesMustBePositiveAndAtMost16384() {
-        #expect(failure(["width": "0", "height": "10"])?.message == "width must be > 0 and <= 16384, got 0")
-        #expect(failure(["width": "10", "height": "-5"])?.message == "height must be > 0 and <= 16384, got -5")
+        #expect(failure(["width": "0", "height": "10"])?.message == "width must be >= 0.001 and <= 16384, got 0")
+        #expect(failure(["width": "10", "height": "-5"])?.message == "height must be >= 0.001 and <= 16384, got -5")
         #expect(failure(["width": "16384.5", "height": "10"])?.field == "width")
         #expect(failure(["width": "16384", "height": "16384"]) == nil)
         #expect(failure(["width": "0.001", "height": "0.001"]) == nil)
+    }
+
+    /// Found by schemathesis: subnormal sides or zoom limits made the aspect fit 0 (or 1/zoomScale
+    /// infinite) and the answer carried NaN as null. They are out of range now.
+    @Test func subnormalSidesAndZoomLimitsAreRefused() throws {
+        #expect(failure(["width": "5e-324", "height": "5e-324"])?.field == "width")
+        #expect(failure(["width": "1280", "height": "1.48e-321", "zoomScale": "5e-324"])?.field == "height")
+        #expect(failure(["width": "1280", "height": "800", "minZoomScale": "5e-324"])?.message
+                == "minZoomScale must be >= 1e-300 and <= 1000000, got 5e-324")
+        let query = try ViewportQuery.parse(json: Array(#"{"width": 0.001, "height": 1280, "zoomScale": 5e-324}"#.utf8))
+        let viewport = query.viewport(for: Pyramid(width: 60_000, height: 40_000))
+        #expect(viewport.zoomScale > 0 && viewport.visibleRect.width.isFinite && viewport.visibleRect.height > 0)
     }
 
     @Test func scaleMustBeFrom1To4() {
@@ -157,7 +169,7 @@ import ScrollGeometry
     @Test func zoomLimitsMustBePositiveAndOrdered() {
         #expect(failure(base.merging(["minZoomScale": "0"]) { $1 })?.field == "minZoomScale")
         #expect(failure(base.merging(["maxZoomScale": "-2"]) { $1 })?.field == "maxZoomScale")
-        #expect(failure(base.merging(["maxZoomScale": "1e7"]) { $1 })?.message == "maxZoomScale must be > 0 and <= 1000000, got 10000000")
+        #expect(failure(base.merging(["maxZoomScale": "1e7"]) { $1 })?.message == "maxZoomScale must be >= 1e-300 and <= 1000000, got 10000000")
         #expect(failure(base.merging(["minZoomScale": "2", "maxZoomScale": "1"]) { $1 })?.message
             == "minZoomScale (2) must not exceed maxZoomScale (1)")
         #expect(failure(base.merging(["minZoomScale": "1", "maxZoomScale": "1"]) { $1 }) == nil)

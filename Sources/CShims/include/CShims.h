@@ -69,8 +69,10 @@ int ts_moreeq_const(VipsImage *in, VipsImage **out, double threshold);
 
 /// Called from libvips's "eval" signal while an image computes; runs on the computing thread.
 typedef void (*ts_progress_fn)(void *context, int percent, int eta_seconds);
-/// Enables progress on `image` and forwards its eval signal to `callback`.
-void ts_progress_connect(VipsImage *image, ts_progress_fn callback, void *context);
+/// Enables progress on `image` and forwards its eval signal to `callback`; returns the handler id.
+unsigned long ts_progress_connect(VipsImage *image, ts_progress_fn callback, void *context);
+/// Disconnects a handler of `ts_progress_connect`: the image may outlive its observer.
+void ts_progress_disconnect(VipsImage *image, unsigned long handler);
 
 // ---- the file system ----
 

@@ -17,6 +17,7 @@ public enum Endpoint: Equatable, Sendable {
     case health
     case readiness
     case metrics
+    case openAPI
     case iiifBase(id: String)
     case iiifInfo(id: String)
     case iiifImage(id: String, region: String, size: String, rotation: String, qualityAndFormat: String)
@@ -42,6 +43,7 @@ public enum Endpoint: Equatable, Sendable {
         case "healthz" where segments.count == 1: return .health
         case "readyz" where segments.count == 1: return .readiness
         case "metrics" where segments.count == 1: return .metrics
+        case "openapi.json" where segments.count == 1: return .openAPI
         default:
             return .staticFile(path: segments)
         }

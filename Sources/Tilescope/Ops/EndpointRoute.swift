@@ -7,7 +7,7 @@ extension Endpoint {
     /// requests that matched no endpoint (bad paths, 404s of unknown URLs).
     static let routeNames = [
         "image_list", "image", "viewport", "rating", "gallery", "dzi_descriptor", "dzi_tile", "preview",
-        "static", "healthz", "readyz", "metrics", "job", "iiif_base", "iiif_info", "iiif_image", "unmatched",
+        "static", "healthz", "readyz", "metrics", "job", "iiif_base", "iiif_info", "iiif_image", "openapi", "unmatched",
     ]
     static let unmatchedRoute = routeNames.count - 1
 
@@ -30,6 +30,7 @@ extension Endpoint {
         case .iiifBase: return 13
         case .iiifInfo: return 14
         case .iiifImage: return 15
+        case .openAPI: return 16
         }
     }
 
@@ -56,6 +57,7 @@ extension Endpoint {
         case ("healthz", 1): return 9
         case ("readyz", 1): return 10
         case ("metrics", 1): return 11
+        case ("openapi.json", 1): return 16
         case ("iiif", _) where segments.count >= 3 && segments[1] == "3" && !segments[2].isEmpty:
             switch segments.count {
             case 3: return 13

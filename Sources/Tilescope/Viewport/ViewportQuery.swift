@@ -12,10 +12,17 @@ public struct ViewportQuery: Hashable, Sendable {
 
     /// Largest accepted `width` and `height`, in points.
     public static let maxViewportSide = 16384.0
+    /// Smallest accepted `width` and `height`: a thousandth of a point. Any positive side used to be
+    /// accepted, and a subnormal one (`5e-324`) made the aspect-fit zoom scale 0 and the answer's
+    /// `visibleRect` NaN (written as null). From here, aspect fit stays far above `minZoomScaleLimit`.
+    public static let minViewportSide = 0.001
     /// Accepted screen scales (device pixels per point).
     public static let scaleRange = 1.0...4.0
     /// Largest accepted `minZoomScale`/`maxZoomScale`: keeps every coordinate of the answer finite.
     public static let maxZoomScaleLimit = 1e6
+    /// Smallest accepted `minZoomScale`/`maxZoomScale`: the viewport divided by it stays finite
+    /// (`minZoomScale=5e-324` made the visible rectangle infinite).
+    public static let minZoomScaleLimit = 1e-300
 
     public init(scrollView: ScrollView, zoom: Zoom? = nil, prefetch: Bool = false) {
         self.scrollView = scrollView
@@ -70,8 +77,8 @@ public struct ViewportQuery: Hashable, Sendable {
 
     static func side(_ field: String, _ fields: ViewportFields) throws(ViewportQueryError) -> Double {
         let value = try fields.requiredNumber(field)
-        guard value > 0, value <= maxViewportSide else {
-            throw .outOfRange(field, value, "> 0 and <= \(Int(maxViewportSide))")
+        guard value >= minViewportSide, value <= maxViewportSide else {
+            throw .outOfRange(field, value, ">= \(minViewportSide) and <= \(Int(maxViewportSide))")
         }
         return value
     }
@@ -96,7 +103,9 @@ public struct ViewportQuery: Hashable, Sendable {
     static func zoomLimits(_ fields: ViewportFields) throws(ViewportQueryError) -> (Double?, Double?) {
         func limit(_ field: String) throws(ViewportQueryError) -> Double? {
             guard let value = try fields.number(field) else { return nil }
-            guard value > 0, value <= maxZoomScaleLimit else { throw .outOfRange(field, value, "> 0 and <= 1000000") }
+            guard value >= minZoomScaleLimit, value <= maxZoomScaleLimit else {
+                throw .outOfRange(field, value, ">= 1e-300 and <= 1000000")
+            }
             return value
         }
         let minimum = try limit("minZoomScale")

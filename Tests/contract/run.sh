@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The OpenAPI contract (docs/openapi.yaml) against a live tilescope, with schemathesis (PyPI).
+#
+# 1. The contract must be valid OpenAPI 3.1 (openapi-spec-validator) and the committed JSON forms
+#    of it what the YAML gives (openapi_json.py --check).
+# 2. A real `tilescope serve` on a free loopback port, with a small images folder (two images made
+#    with the vips CLI and one file that is not an image, so every build status is served) and an
+#    admin token, so uploads and deletions are on.
+# 3. `schemathesis run` against the server's own GET /openapi.json with every check on, in all
+#    phases (examples, coverage, fuzzing, stateful links upload -> job -> image -> rating), bounded
+#    by --max-examples and --max-time. Exits nonzero on any failure. Settings: schemathesis.toml.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+MAX_EXAMPLES=${CONTRACT_MAX_EXAMPLES:-25}
+MAX_TIME=${CONTRACT_MAX_TIME:-80}
+DELETE_TIME=${CONTRACT_DELETE_TIME:-25}
+TOKEN=contract-test-token
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -c "import schemathesis, yaml, openapi_spec_validator" 2>/dev/null \
+  || .venv/bin/pip install -q schemathesis pyyaml openapi-spec-validator
+command -v vips > /dev/null || { echo "the vips CLI is missing: apt-get install libvips-tools" >&2; exit 1; }
+
+echo "== docs/openapi.yaml is valid OpenAPI 3.1 and the committed JSON matches it" >&2
+.venv/bin/python Tests/contract/openapi_json.py --check
+
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+mkdir -p "$work/images"
+# tiny: 600x300, levels 0-10 with a preview; gradient: 1500x1000, several tiles per level.
+vips black "$work/tiny.v" 600 300 --bands 3
+vips linear "$work/tiny.v" "$work/images/tiny.png" 1 90
+vips xyz "$work/xyz.v" 1500 1000
+vips cast "$work/xyz.v" "$work/images/gradient.jpg" uchar
+printf 'not an image' > "$work/images/broken.jpg"
+
+echo "building tilescope" >&2
+swift build --product tilescope > "$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }
+bin=$(swift build --show-bin-path)/tilescope
+TILESCOPE_ADMIN_TOKEN=$TOKEN "$bin" serve --host 127.0.0.1 --port 0 --images "$work/images" --data "$work/data" \
+  --rescan 1 > "$work/server.log" 2>&1 &
+server_pid=$!
+port=""
+for _ in $(seq 1 100); do
+  port=$(grep -oE 'http://127\.0\.0\.1:[0-9]+/' "$work/server.log" | head -n1 | grep -oE '[0-9]+/$' | tr -d / || true)
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || { cat "$work/server.log" >&2; echo "server did not start" >&2; exit 1; }
+base="http://127.0.0.1:$port"
+for id in tiny gradient; do
+  for _ in $(seq 1 300); do
+    curl -sf "$base/api/images/$id" | grep -q '"status":"ready"' && break
+    sleep 0.1
+  done
+  curl -sf "$base/api/images/$id" | grep -q '"status":"ready"' || { echo "image $id was not built" >&2; exit 1; }
+done
+
+version=$(.venv/bin/schemathesis --version | grep -oE '[0-9.]+$')
+status=0
+# schemathesis against the server's own contract, every check on; "$@" selects operations.
+contract() {
+  local label=$1 budget=$2
+  shift 2
+  echo "== schemathesis $version, $label, against $base/openapi.json" >&2
+  # Run from the temporary folder: schemathesis keeps a .schemathesis/ cache in its working directory.
+  (cd "$work" && "$repo/.venv/bin/schemathesis" --config-file "$repo/Tests/contract/schemathesis.toml" \
+    run "$base/openapi.json" \
+    --checks all --max-examples "$MAX_EXAMPLES" --max-time "$budget" --seed "${CONTRACT_SEED:-1}" \
+    --workers 1 --request-timeout 10 --no-color -H "Authorization: Bearer $TOKEN" "$@" \
+    --report junit --report-dir "$work/report") 2>&1 | tee -a "${CONTRACT_LOG:-/dev/null}" || status=1
+}
+# Deleting first would leave the other operations only 404s to test, so deletions run last, with
+# uploads (the stateful links upload -> job -> image -> rating -> delete) and what they link to.
+contract "every operation but DELETE" "$MAX_TIME" --exclude-operation-id deleteImage
+contract "uploads and deletions" "$DELETE_TIME" --include-operation-id uploadImage --include-operation-id deleteImage \
+  --include-operation-id getJob --include-operation-id getImage --include-operation-id rateImage
+
+# What the runs reached: responses per route and status, from the server's own metrics.
+echo "== responses by route and status (tilescope_http_requests_total)" >&2
+curl -sf "$base/metrics" | grep -E '^tilescope_http_requests_total' | grep -v ' 0$' \
+  | sed -E 's/^tilescope_http_requests_total\{route="([^"]*)",code="([^"]*)"\} /\1 \2: /' | paste -sd ' ' | fold -s -w 120 >&2 || true
+
+# A crash of the server is a failure even if schemathesis saw only connection errors.
+if ! kill -0 "$server_pid" 2>/dev/null; then
+  echo "the server died during the run:" >&2
+  tail -n 40 "$work/server.log" >&2
+  status=1
+fi
+if [ "$status" -ne 0 ]; then
+  cp "$work/server.log" test-output.contract-server.log
+  echo "schemathesis found failures (server log: test-output.contract-server.log)" >&2
+fi
+exit "$status"

@@ -160,3 +160,33 @@ import Testing
         #expect(IIIF2Size.canonical(PixelSize(width: 1, height: 1), region: PixelSize(width: 1000, height: 1)) == "1,")
     }
 }
+
+/// The IIIF paths beside 3.0's, as the router reads them, and the ids behind `--public-url`.
+@Suite struct IIIFPathTests {
+    @Test func routerReadsThe21AndPresentationPaths() throws {
+        #expect(try Endpoint.parse(["iiif", "2", "x"]) == .iiif2Base(id: "x"))
+        #expect(try Endpoint.parse(["iiif", "2", "x", "info.json"]) == .iiif2Info(id: "x"))
+        #expect(try Endpoint.parse(["iiif", "2", "a/b", "full", "full", "0", "default.jpg"])
+            == .iiif2Image(id: "a/b", region: "full", size: "full", rotation: "0", qualityAndFormat: "default.jpg"))
+        #expect(try Endpoint.parse(["iiif", "presentation", "collection.json"]) == .presentationCollection)
+        #expect(try Endpoint.parse(["iiif", "presentation", "gallery", "manifest.json"]) == .presentationGallery)
+        #expect(try Endpoint.parse(["iiif", "presentation", "x", "manifest.json"]) == .presentationManifest(id: "x"))
+        #expect(try Endpoint.parse(["iiif", "presentation", "image", "gallery", "manifest.json"])
+            == .presentationManifest(id: "gallery"))
+        for bad in [["iiif", "4", "x", "info.json"], ["iiif", "2", "", "info.json"], ["iiif", "presentation"],
+                    ["iiif", "presentation", "x", "canvas"], ["iiif", "presentation", "image", "", "manifest.json"]] {
+            #expect(throws: APIError.self, "\(bad)") { try Endpoint.parse(bad) }
+        }
+    }
+
+    @Test func configuredPublicURLMakesEveryID() {
+        let service = IIIFService(publicURL: "https://example.org/tiles/")
+        let request = HTTPServerRequest(method: "GET", rawPath: "/iiif/2/x", headers: ["host": "internal:8080"])
+        #expect(service.url("/iiif/2/a%20b", request: request) == "https://example.org/tiles/iiif/2/a%20b")
+        let builder = PresentationBuilder(url: { service.url($0, request: request) }, maxArea: 100, rights: nil,
+                                          attribution: nil, sortQuery: "?sort=rating")
+        #expect(builder.manifestID("a b") == "https://example.org/tiles/iiif/presentation/a%20b/manifest.json")
+        #expect(builder.collectionID(page: 2) == "https://example.org/tiles/iiif/presentation/collection.json?sort=rating&page=2")
+        #expect(builder.galleryManifestID == "https://example.org/tiles/iiif/presentation/gallery/manifest.json?sort=rating")
+    }
+}

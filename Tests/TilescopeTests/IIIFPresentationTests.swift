@@ -9,7 +9,8 @@ import Testing
 @Suite(.serialized) struct IIIFPresentationTests {
     static let rights = "http://creativecommons.org/licenses/by/4.0/"
 
-    /// Three images of different sizes, one with a title and caption; collection pages of two.
+    /// Four images of different sizes, one with a title and caption, one whose id is `gallery`;
+    /// collection pages of two.
     static let shared: TestServer = {
         let server = try! TestServer(label: "iiif-presentation", configure: { config in
             config.iiifRights = rights
@@ -19,6 +20,7 @@ import Testing
             try TestImages.writePNG(width: 600, height: 400, to: folder + "/alpha.png", seed: 1)
             try TestImages.writePNG(width: 300, height: 500, to: folder + "/beta.png", seed: 2)
             try TestImages.writePNG(width: 1300, height: 700, to: folder + "/gamma.png", seed: 3)
+            try TestImages.writePNG(width: 200, height: 150, to: folder + "/gallery.png", seed: 4)
             try Data(#"{"alpha.png": {"title": "The first", "caption": "A caption"}}"#.utf8)
                 .write(to: URL(fileURLWithPath: folder + "/captions.json"))
         }
@@ -83,7 +85,7 @@ import Testing
     @Test func canvasesMatchInfoJSONAndEveryURLAnswers() throws {
         let manifest = try document("/iiif/presentation/gallery/manifest.json")
         let canvases = try canvases(manifest)
-        #expect(canvases.count == 3)
+        #expect(canvases.count == 4)
         for canvas in canvases {
             let body = try #require(Self.body(canvas))
             let service = try #require((body["service"] as? [[String: String]])?.first?["id"])
@@ -148,10 +150,28 @@ import Testing
             manifests += items.compactMap { $0["id"] as? String }
         }
         let names = try #require(try server.get("/api/images?sort=name").json?["images"] as? [[String: Any]])
-        #expect(manifests == names.map { "http://127.0.0.1/iiif/presentation/\($0["id"] as! String)/manifest.json" })
+        #expect(manifests == names.map { "http://127.0.0.1" + Self.manifestPath($0["id"] as! String) })
         for manifest in manifests { #expect(try server.get(Self.localPath(manifest)).status == 200) }
         let sorted = try document("/iiif/presentation/collection.json?sort=RATING&page=1")
         #expect(sorted["id"] as? String == "http://127.0.0.1/iiif/presentation/collection.json?sort=rating&page=1")
+    }
+
+    static func manifestPath(_ id: String) -> String {
+        id == "gallery" ? "/iiif/presentation/image/gallery/manifest.json" : "/iiif/presentation/\(id)/manifest.json"
+    }
+
+    /// `gallery/manifest.json` is the whole gallery's, so an image whose id is `gallery` has its
+    /// Manifest at `image/gallery/manifest.json`, and the Collection says so.
+    @Test func anImageCalledGalleryKeepsItsOwnManifest() throws {
+        let own = try document("/iiif/presentation/image/gallery/manifest.json")
+        #expect(own["id"] as? String == "http://127.0.0.1/iiif/presentation/image/gallery/manifest.json")
+        let canvas = try #require(try canvases(own).first)
+        #expect(try canvases(own).count == 1)
+        #expect(canvas["width"] as? Int == 200 && canvas["height"] as? Int == 150)
+        #expect(try canvases(try document("/iiif/presentation/gallery/manifest.json")).count == 4)
+        // Any id answers at image/{id}/manifest.json, with the id it has in the Collection.
+        let alpha = try document("/iiif/presentation/image/alpha/manifest.json")
+        #expect(alpha["id"] as? String == "http://127.0.0.1/iiif/presentation/alpha/manifest.json")
     }
 
     @Test func idsFollowForwardedHeaders() throws {

@@ -194,6 +194,7 @@ import Testing
             "/metrics", "/iiif/3/x", "/iiif/3/x/info.json", "/iiif/3/x/full/max/0/default.jpg",
             "/iiif/2/x", "/iiif/2/x/info.json", "/iiif/2/x/full/full/0/default.jpg", "/iiif/presentation/x/manifest.json",
             "/iiif/presentation/gallery/manifest.json", "/iiif/presentation/collection.json",
+            "/iiif/presentation/image/x/manifest.json",
         ]
         var seen = Set<Int>()
         for path in paths {

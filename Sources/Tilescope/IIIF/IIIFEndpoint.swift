@@ -26,16 +26,19 @@ extension Endpoint {
         }
     }
 
-    /// `collection.json`, `gallery/manifest.json` (the whole gallery; it takes precedence over an
-    /// image whose id is `gallery`) and `{id}/manifest.json`.
+    /// `collection.json`, `gallery/manifest.json` (the whole gallery), `{id}/manifest.json`, and
+    /// `image/{id}/manifest.json` for any id: the one URL of an image whose id is `gallery`.
     private static func parsePresentation(_ rest: [String]) throws -> Endpoint {
         switch rest.count {
         case 1 where rest[0] == "collection.json": return .presentationCollection
         case 2 where rest[0] == "gallery" && rest[1] == "manifest.json": return .presentationGallery
         case 2 where !rest[0].isEmpty && rest[1] == "manifest.json": return .presentationManifest(id: rest[0])
+        case 3 where rest[0] == "image" && !rest[1].isEmpty && rest[2] == "manifest.json":
+            return .presentationManifest(id: rest[1])
         default:
             throw APIError.notFound("IIIF Presentation resources are /iiif/presentation/collection.json, "
-                + "/iiif/presentation/gallery/manifest.json and /iiif/presentation/{id}/manifest.json")
+                + "/iiif/presentation/gallery/manifest.json and /iiif/presentation/{id}/manifest.json "
+                + "(or /iiif/presentation/image/{id}/manifest.json)")
         }
     }
 }

@@ -20,8 +20,11 @@ struct PresentationBuilder {
         var pyramid: Pyramid
     }
 
+    /// `{id}/manifest.json`, except for an image whose id is `gallery`: that path is the whole
+    /// gallery's, so its own Manifest is at `image/gallery/manifest.json` (which any id also answers).
     func manifestID(_ imageID: String) -> String {
-        url(Self.prefix + IIIFService.encode(imageID) + "/manifest.json")
+        let folder = imageID == "gallery" ? "image/gallery" : IIIFService.encode(imageID)
+        return url(Self.prefix + folder + "/manifest.json")
     }
 
     var galleryManifestID: String { url(Self.prefix + "gallery/manifest.json" + sortQuery) }

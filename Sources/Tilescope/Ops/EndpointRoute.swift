@@ -77,6 +77,9 @@ extension Endpoint {
             return 20
         case ("iiif", 4) where segments[1] == "presentation" && !segments[2].isEmpty && segments[3] == "manifest.json":
             return 19
+        case ("iiif", 5) where segments[1] == "presentation" && segments[2] == "image" && !segments[3].isEmpty
+            && segments[4] == "manifest.json":
+            return 19
         case ("iiif", _): return unmatchedRoute
         default: return 8
         }

@@ -46,9 +46,6 @@ int ts_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
 int ts_pngsave_buffer(VipsImage *in, void **buf, size_t *len) {
     return vips_pngsave_buffer(in, buf, len, NULL);
 }
-int ts_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
-    return vips_webpsave_buffer(in, buf, len, "Q", quality, NULL);
-}
 int ts_crop(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
     return vips_crop(in, out, left, top, width, height, NULL);
 }
@@ -70,19 +67,13 @@ int ts_cast_uchar(VipsImage *in, VipsImage **out) {
 int ts_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
     return vips_resize(in, out, hscale, "vscale", vscale, NULL);
 }
-int ts_xyz(VipsImage **out, int width, int height) { return vips_xyz(out, width, height, NULL); }
 int ts_linear1(VipsImage *in, VipsImage **out, double a, double b) {
     return vips_linear1(in, out, a, b, NULL);
 }
-int ts_bandjoin(VipsImage **in, int n, VipsImage **out) { return vips_bandjoin(in, out, n, NULL); }
 int ts_replicate(VipsImage *in, VipsImage **out, int across, int down) {
     return vips_replicate(in, out, across, down, NULL);
 }
 int ts_add(VipsImage *left, VipsImage *right, VipsImage **out) { return vips_add(left, right, out, NULL); }
-int ts_extract_band(VipsImage *in, VipsImage **out, int band, int n) {
-    return vips_extract_band(in, out, band, "n", n, NULL);
-}
-int ts_math_sin(VipsImage *in, VipsImage **out) { return vips_sin(in, out, NULL); }
 int ts_zone(VipsImage **out, int width, int height) { return vips_zone(out, width, height, NULL); }
 int ts_zoom(VipsImage *in, VipsImage **out, int xfac, int yfac) { return vips_zoom(in, out, xfac, yfac, NULL); }
 int ts_maplut(VipsImage *in, VipsImage **out, VipsImage *lut) { return vips_maplut(in, out, lut, NULL); }

@@ -109,6 +109,7 @@ final class ConnectionGuard: @unchecked Sendable {
     /// Starts the thread that closes expired connections, four times per `headerTimeout` at most.
     func startReaper() {
         let period = min(0.25, headerTimeout / 4)
+        locked { stopped = false }
         let box = Unmanaged.passRetained(ReaperContext(guard: self, period: period)).toOpaque()
         var thread = pthread_t()
         if pthread_create(&thread, nil, reaperMain, box) == 0 {

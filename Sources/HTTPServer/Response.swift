@@ -40,12 +40,4 @@ public struct Response: Sendable {
     public func header(_ name: String) -> String? {
         headers.last { ASCII.equalIgnoringCase($0.name, name) }?.value
     }
-
-    /// Gives back a file body's descriptor when the response is dropped unsent (HEAD, 304).
-    public func discardBody() -> Response {
-        if case .file(let descriptor, _) = body { close(descriptor) }
-        var copy = self
-        copy.body = .empty
-        return copy
-    }
 }

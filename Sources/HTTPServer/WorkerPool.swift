@@ -28,13 +28,6 @@ public final class WorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Work submitted and not yet started.
-    public var backlog: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return queue.count - head
-    }
-
     /// Lets queued work finish, then ends the threads.
     public func shutdown() {
         condition.lock()

@@ -24,21 +24,8 @@ extension VImage {
         try VImage.make { ts_cast_uchar(pointer, $0) }
     }
 
-    /// `a * pixel + b` on every band.
-    public func linear(_ a: Double, _ b: Double) throws -> VImage {
-        try VImage.make { ts_linear1(pointer, $0, a, b) }
-    }
-
-    public func sin() throws -> VImage {
-        try VImage.make { ts_math_sin(pointer, $0) }
-    }
-
     public func adding(_ other: VImage) throws -> VImage {
         try VImage.make { ts_add(pointer, other.pointer, $0) }
-    }
-
-    public func band(_ index: Int, count: Int = 1) throws -> VImage {
-        try VImage.make { ts_extract_band(pointer, $0, Int32(index), Int32(count)) }
     }
 
     public func replicate(across: Int, down: Int) throws -> VImage {
@@ -73,20 +60,13 @@ extension VImage {
         }
     }
 
-    /// Stacks images as bands of one image.
-    public static func bandJoin(_ images: [VImage]) throws -> VImage {
-        var pointers: [UnsafeMutablePointer<VipsImage>?] = images.map { $0.pointer }
-        return try withExtendedLifetime(images) {
-            try VImage.make { ts_bandjoin(&pointers, Int32(pointers.count), $0) }
-        }
+    /// `a * pixel + b` on every band.
+    public func linear(_ a: Double, _ b: Double) throws -> VImage {
+        try VImage.make { ts_linear1(pointer, $0, a, b) }
     }
 
-    /// A two-band image whose pixels hold their own x and y coordinates.
-    public static func coordinates(width: Int, height: Int) throws -> VImage {
-        try VImage.make { ts_xyz($0, Int32(width), Int32(height)) }
-    }
-
-    /// A zone plate: concentric rings whose frequency rises with the radius.
+    /// A zone plate: concentric rings whose frequency rises with the radius. Tests use it for large
+    /// images that libvips computes as a stream, without holding their pixels.
     public static func zonePlate(width: Int, height: Int) throws -> VImage {
         try VImage.make { ts_zone($0, Int32(width), Int32(height)) }
     }

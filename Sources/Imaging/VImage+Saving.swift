@@ -17,10 +17,6 @@ extension VImage {
         try encode { ts_pngsave_buffer(pointer, $0, $1) }
     }
 
-    public func webpData(quality: Int = 80) throws -> [UInt8] {
-        try encode { ts_webpsave_buffer(pointer, $0, $1, Int32(quality)) }
-    }
-
     private func encode(
         _ save: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32
     ) throws -> [UInt8] {

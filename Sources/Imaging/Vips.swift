@@ -6,24 +6,15 @@ import Foundation
 public enum Vips {
     private static let started: Bool = {
         guard ts_vips_init("tilescope") == 0 else { return false }
-        // The server provides its own parallelism (one request per worker thread);
-        // extra libvips threads per operation only add contention.
+        // libvips keeps its default thread count (the cores, or VIPS_CONCURRENCY): dzsave
+        // builds use those threads, and IIIF renders, one per worker thread, measured no
+        // cheaper with VIPS_CONCURRENCY=1 (docs/iiif.md), so nothing here overrides it.
         return true
     }()
 
     /// Starts libvips once; safe to call from any thread, any number of times.
     public static func start() throws {
         guard started else { throw VipsError.take(or: "libvips failed to start") }
-    }
-
-    /// Threads libvips may use inside one operation.
-    public static func setConcurrency(_ threads: Int) {
-        vips_concurrency_set(Int32(threads))
-    }
-
-    /// Bounds libvips's cache of recent operations (0 disables it).
-    public static func setOperationCacheSize(maxOperations: Int) {
-        vips_cache_set_max(Int32(maxOperations))
     }
 
     public static var version: String {

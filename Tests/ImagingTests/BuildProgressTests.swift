@@ -15,7 +15,7 @@ import Testing
     @Test func everyReportBeforeTheEndHasAnEstimate() throws {
         let folder = try TestImages.folder()
         let source = folder + "/source.jpg"
-        try VImage.zonePlate(width: 4000, height: 3000).linear(127, 128).castToUChar().saveJPEG(to: source, quality: 80)
+        try TestImages.writeJPEG(width: 4000, height: 3000, to: source, seed: 3)
         let out = folder + "/pyramid"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let reports = Reports()

@@ -57,12 +57,15 @@ def normal_client(server, count, pause=0.0):
     return failures, latencies
 
 
+def metric(server, series):
+    for line in urllib_get(server, '/metrics').splitlines():
+        if line.startswith(series + ' '):
+            return float(line.split()[-1])
+    raise AssertionError(f'no {series} in /metrics')
+
+
 def open_connections(server):
-    text = urllib_get(server, '/metrics')
-    for line in text.splitlines():
-        if line.startswith('tilescope_http_open_connections'):
-            return int(float(line.split()[-1]))
-    raise AssertionError('no tilescope_http_open_connections in /metrics')
+    return int(metric(server, 'tilescope_http_open_connections'))
 
 
 def urllib_get(server, path):
@@ -193,6 +196,7 @@ def test_slow_request_heads_are_closed_at_the_header_deadline(start_server):
     reply.read()
     assert reply.status == 200
     assert still_open == 0, f'{still_open} of 100 slow connections are still open 20 s after a 2 s header deadline'
+    assert metric(server, 'tilescope_http_guard_closed_connections{reason="header_timeout"}') >= 100
     assert min(attack.closed_after) >= 1.5, f'a slow connection was closed after {min(attack.closed_after):.2f} s'
 
 
@@ -208,6 +212,7 @@ def test_a_full_server_closes_waiting_connections_to_serve_new_clients(start_ser
     record('tiles with 400 idle connections and --max-connections 200', latencies)
     assert failures == [], f'{len(failures)} of 100 tiles failed: {failures[:5]}'
     assert held <= 200 + 16, f'{held} connections open over a limit of 200'
+    assert metric(server, 'tilescope_http_guard_closed_connections{reason="room"}') >= 200
 
 
 def test_cached_tile_files_never_starve_accept_under_a_1024_open_files_limit(start_server, large_images):

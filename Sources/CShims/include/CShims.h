@@ -30,21 +30,16 @@ int ts_dzsave(VipsImage *in, const char *basename, int tile_size, int overlap, i
 int ts_jpegsave(VipsImage *in, const char *path, int quality);
 int ts_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality);
 int ts_pngsave_buffer(VipsImage *in, void **buf, size_t *len);
-int ts_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int quality);
 int ts_crop(VipsImage *in, VipsImage **out, int left, int top, int width, int height);
 int ts_arrayjoin(VipsImage **in, int n, VipsImage **out, int across);
 int ts_flatten(VipsImage *in, VipsImage **out, double r, double g, double b);
 int ts_colourspace_srgb(VipsImage *in, VipsImage **out);
 int ts_cast_uchar(VipsImage *in, VipsImage **out);
 int ts_resize(VipsImage *in, VipsImage **out, double hscale, double vscale);
-int ts_xyz(VipsImage **out, int width, int height);
 int ts_linear1(VipsImage *in, VipsImage **out, double a, double b);
-int ts_bandjoin(VipsImage **in, int n, VipsImage **out);
+int ts_zone(VipsImage **out, int width, int height);
 int ts_replicate(VipsImage *in, VipsImage **out, int across, int down);
 int ts_add(VipsImage *left, VipsImage *right, VipsImage **out);
-int ts_extract_band(VipsImage *in, VipsImage **out, int band, int n);
-int ts_math_sin(VipsImage *in, VipsImage **out);
-int ts_zone(VipsImage **out, int width, int height);
 /// Enlarges by whole factors, repeating each pixel (nearest neighbour, lazy).
 int ts_zoom(VipsImage *in, VipsImage **out, int xfac, int yfac);
 /// Maps each pixel through a lookup table image (a row of entries, one per input value).

@@ -30,8 +30,6 @@ final class DatabaseConnection {
 
     deinit { close() }
 
-    var isOpen: Bool { handle != nil }
-
     func close() {
         for statement in statements.values { sqlite3_finalize(statement) }
         statements.removeAll()

@@ -17,8 +17,6 @@ public enum DatabaseValue: Hashable, Sendable {
         if case .text(let value) = self { return value }
         return nil
     }
-
-    public var isNull: Bool { self == .null }
 }
 
 extension DatabaseValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByNilLiteral {

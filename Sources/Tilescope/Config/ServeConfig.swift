@@ -70,7 +70,7 @@ public struct ServeConfig: Sendable {
         Setting("--public", env: "TILESCOPE_PUBLIC", default: "Public", "folder of the browser client") {
             $0.publicFolder = $1
         },
-        Setting("--cors-origin", env: "TILESCOPE_CORS_ORIGIN", default: "*", "Access-Control-Allow-Origin value") {
+        Setting("--cors-origin", env: "TILESCOPE_CORS_ORIGIN", default: "*", "Access-Control-Allow-Origin value: * or one origin such as https://example.org") {
             config, value in
             guard CORSOrigin.isValid(value) else {
                 throw UsageError("cors origin must be * or one origin such as https://example.org:8443, not '\(value.debugDescription.dropFirst().dropLast())'")

@@ -9,6 +9,13 @@ enum OpsWiring {
         metrics.register(Gauge("tilescope_http_open_connections", help: "TCP connections open to the server.") {
             [weak server = service.server] in Double(server?.openConnectionCount ?? 0)
         })
+        metrics.register(Gauge("tilescope_http_guard_closed_connections",
+                               help: "Connections closed since start for not sending a request head within --header-timeout (header_timeout) or to make room at --max-connections (room), by reason.") {
+            [weak server = service.server] in
+            let counts = server?.guardCounts ?? (headerTimeouts: 0, evictions: 0)
+            return [(labels: [("reason", "header_timeout")], value: Double(counts.headerTimeouts)),
+                    (labels: [("reason", "room")], value: Double(counts.evictions))]
+        })
         metrics.register(Gauge("tilescope_http_requests_in_flight", help: "Requests received and not yet completed.") {
             [weak server = service.server] in Double(server?.inFlightCount ?? 0)
         })

@@ -10,13 +10,6 @@ struct ViewportFields {
         self.init(query.mapValues { .text($0) })
     }
 
-    func isPresent(_ field: String) -> Bool {
-        switch values[field] {
-        case nil, .null?: false
-        default: true
-        }
-    }
-
     /// A finite number, or `nil` when the field is absent.
     func number(_ field: String) throws(ViewportQueryError) -> Double? {
         switch values[field] {

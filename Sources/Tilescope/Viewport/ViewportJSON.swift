@@ -99,18 +99,6 @@ struct ViewportJSON: ~Copyable {
         needsComma = true
     }
 
-    /// Opens a string value whose pieces the caller guarantees need no escaping (percent-encoded URL parts),
-    /// to be written with `appendRaw`/`appendInt` and closed with `endRawString`.
-    mutating func beginRawString(_ key: StaticString) {
-        self.key(key)
-        byte(UInt8(ascii: "\""))
-    }
-
-    mutating func endRawString() {
-        byte(UInt8(ascii: "\""))
-        needsComma = true
-    }
-
     // MARK: pieces
 
     mutating func appendRaw(_ text: StaticString) {

@@ -179,6 +179,25 @@ import Testing
         }
     }
 
+    @Test func presentationSettings() throws {
+        func parse(_ arguments: [String]) throws -> ServeConfig {
+            var config = ServeConfig()
+            var positional: [String] = []
+            try SettingsParser.parse(arguments, environment: [:], settings: ServeConfig.settings, into: &config,
+                                     positional: &positional, switches: [:])
+            return config
+        }
+        let config = try parse(["--iiif-rights", "http://rightsstatements.org/vocab/InC/1.0/",
+                                "--iiif-attribution", "Museum", "--iiif-collection-page", "7"])
+        #expect(config.iiifRights == "http://rightsstatements.org/vocab/InC/1.0/")
+        #expect(config.iiifAttribution == "Museum" && config.iiifCollectionPageSize == 7)
+        #expect(try parse([]).iiifCollectionPageSize == 100)
+        for bad in [["--iiif-rights", "https://example.org/my-licence"], ["--iiif-rights", "all rights reserved"],
+                    ["--iiif-collection-page", "0"], ["--iiif-attribution", String(repeating: "x", count: 1001)]] {
+            #expect(throws: (any Error).self, "\(bad.first!)") { try parse(bad) }
+        }
+    }
+
     @Test func configuredPublicURLMakesEveryID() {
         let service = IIIFService(publicURL: "https://example.org/tiles/")
         let request = HTTPServerRequest(method: "GET", rawPath: "/iiif/2/x", headers: ["host": "internal:8080"])

@@ -91,9 +91,14 @@ public struct ServeConfig: Sendable {
         },
         Setting("--iiif-rights", env: "TILESCOPE_IIIF_RIGHTS", default: "(none)",
                 "licence URI in IIIF manifests' rights, such as http://creativecommons.org/licenses/by/4.0/") { config, value in
-            guard value.hasPrefix("http://") || value.hasPrefix("https://"),
+            // Presentation 3.0 allows only Creative Commons and RightsStatements.org URIs here.
+            let allowed = ["http://creativecommons.org/licenses/", "http://creativecommons.org/publicdomain/",
+                           "http://rightsstatements.org/vocab/", "https://creativecommons.org/licenses/",
+                           "https://creativecommons.org/publicdomain/", "https://rightsstatements.org/vocab/"]
+            guard allowed.contains(where: value.hasPrefix),
                   !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\"" || $0 == " " }) else {
-                throw UsageError("IIIF rights must be a licence URI such as http://creativecommons.org/licenses/by/4.0/")
+                throw UsageError("IIIF rights must be a Creative Commons or RightsStatements.org URI, "
+                    + "such as http://creativecommons.org/licenses/by/4.0/")
             }
             config.iiifRights = value
         },

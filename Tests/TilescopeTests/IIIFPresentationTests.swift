@@ -214,6 +214,18 @@ import Testing
         #expect(reply.header("access-control-allow-origin") == "*")
     }
 
+    @Test func headAndOptions() throws {
+        let connection = try RawHTTP(port: server.port)
+        for path in ["/iiif/presentation/alpha/manifest.json", "/iiif/presentation/collection.json",
+                     "/iiif/presentation/gallery/manifest.json", "/iiif/2/alpha/info.json"] {
+            let head = try connection.send("HEAD", path)
+            #expect(head.status == 200 && head.body.isEmpty && head.header("etag") != nil, "\(path)")
+            let options = try connection.send("OPTIONS", path)
+            #expect(options.status == 204 && options.header("access-control-allow-methods") == "GET, HEAD, OPTIONS", "\(path)")
+            #expect(try connection.send("POST", path).status == 405, "\(path)")
+        }
+    }
+
     @Test func emptyGalleryHasAnEmptyCollectionAndNoGalleryManifest() throws {
         let server = try TestServer(label: "iiif-presentation-empty") { _ in }
         let collection = try server.get("/iiif/presentation/collection.json")

@@ -49,7 +49,9 @@ public final class TilescopeService: @unchecked Sendable {
         let app = TilescopeApp(library: library, store: store, publicFolder: config.publicFolder,
                                corsOrigin: config.corsOrigin, operations: operations,
                                iiif: IIIFService(publicURL: config.publicURL, cacheBytes: config.iiifCacheMegabytes << 20,
-                                                 jpegQuality: config.quality),
+                                                 jpegQuality: config.quality, rights: config.iiifRights,
+                                                 attribution: config.iiifAttribution,
+                                                 collectionPageSize: config.iiifCollectionPageSize),
                                gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles)
         let connectionLimit = descriptors.connections(wanted: config.connectionLimit)
         if connectionLimit < config.connectionLimit {

@@ -296,7 +296,7 @@ import Testing
     @Test(arguments: [
         ("/iiif/3/nothing/info.json", 404), ("/iiif/3/nothing/full/max/0/default.jpg", 404),
         ("/iiif/3/scene%2F..%2Fscene/full/max/0/default.jpg", 404), ("/iiif/3/a/b/full/max/0/default.jpg", 404),
-        ("/iiif/3/%5Bframe%5D/info.json", 404), ("/iiif/2/scene/info.json", 404),
+        ("/iiif/3/%5Bframe%5D/info.json", 404), ("/iiif/4/scene/info.json", 404),
         ("/iiif/3/scene/full/full/0/default.jpg", 400), ("/iiif/3/scene/full/max/0/default.xyz", 400),
         ("/iiif/3/scene/abcdef/max/0/default.jpg", 400), ("/iiif/3/scene/full/max/-1/default.jpg", 400),
         ("/iiif/3/scene/full/2000,/0/default.jpg", 400), ("/iiif/3/scene/full/max/0/grey.jpg", 400),

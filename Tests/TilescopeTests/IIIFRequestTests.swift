@@ -102,7 +102,7 @@ import Testing
         #expect(try Endpoint.parse(["iiif", "3", "abc", "info.json"]) == .iiifInfo(id: "abc"))
         #expect(try Endpoint.parse(["iiif", "3", "a/b", "full", "max", "0", "default.jpg"])
             == .iiifImage(id: "a/b", region: "full", size: "max", rotation: "0", qualityAndFormat: "default.jpg"))
-        for bad in [["iiif"], ["iiif", "2", "abc", "info.json"], ["iiif", "3", "a", "b", "full", "max", "0", "default.jpg"],
+        for bad in [["iiif"], ["iiif", "4", "abc", "info.json"], ["iiif", "3", "a", "b", "full", "max", "0", "default.jpg"],
                     ["iiif", "3", "abc", "full", "max"]] {
             #expect(throws: APIError.self) { _ = try Endpoint.parse(bad) }
         }

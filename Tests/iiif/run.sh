@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# The official IIIF Image API validator (PyPI iiif-validator) against a live tilescope
-# serving the validator's own test image. Fails on any failure.
+# IIIF conformance of a live tilescope, from the outside. Fails on any failure.
 #
-# Runs every test of level 2 for version 3.0, plus the optional tests for what info.json
-# declares beyond level 2 (Link headers, mirroring, arbitrary rotation, upscaling, gif, tif).
-# Skipped, because they are broken in iiif-validator 1.0.5 under Python 3 for any server
-# (they call Python 2's `urllib.urlopen`, which Python 3 does not have):
-#   format_webp, format_jp2, format_pdf.
-# The script checks that they are still broken that way (so the skip is dropped once the
-# validator is fixed) and does their checks itself for the formats we declare (webp, jp2).
+# 1. The official IIIF Image API validator (PyPI iiif-validator) against the validator's own
+#    test image: every test of level 2 for version 3.0 at /iiif/3 and for version 2.0 at /iiif/2
+#    (our 2.1 service; the validator's newest 2.x suite is 2.0), plus the optional tests for what
+#    info.json declares beyond level 2 (Link headers, mirroring, arbitrary rotation, upscaling,
+#    gif, tif). Skipped, because they are broken in iiif-validator 1.0.5 under Python 3 for any
+#    server (they call Python 2's `urllib.urlopen`, which Python 3 does not have):
+#    format_webp, format_jp2, format_pdf. The script checks that they are still broken that way
+#    (so the skip is dropped once the validator is fixed) and does their checks itself for the
+#    formats we declare (webp, jp2), in both versions.
+# 2. The Presentation API 3.0 (presentation.py): every manifest and collection page parsed with
+#    iiif-prezi3's models, every Canvas the size of its image's info.json, every service, image
+#    and thumbnail URL answering. The collection is paged one manifest a page, so paging is used.
+# 3. A real viewer (viewer.py): OpenSeadragon in headless Chromium pages through the gallery
+#    manifest, opening each Canvas's Image API service and loading its tiles.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ID=67352ccc-d1b0-11e1-89ae-279075081939
@@ -16,8 +22,9 @@ OPTIONAL=(linkheader_canonical linkheader_profile rot_full_non90 rot_mirror rot_
           format_gif format_tif)
 BROKEN=(format_webp format_jp2 format_pdf)
 
-[ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -c "import iiif_validator" 2>/dev/null || .venv/bin/pip install -q iiif-validator
+# Chromium, playwright and pillow (for the viewer and the second test image), then the IIIF tools.
+scripts/browser-test-setup.sh
+.venv/bin/python -c "import iiif_validator, iiif_prezi3" 2>/dev/null || .venv/bin/pip install -q iiif-validator iiif-prezi3
 work=$(mktemp -d)
 server_pid=""
 cleanup() {
@@ -38,11 +45,31 @@ with zipfile.ZipFile(wheel) as z:
     data = z.read("iiif_validator/validation_image.png")
 open(f"{work}/images/{ident}.png", "wb").write(data)
 PY
+# A second image, portrait, with a title and caption, so manifests differ in size and text.
+.venv/bin/python - "$work/images" <<'PY'
+import sys
+from PIL import Image
+size = (300, 500)
+channels = [Image.linear_gradient("L").resize(size), Image.effect_noise(size, 40), Image.radial_gradient("L").resize(size)]
+Image.merge("RGB", channels).save(sys.argv[1] + "/portrait.png")
+open(sys.argv[1] + "/captions.json", "w").write('{"portrait.png": {"title": "A portrait", "caption": "Gradients and noise"}}')
+PY
+# OpenSeadragon from PyPI: tissuumaps ships it; downloaded, never installed.
+.venv/bin/pip download -q --no-deps --dest "$work/wheel" tissuumaps
+.venv/bin/python - "$work" <<'PY'
+import glob, sys, zipfile
+work = sys.argv[1]
+with zipfile.ZipFile(glob.glob(work + "/wheel/tissuumaps-*.whl")[0]) as z:
+    name = next(n for n in z.namelist() if n.endswith("/openseadragon.min.js"))
+    open(work + "/openseadragon.min.js", "wb").write(z.read(name))
+PY
 
 echo "building tilescope" >&2
 swift build --product tilescope > "$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }
 bin=$(swift build --show-bin-path)/tilescope
-"$bin" serve --host 127.0.0.1 --port 0 --images "$work/images" --data "$work/data" > "$work/server.log" 2>&1 &
+"$bin" serve --host 127.0.0.1 --port 0 --images "$work/images" --data "$work/data" --iiif-collection-page 1 \
+  --iiif-rights http://creativecommons.org/licenses/by/4.0/ --iiif-attribution "Tilescope IIIF tests" \
+  > "$work/server.log" 2>&1 &
 server_pid=$!
 port=""
 for _ in $(seq 1 100); do
@@ -52,41 +79,55 @@ for _ in $(seq 1 100); do
 done
 [ -n "$port" ] || { cat "$work/server.log" >&2; echo "server did not start" >&2; exit 1; }
 for _ in $(seq 1 300); do
-  curl -sf "http://127.0.0.1:$port/api/images/$ID" | grep -q '"status":"ready"' && break
+  [ "$(curl -sf "http://127.0.0.1:$port/api/images" | grep -o '"status":"ready"' | wc -l)" -eq 2 ] && break
   sleep 0.1
 done
-curl -sf "http://127.0.0.1:$port/iiif/3/$ID/info.json" > /dev/null || { echo "pyramid not ready" >&2; exit 1; }
+for image in "$ID" portrait; do
+  curl -sf "http://127.0.0.1:$port/iiif/3/$image/info.json" > /dev/null || { echo "pyramid of $image not ready" >&2; exit 1; }
+done
 
-validate() {
-  .venv/bin/iiif-validate.py -s "127.0.0.1:$port" -p iiif/3 -i "$ID" --version=3.0 "$@" 2>&1
-}
 status=0
-echo "== level 2" >&2
-out=$(validate --level=2) || status=1
-echo "$out" | grep -vE '^Importing' | grep -E 'FAIL|Done|  ' || true
-echo "$out" | grep -q 'Done (.*, 0 failures)' || status=1
+# validate_version {3.0|2.0} {iiif/3|iiif/2}: level 2, the optional tests, the skipped ones.
+validate_version() {
+  local version=$1 prefix=$2 out args broken
+  validate() {
+    .venv/bin/iiif-validate.py -s "127.0.0.1:$port" -p "$prefix" -i "$ID" --version="$version" "$@" 2>&1
+  }
+  echo "== Image API $version at /$prefix: level 2" >&2
+  out=$(validate --level=2) || status=1
+  echo "$out" | grep -vE '^Importing' | grep -E 'FAIL|Done|  ' || true
+  echo "$out" | grep -q 'Done (.*, 0 failures)' || status=1
 
-echo "== optional tests for the features declared beyond level 2" >&2
-args=(); for t in "${OPTIONAL[@]}"; do args+=(--test "$t"); done
-out=$(validate "${args[@]}") || status=1
-echo "$out" | grep -vE '^Importing' | grep -E 'FAIL|Done|  ' || true
-echo "$out" | grep -q "Done (${#OPTIONAL[@]} tests, 0 failures)" || status=1
+  echo "== Image API $version: optional tests for the features declared beyond level 2" >&2
+  args=(); for t in "${OPTIONAL[@]}"; do args+=(--test "$t"); done
+  out=$(validate "${args[@]}") || status=1
+  echo "$out" | grep -vE '^Importing' | grep -E 'FAIL|Done|  ' || true
+  echo "$out" | grep -q "Done (${#OPTIONAL[@]} tests, 0 failures)" || status=1
 
-echo "== skipped (broken under Python 3): ${BROKEN[*]}" >&2
-args=(); for t in "${BROKEN[@]}"; do args+=(--test "$t"); done
-out=$(validate "${args[@]}" -v) || true
-broken=$(echo "$out" | grep -c "exception: module 'urllib' has no attribute 'urlopen'" || true)
-if [ "$broken" -ne "${#BROKEN[@]}" ]; then
-  echo "$out"
-  echo "the skipped tests no longer fail on urllib.urlopen: run them for real and drop the skip" >&2
-  status=1
-fi
-# What those tests meant to check, for the formats info.json declares.
-base="http://127.0.0.1:$port/iiif/3/$ID/full/max/0/default"
-curl -sf -o "$work/image.webp" "$base.webp" && curl -sf -o "$work/image.jp2" "$base.jp2"
-[ "$(head -c 12 "$work/image.webp" | tail -c 4)" = WEBP ] || { echo "webp: not a WebP file" >&2; status=1; }
-[ "$(head -c 12 "$work/image.jp2" | od -An -tx1 | tr -d ' \n')" = 0000000c6a5020200d0a870a ] \
-  || { echo "jp2: not a JPEG 2000 file" >&2; status=1; }
+  echo "== Image API $version: skipped (broken under Python 3): ${BROKEN[*]}" >&2
+  args=(); for t in "${BROKEN[@]}"; do args+=(--test "$t"); done
+  out=$(validate "${args[@]}" -v) || true
+  broken=$(echo "$out" | grep -c "exception: module 'urllib' has no attribute 'urlopen'" || true)
+  if [ "$broken" -ne "${#BROKEN[@]}" ]; then
+    echo "$out"
+    echo "the skipped tests no longer fail on urllib.urlopen: run them for real and drop the skip" >&2
+    status=1
+  fi
+  # What those tests meant to check, for the formats info.json declares.
+  local size=max; [ "$version" = 2.0 ] && size=full
+  local base="http://127.0.0.1:$port/$prefix/$ID/full/$size/0/default"
+  rm -f "$work/image.webp" "$work/image.jp2"
+  curl -sf -o "$work/image.webp" "$base.webp" && curl -sf -o "$work/image.jp2" "$base.jp2" || true
+  [ "$(head -c 12 "$work/image.webp" 2>/dev/null | tail -c 4)" = WEBP ] || { echo "webp ($version): not a WebP file" >&2; status=1; }
+  [ "$(head -c 12 "$work/image.jp2" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 0000000c6a5020200d0a870a ] \
+    || { echo "jp2 ($version): not a JPEG 2000 file" >&2; status=1; }
+}
+validate_version 3.0 iiif/3
+validate_version 2.0 iiif/2
+[ "$status" -eq 0 ] && echo "IIIF validator: every level-2 test and every declared optional test passed, 3.0 and 2.0" >&2
 
-[ "$status" -eq 0 ] && echo "IIIF validator: every level-2 test and every declared optional test passed" >&2
+echo "== Presentation API 3.0: iiif-prezi3 and the links" >&2
+.venv/bin/python Tests/iiif/presentation.py "http://127.0.0.1:$port" || status=1
+echo "== Presentation API 3.0: OpenSeadragon in Chromium on the gallery manifest" >&2
+timeout 300 .venv/bin/python Tests/iiif/viewer.py "http://127.0.0.1:$port" "$work/openseadragon.min.js" || status=1
 exit "$status"

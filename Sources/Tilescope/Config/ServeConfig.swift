@@ -32,6 +32,10 @@ public struct ServeConfig: Sendable {
     /// Base URL clients reach the server at (IIIF ids); empty: from each request's headers.
     public var publicURL = ""
     public var iiifCacheMegabytes = 256
+    /// IIIF Presentation: the licence URI (`rights`) and attribution (`requiredStatement`); empty: none.
+    public var iiifRights = ""
+    public var iiifAttribution = ""
+    public var iiifCollectionPageSize = 100
 
     public init() {}
 
@@ -84,6 +88,28 @@ public struct ServeConfig: Sendable {
         Setting("--iiif-cache-mb", env: "TILESCOPE_IIIF_CACHE_MB", default: "256",
                 "megabytes of rendered IIIF images kept in memory (0: none)") {
             $0.iiifCacheMegabytes = try SettingValue.integer($1, "iiif-cache-mb", in: 0...1_000_000)
+        },
+        Setting("--iiif-rights", env: "TILESCOPE_IIIF_RIGHTS", default: "(none)",
+                "licence URI in IIIF manifests' rights, such as http://creativecommons.org/licenses/by/4.0/") { config, value in
+            // Presentation 3.0 allows only Creative Commons and RightsStatements.org URIs here.
+            let allowed = ["http://creativecommons.org/licenses/", "http://creativecommons.org/publicdomain/",
+                           "http://rightsstatements.org/vocab/", "https://creativecommons.org/licenses/",
+                           "https://creativecommons.org/publicdomain/", "https://rightsstatements.org/vocab/"]
+            guard allowed.contains(where: value.hasPrefix),
+                  !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\"" || $0 == " " }) else {
+                throw UsageError("IIIF rights must be a Creative Commons or RightsStatements.org URI, "
+                    + "such as http://creativecommons.org/licenses/by/4.0/")
+            }
+            config.iiifRights = value
+        },
+        Setting("--iiif-attribution", env: "TILESCOPE_IIIF_ATTRIBUTION", default: "(none)",
+                "text of IIIF manifests' requiredStatement (Attribution)") { config, value in
+            guard value.count <= 1000 else { throw UsageError("IIIF attribution must be at most 1000 characters") }
+            config.iiifAttribution = value
+        },
+        Setting("--iiif-collection-page", env: "TILESCOPE_IIIF_COLLECTION_PAGE", default: "100",
+                "manifests per page of the IIIF collection") {
+            $0.iiifCollectionPageSize = try SettingValue.integer($1, "iiif-collection-page", in: 1...10_000)
         },
         Setting("--threads", env: "TILESCOPE_THREADS", default: "number of cores", "HTTP poll threads") {
             $0.pollThreads = try SettingValue.integer($1, "threads", in: 1...256)

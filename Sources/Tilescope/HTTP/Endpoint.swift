@@ -21,6 +21,12 @@ public enum Endpoint: Equatable, Sendable {
     case iiifBase(id: String)
     case iiifInfo(id: String)
     case iiifImage(id: String, region: String, size: String, rotation: String, qualityAndFormat: String)
+    case iiif2Base(id: String)
+    case iiif2Info(id: String)
+    case iiif2Image(id: String, region: String, size: String, rotation: String, qualityAndFormat: String)
+    case presentationManifest(id: String)
+    case presentationGallery
+    case presentationCollection
 
     public var allowedMethods: [String] {
         switch self {

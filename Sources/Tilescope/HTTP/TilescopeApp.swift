@@ -89,6 +89,13 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         case .iiifInfo(let id): return .now(try iiifInfo(id, request))
         case let .iiifImage(id, region, size, rotation, qualityAndFormat):
             return try iiifImage(id, region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat, request)
+        case .iiif2Base(let id): return .now(try iiif2Redirect(id, request))
+        case .iiif2Info(let id): return .now(try iiif2Info(id, request))
+        case let .iiif2Image(id, region, size, rotation, qualityAndFormat):
+            return try iiif2Image(id, region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat, request)
+        case .presentationManifest(let id): return .now(try presentationManifest(id, request))
+        case .presentationGallery: return .now(try presentationGallery(request))
+        case .presentationCollection: return .now(try presentationCollection(request))
         }
     }
 

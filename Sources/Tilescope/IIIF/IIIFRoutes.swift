@@ -39,14 +39,23 @@ extension TilescopeApp {
         let rendering = try IIIFImageRequest.parse(region: region, size: size, rotation: rotation,
                                                    qualityAndFormat: qualityAndFormat)
             .resolve(width: pyramid.width, height: pyramid.height, maxArea: iiif.maxArea)
-        let base = iiif.baseURI(id: id, request: request)
+        return try serve(rendering, of: record, manifest, base: iiif.baseURI(id: id, request: request),
+                         profileURI: IIIFInfo.profileURI, request)
+    }
+
+    /// Answers a resolved request of either API version: `base` and `profileURI` are the
+    /// version's own, for the Link header; the renderer, files, cache and ETag are shared.
+    func serve(_ rendering: IIIFRendering, of record: ImageRecord, _ manifest: PyramidManifest, base: String,
+               profileURI: String, _ request: Request) throws -> Reply {
+        let id = record.id
+        let pyramid = manifest.pyramid
         // Hashed: the canonical path has commas, which If-None-Match lists cannot carry.
         let etag = "\"\(record.version)-\(Self.fnv1a(Array(rendering.canonical.utf8)))\""
         // IIIF URLs carry no version: a day of freshness, then revalidation by ETag (which
         // holds the version). With `?v=` naming the current version, a year, immutable.
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: record.version) == HTTPCaching.immutable
             ? HTTPCaching.immutable : "public, max-age=86400"
-        let link = "<\(base)/\(rendering.canonical)>;rel=\"canonical\",<\(IIIFInfo.profileURI)>;rel=\"profile\""
+        let link = "<\(base)/\(rendering.canonical)>;rel=\"canonical\",<\(profileURI)>;rel=\"profile\""
         var headers: [(name: String, value: String)] = [
             ("Content-Type", rendering.format.encoded.mediaType), ("ETag", etag), ("Cache-Control", cacheControl),
             ("Link", link),

@@ -11,10 +11,19 @@ public final class IIIFService: Sendable {
     let maxArea: Int
     let jpegQuality: Int
     let cache: DerivativeCache
+    /// Presentation API: `rights` (a licence URI) and the `requiredStatement` attribution text, if configured.
+    let rights: String?
+    let attribution: String?
+    /// Manifests per page of the Presentation collection.
+    let collectionPageSize: Int
 
     public static let prefix = "/iiif/3/"
 
-    public init(publicURL: String? = nil, cacheBytes: Int = 256 << 20, maxArea: Int = 4096 * 4096, jpegQuality: Int = 85) {
+    public init(publicURL: String? = nil, cacheBytes: Int = 256 << 20, maxArea: Int = 4096 * 4096, jpegQuality: Int = 85,
+                rights: String? = nil, attribution: String? = nil, collectionPageSize: Int = 100) {
+        self.rights = rights.flatMap { $0.isEmpty ? nil : $0 }
+        self.attribution = attribution.flatMap { $0.isEmpty ? nil : $0 }
+        self.collectionPageSize = max(1, collectionPageSize)
         var url = publicURL ?? ""
         while url.hasSuffix("/") { url.removeLast() }
         self.publicURL = url.isEmpty ? nil : url
@@ -25,7 +34,12 @@ public final class IIIFService: Sendable {
 
     /// The image's base URI as the client reached it: `{scheme}://{host}/iiif/3/{id}`.
     func baseURI(id: String, request: Request) -> String {
-        let path = Self.prefix + Self.encode(id)
+        url(Self.prefix + Self.encode(id), request: request)
+    }
+
+    /// An absolute URL of this server for `path` (which starts with `/`), as the client reached it:
+    /// every IIIF id (Image API 2.1 and 3.0, Presentation) is built here.
+    func url(_ path: String, request: Request) -> String {
         if let publicURL { return publicURL + path }
         let scheme = Self.firstValue(request.header("x-forwarded-proto")).flatMap { $0 == "https" || $0 == "http" ? $0 : nil }
         let host = [Self.firstValue(request.header("x-forwarded-host")), request.header("host")]

@@ -7,7 +7,9 @@ extension Endpoint {
     /// requests that matched no endpoint (bad paths, 404s of unknown URLs).
     static let routeNames = [
         "image_list", "image", "viewport", "rating", "gallery", "dzi_descriptor", "dzi_tile", "preview",
-        "static", "healthz", "readyz", "metrics", "job", "iiif_base", "iiif_info", "iiif_image", "openapi", "unmatched",
+        "static", "healthz", "readyz", "metrics", "job", "iiif_base", "iiif_info", "iiif_image",
+        "iiif2_base", "iiif2_info", "iiif2_image", "iiif_manifest", "iiif_gallery_manifest", "iiif_collection", "openapi",
+        "unmatched",
     ]
     static let unmatchedRoute = routeNames.count - 1
 
@@ -30,7 +32,13 @@ extension Endpoint {
         case .iiifBase: return 13
         case .iiifInfo: return 14
         case .iiifImage: return 15
-        case .openAPI: return 16
+        case .iiif2Base: return 16
+        case .iiif2Info: return 17
+        case .iiif2Image: return 18
+        case .presentationManifest: return 19
+        case .presentationGallery: return 20
+        case .presentationCollection: return 21
+        case .openAPI: return 22
         }
     }
 
@@ -57,15 +65,24 @@ extension Endpoint {
         case ("healthz", 1): return 9
         case ("readyz", 1): return 10
         case ("metrics", 1): return 11
-        case ("openapi.json", 1): return 16
-        case ("iiif", _) where segments.count >= 3 && segments[1] == "3" && !segments[2].isEmpty:
+        case ("openapi.json", 1): return 22
+        case ("iiif", _) where segments.count >= 3 && (segments[1] == "3" || segments[1] == "2") && !segments[2].isEmpty:
+            let shift = segments[1] == "2" ? 3 : 0
             switch segments.count {
-            case 3: return 13
-            case 4 where segments[3].isEmpty: return 13
-            case 4 where segments[3] == "info.json": return 14
-            case 7: return 15
+            case 3: return 13 + shift
+            case 4 where segments[3].isEmpty: return 13 + shift
+            case 4 where segments[3] == "info.json": return 14 + shift
+            case 7: return 15 + shift
             default: return unmatchedRoute
             }
+        case ("iiif", 3) where segments[1] == "presentation" && segments[2] == "collection.json": return 21
+        case ("iiif", 4) where segments[1] == "presentation" && segments[2] == "gallery" && segments[3] == "manifest.json":
+            return 20
+        case ("iiif", 4) where segments[1] == "presentation" && !segments[2].isEmpty && segments[3] == "manifest.json":
+            return 19
+        case ("iiif", 5) where segments[1] == "presentation" && segments[2] == "image" && !segments[3].isEmpty
+            && segments[4] == "manifest.json":
+            return 19
         case ("iiif", _): return unmatchedRoute
         default: return 8
         }

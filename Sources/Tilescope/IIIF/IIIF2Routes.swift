@@ -1,0 +1,48 @@
+import HTTPServer
+
+/// IIIF Image API 2.1 beside 3.0, at `/iiif/2/{id}`: its own info.json and size syntax,
+/// the same pyramids, renderer, cache and tile files as 3.0.
+extension TilescopeApp {
+    static let iiif2Prefix = "/iiif/2/"
+
+    func iiif2BaseURI(_ id: String, _ request: Request) -> String {
+        iiif.url(Self.iiif2Prefix + IIIFService.encode(id), request: request)
+    }
+
+    /// `GET /iiif/2/{id}`: 303 to the image information document.
+    func iiif2Redirect(_ id: String, _ request: Request) throws -> Response {
+        _ = try record(id)
+        return Response(status: 303, headers: [
+            ("Location", iiif2BaseURI(id, request) + "/info.json"), ("Cache-Control", "no-cache"),
+        ])
+    }
+
+    /// `GET /iiif/2/{id}/info.json`, as JSON-LD when the client asks for it.
+    func iiif2Info(_ id: String, _ request: Request) throws -> Response {
+        let (record, manifest) = try readyImage(id)
+        let base = iiif2BaseURI(id, request)
+        let body = JSON.encode(IIIF2Info(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea))
+        let wantsLD = request.header("accept")?.contains("application/ld+json") ?? false
+        let type = wantsLD ? "application/ld+json;profile=\"\(IIIF2Info.contextURI)\"" : "application/json"
+        let etag = "\"\(record.version)-info2-\(Self.fnv1a(Array(base.utf8)))-\(wantsLD ? "ld" : "json")\""
+        let headers: [(name: String, value: String)] = [
+            ("Content-Type", type), ("ETag", etag), ("Cache-Control", "public, max-age=3600"),
+            ("Vary", "Accept, Host, X-Forwarded-Host, X-Forwarded-Proto"),
+            ("Link", "<\(IIIF2Info.profileURI)>;rel=\"profile\""),
+        ]
+        if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
+        return Response(status: 200, headers: headers, body: .bytes(body))
+    }
+
+    /// `GET /iiif/2/{id}/{region}/{size}/{rotation}/{quality}.{format}`.
+    func iiif2Image(_ id: String, region: String, size: String, rotation: String, qualityAndFormat: String,
+                    _ request: Request) throws -> Reply {
+        let (record, manifest) = try readyImage(id)
+        let pyramid = manifest.pyramid
+        let rendering = try IIIF2ImageRequest.parse(region: region, size: size, rotation: rotation,
+                                                    qualityAndFormat: qualityAndFormat)
+            .resolve(width: pyramid.width, height: pyramid.height, maxArea: iiif.maxArea)
+        return try serve(rendering, of: record, manifest, base: iiif2BaseURI(id, request),
+                         profileURI: IIIF2Info.profileURI, request)
+    }
+}

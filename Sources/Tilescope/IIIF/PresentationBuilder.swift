@@ -1,0 +1,125 @@
+import ScrollGeometry
+
+/// Builds the Presentation 3.0 documents of gallery images: every id an absolute URL of this
+/// server (from `--public-url` or the request's headers, like the Image API's), every Canvas
+/// the size of its image, painted by the image with its Image API 3.0 service.
+struct PresentationBuilder {
+    /// An absolute URL for a path of this server.
+    var url: (String) -> String
+    var maxArea: Int
+    var rights: String?
+    var attribution: String?
+    /// `?sort=...` as the client gave it (or empty), so that gallery-wide ids name the order they hold.
+    var sortQuery: String
+
+    static let prefix = "/iiif/presentation/"
+
+    /// An image with its pyramid: only built images have a size, so only they are published.
+    struct Item {
+        var entry: GalleryEntry
+        var pyramid: Pyramid
+    }
+
+    /// `{id}/manifest.json`, except for an image whose id is `gallery`: that path is the whole
+    /// gallery's, so its own Manifest is at `image/gallery/manifest.json` (which any id also answers).
+    func manifestID(_ imageID: String) -> String {
+        let folder = imageID == "gallery" ? "image/gallery" : IIIFService.encode(imageID)
+        return url(Self.prefix + folder + "/manifest.json")
+    }
+
+    var galleryManifestID: String { url(Self.prefix + "gallery/manifest.json" + sortQuery) }
+
+    func collectionID(page: Int?) -> String {
+        let query = [sortQuery.isEmpty ? nil : String(sortQuery.dropFirst()), page.map { "page=\($0)" }].compactMap { $0 }
+        return url(Self.prefix + "collection.json" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
+    }
+
+    /// One image's Manifest: its title, caption, file name and rating, and its one Canvas.
+    func manifest(_ item: Item) -> Presentation.Manifest {
+        let entry = item.entry
+        var metadata = [Presentation.LabelValue(label: Presentation.english("File name"),
+                                                value: Presentation.text(entry.record.fileName))]
+        metadata.append(Presentation.LabelValue(label: Presentation.english("Rating"),
+                                                value: Presentation.english(entry.rating.map { "\($0) of 10" } ?? "not rated")))
+        return Presentation.Manifest(
+            id: manifestID(entry.record.id), label: Presentation.text(entry.title),
+            summary: entry.caption.map(Presentation.text), metadata: metadata, rights: rights,
+            requiredStatement: requiredStatement, thumbnail: [thumbnail(item)], items: [canvas(item)])
+    }
+
+    /// The whole gallery (in its `sort` order) as one Manifest, a Canvas per image, so a viewer
+    /// pages through it as the carousel does.
+    func galleryManifest(_ items: [Item]) -> Presentation.Manifest {
+        Presentation.Manifest(
+            id: galleryManifestID, label: Presentation.english("Tilescope gallery"),
+            summary: Presentation.english("\(items.count) image\(items.count == 1 ? "" : "s")"), metadata: nil,
+            rights: rights, requiredStatement: requiredStatement, thumbnail: items.first.map { [thumbnail($0)] },
+            items: items.map(canvas))
+    }
+
+    /// The gallery as a Collection of its images' Manifests. Presentation 3.0 pages a large
+    /// Collection by nesting (it has no `next` for Collections): over `pageSize` images, the
+    /// Collection lists Collections of `pageSize` Manifests each, at `?page=1`, `?page=2`, ...
+    /// `page` must be within 1...pages (the caller checks).
+    func collection(_ items: [Item], page: Int?, pageSize: Int) -> Presentation.Collection {
+        let label = Presentation.english("Tilescope gallery")
+        if let page {
+            let range = Self.pageRange(page, count: items.count, pageSize: pageSize)
+            return Presentation.Collection(
+                id: collectionID(page: page), label: Presentation.english("Tilescope gallery, images \(range.lowerBound + 1) to \(range.upperBound)"),
+                summary: nil, rights: rights, requiredStatement: requiredStatement,
+                partOf: [Presentation.Reference(id: collectionID(page: nil), type: "Collection", label: label)],
+                items: items[range].map(manifestReference))
+        }
+        let pages = Self.pageCount(items.count, pageSize: pageSize)
+        let children = pages <= 1 ? items.map(manifestReference) : (1...pages).map { page in
+            let range = Self.pageRange(page, count: items.count, pageSize: pageSize)
+            return Presentation.Reference(id: collectionID(page: page), type: "Collection",
+                                          label: Presentation.english("Images \(range.lowerBound + 1) to \(range.upperBound)"))
+        }
+        return Presentation.Collection(
+            id: collectionID(page: nil), label: label,
+            summary: Presentation.english("\(items.count) image\(items.count == 1 ? "" : "s")"), rights: rights,
+            requiredStatement: requiredStatement, partOf: nil, items: children)
+    }
+
+    static func pageCount(_ count: Int, pageSize: Int) -> Int { (count + pageSize - 1) / pageSize }
+
+    /// Indices of a 1-based page; `page` is within 1...pageCount.
+    static func pageRange(_ page: Int, count: Int, pageSize: Int) -> Range<Int> {
+        let start = (page - 1) * pageSize
+        return start..<min(count, start + pageSize)
+    }
+
+    private func manifestReference(_ item: Item) -> Presentation.Reference {
+        Presentation.Reference(id: manifestID(item.entry.record.id), type: "Manifest",
+                               label: Presentation.text(item.entry.title), thumbnail: [thumbnail(item)])
+    }
+
+    private var requiredStatement: Presentation.LabelValue? {
+        attribution.map { Presentation.LabelValue(label: Presentation.english("Attribution"), value: Presentation.text($0)) }
+    }
+
+    /// The image's own Canvas (the same id in its Manifest and in the gallery's), painted by
+    /// the image at the largest size the Image API serves, with that service for deep zoom.
+    private func canvas(_ item: Item) -> Presentation.Canvas {
+        let id = item.entry.record.id
+        let base = url(Self.prefix + IIIFService.encode(id))
+        let canvasID = base + "/canvas"
+        let pyramid = item.pyramid
+        let service = url(IIIFService.prefix + IIIFService.encode(id))
+        let full = IIIFSize.fit(PixelSize(width: pyramid.width, height: pyramid.height), maxArea: maxArea)
+        let body = Presentation.Image(id: service + "/full/max/0/default.jpg", width: full.width, height: full.height,
+                                      service: [Presentation.ImageService(id: service)])
+        let annotation = Presentation.Annotation(id: base + "/annotation/painting", body: body, target: canvasID)
+        return Presentation.Canvas(id: canvasID, label: Presentation.text(item.entry.title), width: pyramid.width,
+                                   height: pyramid.height, thumbnail: [thumbnail(item)],
+                                   items: [Presentation.AnnotationPage(id: base + "/page/painting", items: [annotation])])
+    }
+
+    /// The stored preview (the pyramid level at most 1024 pixels a side), at its versioned URL.
+    private func thumbnail(_ item: Item) -> Presentation.Image {
+        let size = item.pyramid.size(ofLevel: item.pyramid.previewLevel())
+        return Presentation.Image(id: url(item.entry.record.urls.preview), width: size.width, height: size.height, service: nil)
+    }
+}

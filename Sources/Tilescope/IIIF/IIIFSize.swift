@@ -73,7 +73,10 @@ struct IIIFSize: Equatable, Sendable {
         if !upscale && (size.width > region.width || size.height > region.height) {
             throw IIIFError.size(description, "would enlarge the \(region.width)x\(region.height) region; prefix it with ^ to allow that")
         }
-        guard size.width * size.height <= maxArea else {
+        // Checked: `^pct:999999999` of a large image, or `^999999999,` of a 1-pixel region, gives
+        // sides whose product overflows Int (which traps and kills the server).
+        let area = size.width.multipliedReportingOverflow(by: size.height)
+        guard !area.overflow, area.partialValue <= maxArea else {
             throw IIIFError.size(description, "gives \(size.width)x\(size.height), more than this server's maxArea of \(maxArea) pixels")
         }
         return size

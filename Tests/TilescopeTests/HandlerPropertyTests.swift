@@ -168,7 +168,7 @@ struct RequestGenerator {
 
     static let methods = ["GET", "GET", "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "get", "", "TRACE", "G\u{0}T"]
     static let numbers = ["0", "1", "7", "254", "255", "999999999", "9999999999", "-1", "+1", "1e3", "0x10", "00000001",
-                          "18446744073709551616", "", " 1", "1.5", ".5", "nan", "inf"]
+                          "18446744073709551616", "9223372036854775807", "-9223372036854775808", "", " 1", "1.5", ".5", "nan", "inf"]
     static let nasty = ["", "..", ".", "%", "%2", "%zz", "%2F", "%2e%2e", "%00", "%C3%28", "%E2%82%AC", "a%2Fb", "\u{1F600}",
                         "ü", "*", "?", "#", ";", "\\", "..%2F..%2Fetc%2Fpasswd", String(repeating: "a", count: 300),
                         String(repeating: "%41", count: 800), "info.json", "preview.jpeg", "viewport", "rating", "images",

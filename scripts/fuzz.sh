@@ -47,7 +47,11 @@ if ! (cd "$package" && swift build --product tilescope-fuzz "${sanitize[@]}") > 
   echo "fuzz build failed (full log: test-output/fuzz/build.log)" >&2
   exit 1
 fi
-binary="$(cd "$package" && swift build --show-bin-path "${sanitize[@]}")/tilescope-fuzz"
+# Run a copy, so that another build (a second run of this script) cannot replace it mid-run.
+run_folder=$(mktemp -d)
+trap 'rm -rf "$run_folder"' EXIT
+binary="$run_folder/tilescope-fuzz"
+cp "$(cd "$package" && swift build --show-bin-path "${sanitize[@]}")/tilescope-fuzz" "$binary"
 
 # Swift's crash reporter would run inside ASan's and libFuzzer's signal handling (ASan reports it as a
 # stack-buffer-underflow, and it can hang): libFuzzer reports traps itself. LeakSanitizer is off: the

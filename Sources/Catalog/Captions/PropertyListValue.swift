@@ -10,6 +10,7 @@ import Foundation
 /// not a full decode of every value either: a binary property list can refer to its own containers, so
 /// a full decode of `captions.plist` recurses without end (also found by the fuzz target). Stopping at
 /// the depth captions have, and reading two keys of each entry, keeps the work linear in the entries.
+/// The decoder's XML reader traps on some bytes that are not UTF-8, so only UTF-8 XML reaches it.
 enum PropertyListValue: Decodable {
     case string(String)
     case bool(Bool)
@@ -22,7 +23,13 @@ enum PropertyListValue: Decodable {
 
     /// Reads an XML or binary property list; throws for anything else, sets included.
     static func parse(_ data: Data) throws -> Any {
-        try PropertyListDecoder().decode(PropertyListValue.self, from: data).any
+        // The decoder's XML reader traps (a fatal error in FoundationEssentials, found by the fuzz target)
+        // on bytes that are not UTF-8 inside an <integer>: refuse them before it sees them.
+        if !data.starts(with: Array("bplist".utf8)) && String(validating: data, as: UTF8.self) == nil {
+            throw CocoaError(.propertyListReadCorrupt,
+                             userInfo: [NSDebugDescriptionErrorKey: "an XML property list must be UTF-8"])
+        }
+        return try PropertyListDecoder().decode(PropertyListValue.self, from: data).any
     }
 
     /// The keys read of an entry that is a dictionary.

@@ -18,6 +18,10 @@ set -e
 # The log keeps every line; the console gets results, not the "started" chatter.
 grep -vE "^(◇|Test Case .* started|Test Suite .* started)|prohibited flag" test-output.swift.log || true
 [ "$status" -eq 0 ] || { echo "swift test failed (full log: test-output.swift.log)" >&2; exit 1; }
+# Every libFuzzer target of Tests/fuzz for 20 s on its seeds, two at a time (~3 min with the build);
+# a crash fails the suite, its input saved in test-output/fuzz/<target>/.
+echo "== scripts/fuzz.sh 20" >&2
+FUZZ_JOBS=2 scripts/fuzz.sh 20
 for suite in Tests/hostile/run.sh Tests/browser/run.sh Tests/iiif/run.sh; do
   [ -x "$suite" ] || { echo "test suite $suite is missing or not executable" >&2; exit 1; }
   echo "== $suite" >&2

@@ -65,7 +65,7 @@ public struct Captions: Hashable, Sendable {
     public static func parsePropertyList(_ data: Data, file: String) throws(CaptionsError) -> Captions {
         let root: Any
         do {
-            root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            root = try PropertyListValue.parse(data)
         } catch {
             throw CaptionsError(.malformed, file: file, reason: "not a valid property list (\(Self.detail(of: error)))")
         }

@@ -57,7 +57,7 @@ struct IIIFSize: Equatable, Sendable {
         let width: Double, height: Double
         switch kind {
         case .max:
-            // `^max` is read as `max`: see the README, IIIF, "Deviations", for why.
+            // `^max` is read as `max`: see docs/iiif.md, "Deviations", for why.
             return Self.fit(region, maxArea: maxArea)
         case .width(let w):
             (width, height) = (Double(w), Self.round(rh * Double(w) / rw))

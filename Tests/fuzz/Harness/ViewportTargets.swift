@@ -1,0 +1,50 @@
+@testable import HTTPServer
+import ScrollGeometry
+@testable import Tilescope
+
+/// The viewport query, both ways it arrives: `GET ?width=...` (`{width}x{height}|{query string}`, split
+/// and decoded as libmicrohttpd and `PercentDecoding` do) and `POST` JSON (`{width}x{height}|{body}`).
+/// A query that parses is answered for an image of that size, and the answer is written out: every
+/// tile it lists must exist in the pyramid, and every number in it must be finite.
+enum ViewportQueryTarget {
+    static func run(_ bytes: [UInt8]) {
+        let input = SizedInput(bytes)
+        var fields: [String: String] = [:]
+        for pair in input.text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let key = PercentDecoding.decode(parts[0], plusIsSpace: true),
+                  let value = PercentDecoding.decode(parts.count > 1 ? parts[1] : "", plusIsSpace: true) else { return }
+            fields[key] = value
+        }
+        guard let query = try? ViewportQuery.parse(query: fields) else { return }
+        ViewportAnswerCheck.check(query, width: input.width, height: input.height)
+    }
+}
+
+enum ViewportJSONTarget {
+    static func run(_ bytes: [UInt8]) {
+        let input = SizedInput(bytes)
+        guard let query = try? ViewportQuery.parse(json: Array(input.text.utf8)) else { return }
+        ViewportAnswerCheck.check(query, width: input.width, height: input.height)
+    }
+}
+
+/// What must hold of any viewport answer.
+enum ViewportAnswerCheck {
+    static func check(_ query: ViewportQuery, width: Int, height: Int) {
+        let pyramid = Pyramid(width: width, height: height)
+        let viewport = query.viewport(for: pyramid)
+        let context = "\(query) on \(width)x\(height)"
+        for tile in viewport.tiles + (viewport.prefetch ?? []) {
+            let a = tile.address
+            FuzzCheck.require(pyramid.contains(level: a.level, column: a.column, row: a.row), "tile \(a) not in the pyramid: \(context)")
+        }
+        for number in [viewport.zoomScale, viewport.minimumZoomScale, viewport.maximumZoomScale, viewport.contentOffset.x,
+                       viewport.contentOffset.y, viewport.contentSize.width, viewport.contentSize.height, viewport.threshold] {
+            FuzzCheck.require(number.isFinite, "non-finite number in the answer: \(context)")
+        }
+        FuzzCheck.require(viewport.zoomScale > 0, "zoomScale \(viewport.zoomScale): \(context)")
+        let answer = ViewportResponse(imageID: "fuzz", viewport: viewport, urls: PyramidURLs(imageID: "fuzz", version: 1))
+        _ = answer.body
+    }
+}

@@ -115,7 +115,7 @@ import Testing
             case .stream(let sink):
                 response = stream(request, into: sink)
             }
-            return response.discardBody().withBody(of: response)
+            return response.closingFile()
         }
 
         private func stream(_ request: Request, into sink: any BodySink) -> Response {
@@ -146,10 +146,14 @@ import Testing
 
 extension Response {
     /// This response's status and headers with `other`'s in-memory body (a file body stays closed and empty).
-    fileprivate func withBody(of other: Response) -> Response {
+    /// The response with a file body's descriptor closed (its bytes are never sent here) and the
+    /// body emptied; other bodies are kept for the checks.
+    fileprivate func closingFile() -> Response {
         var copy = self
-        if case .file = other.body { return copy }
-        copy.body = other.body
+        if case .file(let descriptor, _) = body {
+            close(descriptor)
+            copy.body = .empty
+        }
         return copy
     }
 }

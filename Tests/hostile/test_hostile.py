@@ -76,6 +76,20 @@ def urllib_get(server, path):
     return body
 
 
+def raw_exchange(port, request):
+    s = socket.create_connection(('127.0.0.1', port), timeout=10)
+    s.sendall(request)
+    data = b''
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    head, _, body = data.partition(b'\r\n\r\n')
+    return head.decode('latin1'), body
+
+
 class SlowClients:
     """`count` connections held against the server. Trickling ones send a request head one byte per
     round and never finish it; idle ones send nothing. With `reconnect`, every connection the server
@@ -264,19 +278,11 @@ def test_a_flood_of_a_thousand_requests_is_served_and_the_server_recovers_at_onc
 @pytest.mark.parametrize('coding', ['xchunked', 'chunked, identity', 'gzip, chunked', 'identity'])
 def test_an_unknown_transfer_coding_is_501_at_once_and_closes(start_server, coding):
     server = start_server('transfer-coding')
-    s = socket.create_connection(('127.0.0.1', server.port), timeout=5)
-    s.sendall(f'POST /api/images/noise/viewport HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: {coding}\r\n'
-              'Content-Type: application/json\r\n\r\n'.encode())
-    data = b''
-    while True:  # the server closes the connection: a timeout here fails the test
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
-    head, _, body = data.partition(b'\r\n\r\n')
-    assert head.startswith(b'HTTP/1.1 501 '), head
-    assert b'Access-Control-Allow-Origin: *' in head
+    # raw_exchange reads until the server closes the connection: a timeout here fails the test.
+    head, body = raw_exchange(server.port, f'POST /api/images/noise/viewport HTTP/1.1\r\nHost: x\r\n'
+                              f'Transfer-Encoding: {coding}\r\nContent-Type: application/json\r\n\r\n'.encode())
+    assert head.startswith('HTTP/1.1 501 '), head
+    assert 'Access-Control-Allow-Origin: *' in head
     assert json.loads(body)['error'] == 'not_implemented'
 
 
@@ -293,20 +299,6 @@ def test_iiif_sizes_beyond_any_limit_are_400(start_server, size):
         assert reply.status == 400, (region, size, reply.status, body)
         assert body['error'] == 'bad_request' and 'maxArea' in body['message'], body
         assert reply.getheader('Access-Control-Allow-Origin') == '*'
-
-
-def raw_exchange(port, request):
-    s = socket.create_connection(('127.0.0.1', port), timeout=10)
-    s.sendall(request)
-    data = b''
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
-    head, _, body = data.partition(b'\r\n\r\n')
-    return head.decode('latin1'), body
 
 
 def test_absolute_form_targets_and_options_star_are_understood(start_server):

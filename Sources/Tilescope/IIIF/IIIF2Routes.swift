@@ -22,16 +22,8 @@ extension TilescopeApp {
         let (record, manifest) = try readyImage(id)
         let base = iiif2BaseURI(id, request)
         let body = JSON.encode(IIIF2Info(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea))
-        let wantsLD = request.header("accept")?.contains("application/ld+json") ?? false
-        let type = wantsLD ? "application/ld+json;profile=\"\(IIIF2Info.contextURI)\"" : "application/json"
-        let etag = "\"\(record.version)-info2-\(Self.fnv1a(Array(base.utf8)))-\(wantsLD ? "ld" : "json")\""
-        let headers: [(name: String, value: String)] = [
-            ("Content-Type", type), ("ETag", etag), ("Cache-Control", "public, max-age=3600"),
-            ("Vary", "Accept, Host, X-Forwarded-Host, X-Forwarded-Proto"),
-            ("Link", "<\(IIIF2Info.profileURI)>;rel=\"profile\""),
-        ]
-        if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
-        return Response(status: 200, headers: headers, body: .bytes(body))
+        return infoResponse(body, version: record.version, base: base, tag: "info2", contextURI: IIIF2Info.contextURI,
+                            profileURI: IIIF2Info.profileURI, request)
     }
 
     /// `GET /iiif/2/{id}/{region}/{size}/{rotation}/{quality}.{format}`.

@@ -17,14 +17,21 @@ extension TilescopeApp {
         let (record, manifest) = try readyImage(id)
         let base = iiif.baseURI(id: id, request: request)
         let body = JSON.encode(IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea))
+        return infoResponse(body, version: record.version, base: base, tag: "info", contextURI: IIIFInfo.contextURI,
+                            profileURI: IIIFInfo.profileURI, request)
+    }
+
+    /// An info.json answer of either API version: JSON-LD when the client asks for it, cached an hour,
+    /// with an ETag that covers the id (which depends on the host the client used).
+    func infoResponse(_ body: [UInt8], version: String, base: String, tag: String, contextURI: String,
+                      profileURI: String, _ request: Request) -> Response {
         let wantsLD = request.header("accept")?.contains("application/ld+json") ?? false
-        let type = wantsLD ? "application/ld+json;profile=\"\(IIIFInfo.contextURI)\"" : "application/json"
-        // The id depends on the host the client used, so the validator covers it too.
-        let etag = "\"\(record.version)-info-\(Self.fnv1a(Array(base.utf8)))-\(wantsLD ? "ld" : "json")\""
+        let type = wantsLD ? "application/ld+json;profile=\"\(contextURI)\"" : "application/json"
+        let etag = "\"\(version)-\(tag)-\(Self.fnv1a(Array(base.utf8)))-\(wantsLD ? "ld" : "json")\""
         let headers: [(name: String, value: String)] = [
             ("Content-Type", type), ("ETag", etag), ("Cache-Control", "public, max-age=3600"),
             ("Vary", "Accept, Host, X-Forwarded-Host, X-Forwarded-Proto"),
-            ("Link", "<\(IIIFInfo.profileURI)>;rel=\"profile\""),
+            ("Link", "<\(profileURI)>;rel=\"profile\""),
         ]
         if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
         return Response(status: 200, headers: headers, body: .bytes(body))

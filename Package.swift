@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "ScrollGeometry"),
         .target(name: "Imaging", dependencies: ["CShims", "CVips", "CTileDecoder", "ScrollGeometry"]),
         .target(name: "HTTPServer", dependencies: ["CShims", "CMicroHTTPD"]),
-        .target(name: "Catalog", dependencies: ["CSQLite", "ScrollGeometry"]),
+        .target(name: "Catalog", dependencies: ["CSQLite"]),
         .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "CShims"]),
         .executableTarget(name: "tilescope", dependencies: ["Tilescope"]),
 

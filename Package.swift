@@ -25,7 +25,9 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CShims", "CMicroHTTPD"]),
         .target(name: "Catalog", dependencies: ["CSQLite"]),
         .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "CShims"]),
-        .executableTarget(name: "tilescope", dependencies: ["Tilescope"]),
+        // The built-in demo gallery's image painters: linked by the executable, unknown to the server.
+        .target(name: "TilescopeDemo", dependencies: ["Imaging", "ScrollGeometry"]),
+        .executableTarget(name: "tilescope", dependencies: ["Tilescope", "TilescopeDemo"]),
 
         .target(name: "TestSupport", dependencies: ["Imaging", "ScrollGeometry"], path: "Tests/TestSupport"),
         .testTarget(name: "ScrollGeometryTests", dependencies: ["ScrollGeometry"]),
@@ -33,5 +35,6 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
         .testTarget(name: "TilescopeTests", dependencies: ["Tilescope", "TestSupport"]),
+        .testTarget(name: "TilescopeDemoTests", dependencies: ["TilescopeDemo", "Imaging", "ScrollGeometry"]),
     ]
 )

@@ -22,9 +22,15 @@ public final class TilescopeService: @unchecked Sendable {
     public let server: Server
     public let imagesFolder: String
     public let operations: Operations
+    /// What to show without an images folder (the executable's built-in gallery); nil: none.
+    let demo: (any DemoContent)?
 
-    public init(_ config: ServeConfig) throws {
+    public init(_ config: ServeConfig, demo: (any DemoContent)? = nil) throws {
+        guard !config.isDemo || demo != nil else {
+            throw UsageError("this build has no demo gallery: give an images folder with --images")
+        }
         self.config = config
+        self.demo = demo
         let descriptors = DescriptorBudget(limit: Self.raiseDescriptorLimit())
         try Vips.start()
         store = try FilePyramidStore(dataFolder: config.dataFolder)
@@ -80,9 +86,9 @@ public final class TilescopeService: @unchecked Sendable {
 
     /// Scans, starts listening and keeps the library in step with the folder.
     public func start() throws {
-        if config.isDemo {
+        if config.isDemo, let demo {
             try FileManager.default.createDirectory(atPath: imagesFolder, withIntermediateDirectories: true)
-            try DemoGallery.writeQuickImages(into: imagesFolder)
+            try demo.writeQuickImages(into: imagesFolder)
             scanner.settling.vouchForSources(in: imagesFolder)  // written whole here: no need to wait
         }
         sync.recoverAtStart()
@@ -90,7 +96,7 @@ public final class TilescopeService: @unchecked Sendable {
         try server.start()
         Log.info("serving \(library.all.count) images from \(imagesFolder) at http://\(config.host == "0.0.0.0" ? "localhost" : config.host):\(server.port)/")
         startRescanning()
-        if config.isDemo && config.demoGigapixel { startGigapixelDemo() }
+        if config.isDemo && config.demoGigapixel, let demo { startLargeDemoImage(demo) }
     }
 
     public func stop() {
@@ -110,13 +116,13 @@ public final class TilescopeService: @unchecked Sendable {
         }
     }
 
-    private func startGigapixelDemo() {
+    private func startLargeDemoImage(_ demo: any DemoContent) {
         let folder = imagesFolder
         let sync = self.sync
         let thread = Thread {
             do {
                 let reported = Atomic<Int>(-10)
-                try DemoGallery.writeGigapixelImage(into: folder) { percent in
+                try demo.writeLargeImage(into: folder) { percent in
                     let last = reported.load(ordering: .relaxed)
                     guard percent >= last + 10, reported.compareExchange(
                         expected: last, desired: percent, ordering: .relaxed).exchanged else { return }

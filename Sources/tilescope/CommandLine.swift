@@ -66,7 +66,7 @@ enum TilescopeCommand {
         Log.quiet = config.quiet
         let service: TilescopeService
         do {
-            service = try TilescopeService(config)
+            service = try TilescopeService(config, demo: BuiltInDemo())
             try service.start()
         } catch let error as UsageError {
             throw error

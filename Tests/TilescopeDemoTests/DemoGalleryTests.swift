@@ -2,7 +2,7 @@ import Foundation
 import Imaging
 import ScrollGeometry
 import Testing
-@testable import Tilescope
+@testable import TilescopeDemo
 
 @Suite(.serialized) struct DemoGalleryTests {
     /// The quick images are written once per test process and shared: painting them in a

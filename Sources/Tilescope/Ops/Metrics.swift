@@ -156,5 +156,5 @@ public final class Metrics: @unchecked Sendable {
 }
 
 extension Endpoint {
-    static let tileRoute = routeNames.firstIndex(of: "dzi_tile")!
+    static let tileRoute = Route.deepZoomTile.index
 }

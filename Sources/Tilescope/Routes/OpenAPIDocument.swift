@@ -1456,22 +1456,7 @@ enum OpenAPIDocument {
   "/iiif/presentation/{id}/manifest.json": {
    "parameters": [
     {
-     "name": "id",
-     "in": "path",
-     "required": true,
-     "description": "The image id, as elsewhere, except `gallery`: that path is the whole gallery's Manifest\n(an image whose id is `gallery` has its own at `image/gallery/manifest.json`).\n",
-     "schema": {
-      "allOf": [
-       {
-        "$ref": "#/components/schemas/ImageID"
-       },
-       {
-        "not": {
-         "const": "gallery"
-        }
-       }
-      ]
-     }
+     "$ref": "#/components/parameters/ImageID"
     }
    ],
    "get": {
@@ -1480,6 +1465,7 @@ enum OpenAPIDocument {
     ],
     "operationId": "getPresentationManifest",
     "summary": "One image as a IIIF Presentation 3.0 Manifest with one Canvas.",
+    "description": "The id `gallery` is the exception: `/iiif/presentation/gallery/manifest.json` is the whole\ngallery's Manifest (the concrete path below), and an image whose id is `gallery` has its\nown at `/iiif/presentation/image/gallery/manifest.json`.\n",
     "parameters": [
      {
       "$ref": "#/components/parameters/IfNoneMatch"
@@ -1490,7 +1476,29 @@ enum OpenAPIDocument {
       "$ref": "#/components/responses/URITooLong"
      },
      "200": {
-      "$ref": "#/components/responses/ImageManifest"
+      "description": "The image's Manifest (the gallery's for the id `gallery`).",
+      "headers": {
+       "ETag": {
+        "$ref": "#/components/headers/ETag"
+       },
+       "Cache-Control": {
+        "$ref": "#/components/headers/Revalidate"
+       }
+      },
+      "content": {
+       "application/ld+json;profile=\"http://iiif.io/api/presentation/3/context.json\"": {
+        "schema": {
+         "oneOf": [
+          {
+           "$ref": "#/components/schemas/ImageManifest"
+          },
+          {
+           "$ref": "#/components/schemas/GalleryManifest"
+          }
+         ]
+        }
+       }
+      }
      },
      "304": {
       "$ref": "#/components/responses/NotModified"
@@ -3212,7 +3220,7 @@ enum OpenAPIDocument {
      },
      "id": {
       "type": "string",
-      "pattern": "^https?://[^/]+(/.*)?/iiif/presentation/([^/]+|image/gallery)/manifest\\.json$"
+      "pattern": "^https?://[^/]+(/.*)?/iiif/presentation/((?!gallery/)[^/]+|image/gallery)/manifest\\.json$"
      },
      "type": {
       "const": "Manifest"

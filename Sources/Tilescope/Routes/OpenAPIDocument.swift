@@ -2060,7 +2060,7 @@ enum OpenAPIDocument {
     "name": "rotation",
     "in": "path",
     "required": true,
-    "description": "Degrees clockwise, 0 to 360, optionally after `!` (mirroring).",
+    "description": "Degrees clockwise, 0 to 360, optionally after `!` (mirroring). A free angle draws the picture on its bounding box, which must fit maxArea too (400 otherwise).",
     "schema": {
      "type": "string",
      "pattern": "^!?[0-9]{1,3}(\\.[0-9]{1,6})?$"

@@ -119,6 +119,8 @@ import Testing
         ("/iiif/2/scene/full/full/0/default.xyz", 400), ("/iiif/2/scene/full/full/0/grey.jpg", 400),
         ("/iiif/2/scene/2000,0,10,10/full/0/default.jpg", 400), ("/iiif/2/scene/full/full/361/default.jpg", 400),
         ("/iiif/2/scene/info", 404), ("/iiif/2/scene/full/full/0", 404),
+        // A thin size turned by a free angle: a 92360x11371 bounding box, rendered for 7 s before.
+        ("/iiif/2/scene/0,0,256,256/93050,31/7/default.tif", 400), ("/iiif/3/scene/0,0,256,256/^93050,31/7/default.tif", 400),
     ])
     func errorsAreJSONWithCORS(path: String, status: Int) throws {
         let reply = try server.get(path)

@@ -55,4 +55,24 @@ import Testing
         }
         #expect(resolved > 100)  // the sweep reaches the success path too, not only errors
     }
+
+    /// A free rotation draws the picture on its bounding box: that box, not the size asked for,
+    /// is what must stay within maxArea (contract test, schemathesis: `^93050,31` turned 7 degrees
+    /// rendered a 92360x11371 image). Quarter turns keep the area and are never refused for it.
+    @Test func freeRotationsStayWithinMaxArea() throws {
+        func rendering(_ size: String, _ rotation: String, version2: Bool = false) throws -> IIIFRendering {
+            version2
+                ? try IIIF2ImageRequest.parse(region: "0,0,256,256", size: size, rotation: rotation, qualityAndFormat: "default.jpg")
+                    .resolve(width: 1500, height: 1000, maxArea: Self.maxArea)
+                : try IIIFImageRequest.parse(region: "0,0,256,256", size: size, rotation: rotation, qualityAndFormat: "default.jpg")
+                    .resolve(width: 1500, height: 1000, maxArea: Self.maxArea)
+        }
+        #expect(throws: APIError.self) { try rendering("^93050,31", "7") }
+        #expect(throws: APIError.self) { try rendering("93050,31", "7", version2: true) }
+        #expect(throws: APIError.self) { try rendering("^4096,4096", "45") }
+        #expect(try rendering("^93050,31", "90").size == PixelSize(width: 93050, height: 31))
+        #expect(try rendering("^93050,31", "!180").size == PixelSize(width: 93050, height: 31))
+        #expect(try rendering("^2048,2048", "45").size == PixelSize(width: 2048, height: 2048))
+        #expect(try rendering("256,256", "33.5", version2: true).size == PixelSize(width: 256, height: 256))
+    }
 }

@@ -44,8 +44,12 @@ printf 'not an image' > "$work/images/broken.jpg"
 echo "building tilescope" >&2
 swift build --product tilescope > "$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }
 bin=$(swift build --show-bin-path)/tilescope
+# The IIIF settings are on, so that the Presentation documents carry rights and requiredStatement,
+# and collection pages of one image, so that the Collection nests pages (and their partOf).
 TILESCOPE_ADMIN_TOKEN=$TOKEN "$bin" serve --host 127.0.0.1 --port 0 --images "$work/images" --data "$work/data" \
-  --rescan 1 > "$work/server.log" 2>&1 &
+  --rescan 1 --iiif-rights http://creativecommons.org/licenses/by/4.0/ \
+  --iiif-attribution "Tilescope contract test, “quoted” & <marked>" --iiif-collection-page 1 \
+  > "$work/server.log" 2>&1 &
 server_pid=$!
 port=""
 for _ in $(seq 1 100); do
@@ -63,6 +67,8 @@ for id in tiny gradient; do
   curl -sf "$base/api/images/$id" | grep -q '"status":"ready"' || { echo "image $id was not built" >&2; exit 1; }
 done
 
+# CONTRACT_ARGS: extra schemathesis arguments, split on spaces (e.g. --include-path-regex ^/iiif).
+read -r -a extra_args <<< "${CONTRACT_ARGS:-}"
 version=$(.venv/bin/schemathesis --version | grep -oE '[0-9.]+$')
 status=0
 # schemathesis against the server's own contract, every check on; "$@" selects operations.
@@ -74,7 +80,7 @@ contract() {
   (cd "$work" && "$repo/.venv/bin/schemathesis" --config-file "$repo/Tests/contract/schemathesis.toml" \
     run "$base/openapi.json" \
     --checks all --max-examples "$MAX_EXAMPLES" --max-time "$budget" --seed "${CONTRACT_SEED:-1}" \
-    --workers 1 --request-timeout 10 --no-color -H "Authorization: Bearer $TOKEN" "$@" \
+    --workers 1 --request-timeout 10 --no-color -H "Authorization: Bearer $TOKEN" "$@" "${extra_args[@]}" \
     --report junit --report-dir "$work/report") 2>&1 | tee -a "${CONTRACT_LOG:-/dev/null}" || status=1
 }
 # Deleting first would leave the other operations only 404s to test, so deletions run last, with

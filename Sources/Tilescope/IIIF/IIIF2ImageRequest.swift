@@ -24,6 +24,7 @@ struct IIIF2ImageRequest: Equatable, Sendable {
         let rect = try region.resolve(width: width, height: height)
         let regionSize = PixelSize(width: rect.width, height: rect.height)
         let output = try size.resolve(region: regionSize, maxArea: maxArea)
+        try rotation.checkArea(of: output, maxArea: maxArea)
         let isFull = rect == PixelRect(x: 0, y: 0, width: width, height: height)
         let regionPart = isFull ? "full" : "\(rect.x),\(rect.y),\(rect.width),\(rect.height)"
         let sizePart = IIIF2Size.canonical(output, region: regionSize)

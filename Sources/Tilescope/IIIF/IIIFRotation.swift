@@ -1,3 +1,6 @@
+import Foundation
+import ScrollGeometry
+
 /// The rotation parameter: an optional mirror (`!`, applied first) and a clockwise angle.
 struct IIIFRotation: Equatable, Sendable {
     var mirror: Bool
@@ -17,6 +20,22 @@ struct IIIFRotation: Equatable, Sendable {
     var quarterTurns: Int? {
         let turns = degrees / 90
         return turns == turns.rounded() ? Int(turns) % 4 : nil
+    }
+
+    /// Refuses a free rotation whose output would exceed `maxArea`: the picture turned by an
+    /// angle that is not a quarter turn is drawn on its bounding box, which for a long, thin
+    /// size is far larger than the size itself (`93050,31` turned 7 degrees is 92360x11371,
+    /// a gigapixel). Worked out in floating point, so no side can overflow.
+    func checkArea(of size: PixelSize, maxArea: Int) throws {
+        guard quarterTurns == nil else { return }
+        let radians = degrees * Double.pi / 180
+        let cosine = abs(cos(radians)), sine = abs(sin(radians))
+        let width = (Double(size.width) * cosine + Double(size.height) * sine).rounded(.up)
+        let height = (Double(size.width) * sine + Double(size.height) * cosine).rounded(.up)
+        guard width * height <= Double(maxArea) else {
+            throw IIIFError.rotation(description, "turns \(size.width)x\(size.height) into \(Int(width))x\(Int(height)), "
+                + "more than this server's maxArea of \(maxArea) pixels: ask for a smaller size")
+        }
     }
 
     var description: String { (mirror ? "!" : "") + IIIFNumber.canonical(degrees == 360 ? 0 : degrees) }

@@ -9,7 +9,7 @@ enum OpenAPIDocument {
  "info": {
   "title": "Tilescope",
   "version": "1",
-  "summary": "Deep-zoom image tiles (Deep Zoom and IIIF Image API 3.0), the scroll-view viewport API, a gallery with ratings, uploads.",
+  "summary": "Deep-zoom image tiles (Deep Zoom, IIIF Image API 3.0 and 2.1, IIIF Presentation 3.0 manifests), the scroll-view viewport API, a gallery with ratings, uploads.",
   "description": "Every error is JSON, `{\"error\": code, \"message\": text}`, with the status that says what went\nwrong. Every response carries `Access-Control-Allow-Origin`, `Timing-Allow-Origin`,\n`X-Content-Type-Options: nosniff` and `Server-Timing`. `HEAD` is answered wherever `GET` is\n(same headers, no body), and `OPTIONS` answers CORS preflights (204) on every path, so\nneither is listed per operation.\n\nResponses that every path can give, listed once here rather than on every operation:\n`400 bad_request` for a malformed percent-escape in the path, `414 uri_too_long` for a\npath over 2048 bytes, `503 stopping` (with `Retry-After`) for a request the server was\nstopping while it ran.\n\nPyramid URLs carry the source version as `?v=`: with the current version the answer is\ncacheable for a year (`immutable`), otherwise it must be revalidated with its ETag.\n",
   "license": {
    "name": "Proprietary",
@@ -44,7 +44,11 @@ enum OpenAPIDocument {
   },
   {
    "name": "iiif",
-   "description": "IIIF Image API 3.0, compliance level 2."
+   "description": "IIIF Image API 3.0 at /iiif/3 and 2.1 at /iiif/2, compliance level 2, over the same pyramids."
+  },
+  {
+   "name": "presentation",
+   "description": "IIIF Presentation API 3.0 - a Manifest per image, the gallery as one Manifest and as a\nCollection. JSON-LD with the Presentation 3 context; the ETag is a hash of the body, which\nchanges with captions, ratings and the gallery, so caches revalidate (`public, no-cache`).\n"
   },
   {
    "name": "operations",
@@ -116,6 +120,18 @@ enum OpenAPIDocument {
        },
        "GetInfo": {
         "operationId": "getIIIFInfo",
+        "parameters": {
+         "id": "$response.body#/images/0/id"
+        }
+       },
+       "GetInfo2": {
+        "operationId": "getIIIF2Info",
+        "parameters": {
+         "id": "$response.body#/images/0/id"
+        }
+       },
+       "GetManifest": {
+        "operationId": "getPresentationImageManifest",
         "parameters": {
          "id": "$response.body#/images/0/id"
         }
@@ -1050,22 +1066,7 @@ enum OpenAPIDocument {
      "$ref": "#/components/parameters/ImageID"
     },
     {
-     "name": "region",
-     "in": "path",
-     "required": true,
-     "description": "`full`, `square`, `x,y,w,h` (pixels) or `pct:x,y,w,h`; it must overlap the image (400 otherwise).",
-     "schema": {
-      "type": "string",
-      "pattern": "^(full|square|[0-9]{1,9},[0-9]{1,9},[0-9]{1,9},[0-9]{1,9}|pct:[0-9]{1,3}(\\.[0-9]{1,6})?,[0-9]{1,3}(\\.[0-9]{1,6})?,[0-9]{1,3}(\\.[0-9]{1,6})?,[0-9]{1,3}(\\.[0-9]{1,6})?)$"
-     },
-     "examples": {
-      "full": {
-       "value": "full"
-      },
-      "tile": {
-       "value": "0,0,256,256"
-      }
-     }
+     "$ref": "#/components/parameters/IIIFRegion"
     },
     {
      "name": "size",
@@ -1086,49 +1087,13 @@ enum OpenAPIDocument {
      }
     },
     {
-     "name": "rotation",
-     "in": "path",
-     "required": true,
-     "description": "Degrees clockwise, 0 to 360, optionally after `!` (mirroring).",
-     "schema": {
-      "type": "string",
-      "pattern": "^!?[0-9]{1,3}(\\.[0-9]{1,6})?$"
-     },
-     "examples": {
-      "none": {
-       "value": "0"
-      }
-     }
+     "$ref": "#/components/parameters/IIIFRotation"
     },
     {
-     "name": "quality",
-     "in": "path",
-     "required": true,
-     "schema": {
-      "type": "string",
-      "enum": [
-       "default",
-       "color",
-       "gray",
-       "bitonal"
-      ]
-     }
+     "$ref": "#/components/parameters/IIIFQuality"
     },
     {
-     "name": "format",
-     "in": "path",
-     "required": true,
-     "schema": {
-      "type": "string",
-      "enum": [
-       "jpg",
-       "png",
-       "webp",
-       "gif",
-       "tif",
-       "jp2"
-      ]
-     }
+     "$ref": "#/components/parameters/IIIFFormat"
     }
    ],
    "get": {
@@ -1224,6 +1189,478 @@ enum OpenAPIDocument {
      },
      "503": {
       "$ref": "#/components/responses/Building"
+     }
+    }
+   }
+  },
+  "/iiif/2/{id}": {
+   "parameters": [
+    {
+     "$ref": "#/components/parameters/ImageID"
+    }
+   ],
+   "get": {
+    "tags": [
+     "iiif"
+    ],
+    "operationId": "getIIIF2Base",
+    "summary": "The IIIF Image API 2.1 base URI - 303 to its info.json.",
+    "responses": {
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
+     "303": {
+      "description": "See the image information document (whatever the image's build status).",
+      "headers": {
+       "Location": {
+        "required": true,
+        "schema": {
+         "type": "string",
+         "pattern": "^https?://[^/]+(/.*)?/iiif/2/[^/]+/info\\.json$"
+        }
+       },
+       "Cache-Control": {
+        "required": true,
+        "schema": {
+         "const": "no-cache"
+        }
+       }
+      }
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFound"
+     }
+    }
+   }
+  },
+  "/iiif/2/{id}/info.json": {
+   "parameters": [
+    {
+     "$ref": "#/components/parameters/ImageID"
+    }
+   ],
+   "get": {
+    "tags": [
+     "iiif"
+    ],
+    "operationId": "getIIIF2Info",
+    "summary": "The IIIF Image API 2.1 image information document.",
+    "description": "`application/ld+json;profile=\"http://iiif.io/api/image/2/context.json\"` when `Accept`\nnames `application/ld+json`, else `application/json`; the same document either way.\n",
+    "parameters": [
+     {
+      "name": "Accept",
+      "in": "header",
+      "schema": {
+       "type": "string"
+      },
+      "examples": {
+       "jsonld": {
+        "value": "application/ld+json"
+       }
+      }
+     },
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     }
+    ],
+    "responses": {
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
+     "200": {
+      "description": "The image information.",
+      "headers": {
+       "ETag": {
+        "$ref": "#/components/headers/ETag"
+       },
+       "Cache-Control": {
+        "$ref": "#/components/headers/InfoCacheControl"
+       },
+       "Link": {
+        "required": true,
+        "schema": {
+         "type": "string",
+         "const": "<http://iiif.io/api/image/2/level2.json>;rel=\"profile\""
+        }
+       }
+      },
+      "content": {
+       "application/ld+json;profile=\"http://iiif.io/api/image/2/context.json\"": {
+        "schema": {
+         "$ref": "#/components/schemas/IIIF2Info"
+        }
+       },
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/IIIF2Info"
+        }
+       }
+      },
+      "links": {
+       "GetImage2": {
+        "operationId": "getIIIF2Image",
+        "parameters": {
+         "id": "$request.path.id"
+        }
+       }
+      }
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFoundOrFailed"
+     },
+     "503": {
+      "$ref": "#/components/responses/Building"
+     }
+    }
+   }
+  },
+  "/iiif/2/{id}/{region}/{size}/{rotation}/{quality}.{format}": {
+   "parameters": [
+    {
+     "$ref": "#/components/parameters/ImageID"
+    },
+    {
+     "$ref": "#/components/parameters/IIIFRegion"
+    },
+    {
+     "name": "size",
+     "in": "path",
+     "required": true,
+     "description": "`full` (the region unscaled), `max`, `w,`, `,h`, `pct:n`, `w,h` or `!w,h`; no `^` (2.1\nallows sizes above the region's as they are); at most maxArea pixels (400 otherwise).\n",
+     "schema": {
+      "type": "string",
+      "pattern": "^(full|max|[0-9]{1,9},|,[0-9]{1,9}|!?[0-9]{1,9},[0-9]{1,9}|pct:[0-9]{1,3}(\\.[0-9]{1,6})?)$"
+     },
+     "examples": {
+      "full": {
+       "value": "full"
+      },
+      "width": {
+       "value": "100,"
+      }
+     }
+    },
+    {
+     "$ref": "#/components/parameters/IIIFRotation"
+    },
+    {
+     "$ref": "#/components/parameters/IIIFQuality"
+    },
+    {
+     "$ref": "#/components/parameters/IIIFFormat"
+    }
+   ],
+   "get": {
+    "tags": [
+     "iiif"
+    ],
+    "operationId": "getIIIF2Image",
+    "summary": "An image request of IIIF Image API 2.1 (the same renderer, cache and tiles as 3.0).",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/Version"
+     },
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     }
+    ],
+    "responses": {
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
+     "200": {
+      "description": "The image in the requested format.",
+      "headers": {
+       "ETag": {
+        "$ref": "#/components/headers/ETag"
+       },
+       "Cache-Control": {
+        "$ref": "#/components/headers/IIIFImageCacheControl"
+       },
+       "Link": {
+        "description": "The canonical URI in 2.1's form and the 2.1 level 2 profile.",
+        "required": true,
+        "schema": {
+         "type": "string",
+         "pattern": "^<https?://[^>]+/iiif/2/[^/>]+/(full|[0-9]+,[0-9]+,[0-9]+,[0-9]+)/(full|[0-9]+,|[0-9]+,[0-9]+)/!?[0-9.]+/(default|color|gray|bitonal)\\.(jpg|png|webp|gif|tif|jp2)>;rel=\"canonical\",<http://iiif\\.io/api/image/2/level2\\.json>;rel=\"profile\"$"
+        }
+       }
+      },
+      "content": {
+       "image/jpeg": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/jpeg"
+        }
+       },
+       "image/png": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/png"
+        }
+       },
+       "image/webp": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/webp"
+        }
+       },
+       "image/gif": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/gif"
+        }
+       },
+       "image/tiff": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/tiff"
+        }
+       },
+       "image/jp2": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/jp2"
+        }
+       }
+      }
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFoundOrFailed"
+     },
+     "500": {
+      "description": "libvips failed to render the image (`render_failed`).",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "$ref": "#/components/responses/Building"
+     }
+    }
+   }
+  },
+  "/iiif/presentation/{id}/manifest.json": {
+   "parameters": [
+    {
+     "$ref": "#/components/parameters/ImageID"
+    }
+   ],
+   "get": {
+    "tags": [
+     "presentation"
+    ],
+    "operationId": "getPresentationManifest",
+    "summary": "One image as a IIIF Presentation 3.0 Manifest with one Canvas.",
+    "description": "The id `gallery` is the exception: `/iiif/presentation/gallery/manifest.json` is the whole\ngallery's Manifest (the concrete path below), and an image whose id is `gallery` has its\nown at `/iiif/presentation/image/gallery/manifest.json`.\n",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     }
+    ],
+    "responses": {
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
+     "200": {
+      "description": "The image's Manifest (the gallery's for the id `gallery`).",
+      "headers": {
+       "ETag": {
+        "$ref": "#/components/headers/ETag"
+       },
+       "Cache-Control": {
+        "$ref": "#/components/headers/Revalidate"
+       }
+      },
+      "content": {
+       "application/ld+json;profile=\"http://iiif.io/api/presentation/3/context.json\"": {
+        "schema": {
+         "oneOf": [
+          {
+           "$ref": "#/components/schemas/ImageManifest"
+          },
+          {
+           "$ref": "#/components/schemas/GalleryManifest"
+          }
+         ]
+        }
+       }
+      }
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFoundOrFailed"
+     },
+     "503": {
+      "$ref": "#/components/responses/Building"
+     }
+    }
+   }
+  },
+  "/iiif/presentation/image/{id}/manifest.json": {
+   "parameters": [
+    {
+     "$ref": "#/components/parameters/ImageID"
+    }
+   ],
+   "get": {
+    "tags": [
+     "presentation"
+    ],
+    "operationId": "getPresentationImageManifest",
+    "summary": "The same Manifest for any id; the only URL of an image whose id is `gallery`.",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     }
+    ],
+    "responses": {
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
+     "200": {
+      "$ref": "#/components/responses/ImageManifest"
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFoundOrFailed"
+     },
+     "503": {
+      "$ref": "#/components/responses/Building"
+     }
+    }
+   }
+  },
+  "/iiif/presentation/gallery/manifest.json": {
+   "get": {
+    "tags": [
+     "presentation"
+    ],
+    "operationId": "getPresentationGallery",
+    "summary": "The whole gallery as one Manifest, a Canvas per built image in gallery order.",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/Sort"
+     },
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "The gallery Manifest.",
+      "headers": {
+       "ETag": {
+        "$ref": "#/components/headers/ETag"
+       },
+       "Cache-Control": {
+        "$ref": "#/components/headers/Revalidate"
+       }
+      },
+      "content": {
+       "application/ld+json;profile=\"http://iiif.io/api/presentation/3/context.json\"": {
+        "schema": {
+         "$ref": "#/components/schemas/GalleryManifest"
+        }
+       }
+      }
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "404": {
+      "description": "No image is built yet, and a Manifest needs at least one Canvas.",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     }
+    }
+   }
+  },
+  "/iiif/presentation/collection.json": {
+   "get": {
+    "tags": [
+     "presentation"
+    ],
+    "operationId": "getPresentationCollection",
+    "summary": "The gallery as a Collection of its images' Manifests, paged by nesting.",
+    "description": "Up to `--iiif-collection-page` built images (default 100), the Collection lists their\nManifests; beyond that it lists Collections `?page=1`, `?page=2`, ... of that many\nManifests each. `sort` is kept in every id.\n",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/Sort"
+     },
+     {
+      "name": "page",
+      "in": "query",
+      "description": "A page from 1 to the number of pages (404 beyond it).",
+      "schema": {
+       "type": "integer",
+       "minimum": 1,
+       "maximum": 999999999
+      }
+     },
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "The Collection, or one page of it.",
+      "headers": {
+       "ETag": {
+        "$ref": "#/components/headers/ETag"
+       },
+       "Cache-Control": {
+        "$ref": "#/components/headers/Revalidate"
+       }
+      },
+      "content": {
+       "application/ld+json;profile=\"http://iiif.io/api/presentation/3/context.json\"": {
+        "schema": {
+         "$ref": "#/components/schemas/Collection"
+        }
+       }
+      }
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "404": {
+      "description": "There is no such page.",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
      }
     }
    }
@@ -1601,6 +2038,69 @@ enum OpenAPIDocument {
    }
   },
   "parameters": {
+   "IIIFRegion": {
+    "name": "region",
+    "in": "path",
+    "required": true,
+    "description": "`full`, `square`, `x,y,w,h` (pixels) or `pct:x,y,w,h`; it must overlap the image (400 otherwise).",
+    "schema": {
+     "type": "string",
+     "pattern": "^(full|square|[0-9]{1,9},[0-9]{1,9},[0-9]{1,9},[0-9]{1,9}|pct:[0-9]{1,3}(\\.[0-9]{1,6})?,[0-9]{1,3}(\\.[0-9]{1,6})?,[0-9]{1,3}(\\.[0-9]{1,6})?,[0-9]{1,3}(\\.[0-9]{1,6})?)$"
+    },
+    "examples": {
+     "full": {
+      "value": "full"
+     },
+     "tile": {
+      "value": "0,0,256,256"
+     }
+    }
+   },
+   "IIIFRotation": {
+    "name": "rotation",
+    "in": "path",
+    "required": true,
+    "description": "Degrees clockwise, 0 to 360, optionally after `!` (mirroring). A free angle draws the picture on its bounding box, which must fit maxArea too (400 otherwise).",
+    "schema": {
+     "type": "string",
+     "pattern": "^!?[0-9]{1,3}(\\.[0-9]{1,6})?$"
+    },
+    "examples": {
+     "none": {
+      "value": "0"
+     }
+    }
+   },
+   "IIIFQuality": {
+    "name": "quality",
+    "in": "path",
+    "required": true,
+    "schema": {
+     "type": "string",
+     "enum": [
+      "default",
+      "color",
+      "gray",
+      "bitonal"
+     ]
+    }
+   },
+   "IIIFFormat": {
+    "name": "format",
+    "in": "path",
+    "required": true,
+    "schema": {
+     "type": "string",
+     "enum": [
+      "jpg",
+      "png",
+      "webp",
+      "gif",
+      "tif",
+      "jp2"
+     ]
+    }
+   },
    "StaticFileName": {
     "name": "file",
     "in": "path",
@@ -1675,6 +2175,28 @@ enum OpenAPIDocument {
       "public, max-age=31536000, immutable",
       "public, no-cache"
      ]
+    }
+   },
+   "InfoCacheControl": {
+    "required": true,
+    "schema": {
+     "const": "public, max-age=3600"
+    }
+   },
+   "IIIFImageCacheControl": {
+    "description": "A year with `?v=` naming the current version, else a day, then revalidation by ETag.",
+    "required": true,
+    "schema": {
+     "enum": [
+      "public, max-age=31536000, immutable",
+      "public, max-age=86400"
+     ]
+    }
+   },
+   "Revalidate": {
+    "required": true,
+    "schema": {
+     "const": "public, no-cache"
     }
    },
    "RetryAfter": {
@@ -1850,6 +2372,24 @@ enum OpenAPIDocument {
      "application/json": {
       "schema": {
        "$ref": "#/components/schemas/Error"
+      }
+     }
+    }
+   },
+   "ImageManifest": {
+    "description": "The image's Manifest.",
+    "headers": {
+     "ETag": {
+      "$ref": "#/components/headers/ETag"
+     },
+     "Cache-Control": {
+      "$ref": "#/components/headers/Revalidate"
+     }
+    },
+    "content": {
+     "application/ld+json;profile=\"http://iiif.io/api/presentation/3/context.json\"": {
+      "schema": {
+       "$ref": "#/components/schemas/ImageManifest"
       }
      }
     }
@@ -2188,52 +2728,16 @@ enum OpenAPIDocument {
      },
      "sizes": {
       "type": "array",
+      "minItems": 1,
       "items": {
-       "type": "object",
-       "additionalProperties": false,
-       "required": [
-        "width",
-        "height"
-       ],
-       "properties": {
-        "width": {
-         "type": "integer",
-         "minimum": 1
-        },
-        "height": {
-         "type": "integer",
-         "minimum": 1
-        }
-       }
+       "$ref": "#/components/schemas/IIIFSizeEntry"
       }
      },
      "tiles": {
       "type": "array",
+      "minItems": 1,
       "items": {
-       "type": "object",
-       "additionalProperties": false,
-       "required": [
-        "width",
-        "height",
-        "scaleFactors"
-       ],
-       "properties": {
-        "width": {
-         "type": "integer",
-         "minimum": 1
-        },
-        "height": {
-         "type": "integer",
-         "minimum": 1
-        },
-        "scaleFactors": {
-         "type": "array",
-         "items": {
-          "type": "integer",
-          "minimum": 1
-         }
-        }
-       }
+       "$ref": "#/components/schemas/IIIFTileEntry"
       }
      },
      "preferredFormats": {
@@ -2261,6 +2765,740 @@ enum OpenAPIDocument {
       }
      }
     }
+   },
+   "IIIFSizeEntry": {
+    "description": "A size the server prefers to render (the pyramid levels), in info.json.",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+     "width",
+     "height"
+    ],
+    "properties": {
+     "width": {
+      "type": "integer",
+      "minimum": 1
+     },
+     "height": {
+      "type": "integer",
+      "minimum": 1
+     }
+    }
+   },
+   "IIIFTileEntry": {
+    "description": "A tile size and the scale factors it is served at, in info.json.",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+     "width",
+     "height",
+     "scaleFactors"
+    ],
+    "properties": {
+     "width": {
+      "type": "integer",
+      "minimum": 1
+     },
+     "height": {
+      "type": "integer",
+      "minimum": 1
+     },
+     "scaleFactors": {
+      "type": "array",
+      "minItems": 1,
+      "items": {
+       "type": "integer",
+       "minimum": 1
+      }
+     }
+    }
+   },
+   "IIIF2Info": {
+    "description": "The image information document of IIIF Image API 2.1, level 2 and what this server offers beyond it.",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+     "@context",
+     "@id",
+     "protocol",
+     "width",
+     "height",
+     "profile",
+     "sizes",
+     "tiles"
+    ],
+    "properties": {
+     "@context": {
+      "const": "http://iiif.io/api/image/2/context.json"
+     },
+     "@id": {
+      "type": "string",
+      "pattern": "^https?://[^/]+(/.*)?/iiif/2/[^/]+$"
+     },
+     "protocol": {
+      "const": "http://iiif.io/api/image"
+     },
+     "width": {
+      "type": "integer",
+      "minimum": 1
+     },
+     "height": {
+      "type": "integer",
+      "minimum": 1
+     },
+     "profile": {
+      "description": "The level 2 URI, then what is offered beyond it.",
+      "type": "array",
+      "minItems": 2,
+      "maxItems": 2,
+      "prefixItems": [
+       {
+        "const": "http://iiif.io/api/image/2/level2.json"
+       },
+       {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+         "formats",
+         "qualities",
+         "supports",
+         "maxArea"
+        ],
+        "properties": {
+         "formats": {
+          "const": [
+           "jpg",
+           "png",
+           "webp",
+           "gif",
+           "tif",
+           "jp2"
+          ]
+         },
+         "qualities": {
+          "const": [
+           "default",
+           "color",
+           "gray",
+           "bitonal"
+          ]
+         },
+         "supports": {
+          "const": [
+           "baseUriRedirect",
+           "canonicalLinkHeader",
+           "cors",
+           "jsonldMediaType",
+           "mirroring",
+           "profileLinkHeader",
+           "regionByPct",
+           "regionByPx",
+           "regionSquare",
+           "rotationArbitrary",
+           "rotationBy90s",
+           "sizeAboveFull",
+           "sizeByConfinedWh",
+           "sizeByDistortedWh",
+           "sizeByH",
+           "sizeByPct",
+           "sizeByW",
+           "sizeByWh"
+          ]
+         },
+         "maxArea": {
+          "type": "integer",
+          "minimum": 1
+         }
+        }
+       }
+      ]
+     },
+     "sizes": {
+      "type": "array",
+      "minItems": 1,
+      "items": {
+       "$ref": "#/components/schemas/IIIFSizeEntry"
+      }
+     },
+     "tiles": {
+      "type": "array",
+      "minItems": 1,
+      "items": {
+       "$ref": "#/components/schemas/IIIFTileEntry"
+      }
+     }
+    }
+   },
+   "LanguageMap": {
+    "description": "`{\"none\": [text]}` for titles, captions and file names, `{\"en\": [text]}` for the server's own labels.",
+    "type": "object",
+    "minProperties": 1,
+    "maxProperties": 1,
+    "propertyNames": {
+     "enum": [
+      "none",
+      "en"
+     ]
+    },
+    "additionalProperties": {
+     "type": "array",
+     "minItems": 1,
+     "maxItems": 1,
+     "items": {
+      "type": "string"
+     }
+    }
+   },
+   "LabelValue": {
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+     "label",
+     "value"
+    ],
+    "properties": {
+     "label": {
+      "$ref": "#/components/schemas/LanguageMap"
+     },
+     "value": {
+      "$ref": "#/components/schemas/LanguageMap"
+     }
+    }
+   },
+   "Rights": {
+    "description": "`--iiif-rights`: a Creative Commons or RightsStatements.org URI (absent when not configured).",
+    "type": "string",
+    "pattern": "^https?://(creativecommons\\.org/(licenses|publicdomain)|rightsstatements\\.org/vocab)/"
+   },
+   "Attribution": {
+    "description": "`{\"label\": {\"en\": [\"Attribution\"]}, \"value\": {\"none\": [--iiif-attribution]}}` (absent when not configured).",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+     "label",
+     "value"
+    ],
+    "properties": {
+     "label": {
+      "const": {
+       "en": [
+        "Attribution"
+       ]
+      }
+     },
+     "value": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+       "none"
+      ],
+      "properties": {
+       "none": {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": 1,
+        "items": {
+         "type": "string"
+        }
+       }
+      }
+     }
+    }
+   },
+   "Thumbnail": {
+    "description": "The stored preview (at most 1024 pixels a side) at its versioned URL.",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+     "id",
+     "type",
+     "format",
+     "width",
+     "height"
+    ],
+    "properties": {
+     "id": {
+      "type": "string",
+      "pattern": "^https?://[^/]+(/.*)?/images/[^/]+/preview\\.jpeg\\?v=[^&]+$"
+     },
+     "type": {
+      "const": "Image"
+     },
+     "format": {
+      "const": "image/jpeg"
+     },
+     "width": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 1024
+     },
+     "height": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 1024
+     }
+    }
+   },
+   "Thumbnails": {
+    "type": "array",
+    "minItems": 1,
+    "maxItems": 1,
+    "items": {
+     "$ref": "#/components/schemas/Thumbnail"
+    }
+   },
+   "PaintedImage": {
+    "description": "The image painted on a Canvas, the largest size the Image API 3.0 serves, with that service.",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+     "id",
+     "type",
+     "format",
+     "width",
+     "height",
+     "service"
+    ],
+    "properties": {
+     "id": {
+      "type": "string",
+      "pattern": "^https?://[^/]+(/.*)?/iiif/3/[^/]+/full/max/0/default\\.jpg$"
+     },
+     "type": {
+      "const": "Image"
+     },
+     "format": {
+      "const": "image/jpeg"
+     },
+     "width": {
+      "type": "integer",
+      "minimum": 1
+     },
+     "height": {
+      "type": "integer",
+      "minimum": 1
+     },
+     "service": {
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 1,
+      "items": {
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "id",
+        "type",
+        "profile"
+       ],
+       "properties": {
+        "id": {
+         "type": "string",
+         "pattern": "^https?://[^/]+(/.*)?/iiif/3/[^/]+$"
+        },
+        "type": {
+         "const": "ImageService3"
+        },
+        "profile": {
+         "const": "level2"
+        }
+       }
+      }
+     }
+    }
+   },
+   "Canvas": {
+    "description": "An image's Canvas, its size in pixels, with one AnnotationPage painting the image on it.",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+     "id",
+     "type",
+     "label",
+     "width",
+     "height",
+     "thumbnail",
+     "items"
+    ],
+    "properties": {
+     "id": {
+      "type": "string",
+      "pattern": "^https?://[^/]+(/.*)?/iiif/presentation/[^/]+/canvas$"
+     },
+     "type": {
+      "const": "Canvas"
+     },
+     "label": {
+      "$ref": "#/components/schemas/LanguageMap"
+     },
+     "width": {
+      "type": "integer",
+      "minimum": 1
+     },
+     "height": {
+      "type": "integer",
+      "minimum": 1
+     },
+     "thumbnail": {
+      "$ref": "#/components/schemas/Thumbnails"
+     },
+     "items": {
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 1,
+      "items": {
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "id",
+        "type",
+        "items"
+       ],
+       "properties": {
+        "id": {
+         "type": "string",
+         "pattern": "^https?://[^/]+(/.*)?/iiif/presentation/[^/]+/page/painting$"
+        },
+        "type": {
+         "const": "AnnotationPage"
+        },
+        "items": {
+         "type": "array",
+         "minItems": 1,
+         "maxItems": 1,
+         "items": {
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+           "id",
+           "type",
+           "motivation",
+           "body",
+           "target"
+          ],
+          "properties": {
+           "id": {
+            "type": "string",
+            "pattern": "^https?://[^/]+(/.*)?/iiif/presentation/[^/]+/annotation/painting$"
+           },
+           "type": {
+            "const": "Annotation"
+           },
+           "motivation": {
+            "const": "painting"
+           },
+           "body": {
+            "$ref": "#/components/schemas/PaintedImage"
+           },
+           "target": {
+            "type": "string",
+            "pattern": "^https?://[^/]+(/.*)?/iiif/presentation/[^/]+/canvas$"
+           }
+          }
+         }
+        }
+       }
+      }
+     }
+    }
+   },
+   "ImageManifest": {
+    "description": "One image as a Manifest - title, caption, file name and rating, one Canvas.",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+     "@context",
+     "id",
+     "type",
+     "label",
+     "metadata",
+     "thumbnail",
+     "items"
+    ],
+    "properties": {
+     "@context": {
+      "const": "http://iiif.io/api/presentation/3/context.json"
+     },
+     "id": {
+      "type": "string",
+      "pattern": "^https?://[^/]+(/.*)?/iiif/presentation/((?!gallery/)[^/]+|image/gallery)/manifest\\.json$"
+     },
+     "type": {
+      "const": "Manifest"
+     },
+     "label": {
+      "$ref": "#/components/schemas/LanguageMap"
+     },
+     "summary": {
+      "$ref": "#/components/schemas/LanguageMap"
+     },
+     "metadata": {
+      "description": "`File name` and `Rating` (`7 of 10` or `not rated`).",
+      "type": "array",
+      "minItems": 2,
+      "maxItems": 2,
+      "prefixItems": [
+       {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+         "label",
+         "value"
+        ],
+        "properties": {
+         "label": {
+          "const": {
+           "en": [
+            "File name"
+           ]
+          }
+         },
+         "value": {
+          "$ref": "#/components/schemas/LanguageMap"
+         }
+        }
+       },
+       {
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+         "label",
+         "value"
+        ],
+        "properties": {
+         "label": {
+          "const": {
+           "en": [
+            "Rating"
+           ]
+          }
+         },
+         "value": {
+          "type": "object",
+          "additionalProperties": false,
+          "required": [
+           "en"
+          ],
+          "properties": {
+           "en": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 1,
+            "items": {
+             "type": "string",
+             "pattern": "^(([0-9]|10) of 10|not rated)$"
+            }
+           }
+          }
+         }
+        }
+       }
+      ]
+     },
+     "rights": {
+      "$ref": "#/components/schemas/Rights"
+     },
+     "requiredStatement": {
+      "$ref": "#/components/schemas/Attribution"
+     },
+     "thumbnail": {
+      "$ref": "#/components/schemas/Thumbnails"
+     },
+     "items": {
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 1,
+      "items": {
+       "$ref": "#/components/schemas/Canvas"
+      }
+     }
+    }
+   },
+   "GalleryManifest": {
+    "description": "The whole gallery as one Manifest, a Canvas per built image in gallery order.",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+     "@context",
+     "id",
+     "type",
+     "label",
+     "summary",
+     "thumbnail",
+     "items"
+    ],
+    "properties": {
+     "@context": {
+      "const": "http://iiif.io/api/presentation/3/context.json"
+     },
+     "id": {
+      "type": "string",
+      "pattern": "^https?://[^/]+(/.*)?/iiif/presentation/gallery/manifest\\.json(\\?sort=(name|rating|added))?$"
+     },
+     "type": {
+      "const": "Manifest"
+     },
+     "label": {
+      "const": {
+       "en": [
+        "Tilescope gallery"
+       ]
+      }
+     },
+     "summary": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": [
+       "en"
+      ],
+      "properties": {
+       "en": {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": 1,
+        "items": {
+         "type": "string",
+         "pattern": "^[1-9][0-9]* images?$"
+        }
+       }
+      }
+     },
+     "rights": {
+      "$ref": "#/components/schemas/Rights"
+     },
+     "requiredStatement": {
+      "$ref": "#/components/schemas/Attribution"
+     },
+     "thumbnail": {
+      "$ref": "#/components/schemas/Thumbnails"
+     },
+     "items": {
+      "type": "array",
+      "minItems": 1,
+      "items": {
+       "$ref": "#/components/schemas/Canvas"
+      }
+     }
+    }
+   },
+   "Collection": {
+    "description": "The gallery as a Collection: its images' Manifests, or (over the page size) Collections of\nthem, each page `partOf` the whole.\n",
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+     "@context",
+     "id",
+     "type",
+     "label",
+     "items"
+    ],
+    "properties": {
+     "@context": {
+      "const": "http://iiif.io/api/presentation/3/context.json"
+     },
+     "id": {
+      "$ref": "#/components/schemas/CollectionID"
+     },
+     "type": {
+      "const": "Collection"
+     },
+     "label": {
+      "$ref": "#/components/schemas/LanguageMap"
+     },
+     "summary": {
+      "$ref": "#/components/schemas/LanguageMap"
+     },
+     "rights": {
+      "$ref": "#/components/schemas/Rights"
+     },
+     "requiredStatement": {
+      "$ref": "#/components/schemas/Attribution"
+     },
+     "partOf": {
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 1,
+      "items": {
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "id",
+        "type",
+        "label"
+       ],
+       "properties": {
+        "id": {
+         "$ref": "#/components/schemas/CollectionID"
+        },
+        "type": {
+         "const": "Collection"
+        },
+        "label": {
+         "const": {
+          "en": [
+           "Tilescope gallery"
+          ]
+         }
+        }
+       }
+      }
+     },
+     "items": {
+      "type": "array",
+      "items": {
+       "oneOf": [
+        {
+         "type": "object",
+         "additionalProperties": false,
+         "required": [
+          "id",
+          "type",
+          "label",
+          "thumbnail"
+         ],
+         "properties": {
+          "id": {
+           "type": "string",
+           "pattern": "^https?://[^/]+(/.*)?/iiif/presentation/([^/]+|image/gallery)/manifest\\.json$"
+          },
+          "type": {
+           "const": "Manifest"
+          },
+          "label": {
+           "$ref": "#/components/schemas/LanguageMap"
+          },
+          "thumbnail": {
+           "$ref": "#/components/schemas/Thumbnails"
+          }
+         }
+        },
+        {
+         "type": "object",
+         "additionalProperties": false,
+         "required": [
+          "id",
+          "type",
+          "label"
+         ],
+         "properties": {
+          "id": {
+           "$ref": "#/components/schemas/CollectionID"
+          },
+          "type": {
+           "const": "Collection"
+          },
+          "label": {
+           "$ref": "#/components/schemas/LanguageMap"
+          }
+         }
+        }
+       ]
+      }
+     }
+    }
+   },
+   "CollectionID": {
+    "type": "string",
+    "pattern": "^https?://[^/]+(/.*)?/iiif/presentation/collection\\.json(\\?(sort=(name|rating|added)(&page=[1-9][0-9]*)?|page=[1-9][0-9]*))?$"
    },
    "DecimalText": {
     "description": "A decimal number as text (`12`, `-0.5`, `1e3`; a leading `+` and surrounding spaces are forgiven).",

@@ -85,8 +85,12 @@ import Testing
         #expect(edited["harbour"]?["caption"] as? String == "Second version")
 
         // A broken save is logged and ignored: the last good captions stay.
+        let rejectedBefore = server.service.captions.rejectedVersions
         try Self.write(#"{"harbour.png": {"title": "#, to: sidecar)
-        Thread.sleep(forTimeInterval: 2.5)
+        // Wait until a rescan has read the broken file and refused it, then check nothing changed.
+        let end = Date().addingTimeInterval(30)
+        while server.service.captions.rejectedVersions == rejectedBefore && Date() < end { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(server.service.captions.rejectedVersions == rejectedBefore + 1)
         #expect(try Self.entries(server)["harbour"]?["title"] as? String == "Harbour at dawn")
 
         // Fixing it is picked up; removing the sidecar brings back the derived title.

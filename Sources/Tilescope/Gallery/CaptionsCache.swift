@@ -10,12 +10,16 @@ public final class CaptionsCache: @unchecked Sendable {
     private let lock = NSLock()
     private var captions = Captions()
     private var signature: String?
+    private var rejected = 0
 
     public init(imagesFolder: String) {
         self.imagesFolder = imagesFolder
     }
 
     public var current: Captions { lock.withLock { captions } }
+
+    /// Sidecar versions refused as malformed since start (each logged once, the last good captions kept).
+    public var rejectedVersions: Int { lock.withLock { rejected } }
 
     /// Reads the sidecars again if they changed since the last call; true if new captions are in use.
     @discardableResult
@@ -26,7 +30,10 @@ public final class CaptionsCache: @unchecked Sendable {
         do {
             loaded = try Captions.load(imagesFolder: imagesFolder)
         } catch {
-            lock.withLock { signature = now }
+            lock.withLock {
+                signature = now
+                rejected += 1
+            }
             Log.error("captions not reloaded, the previous ones stay in use: \(error)")
             return false
         }

@@ -131,7 +131,10 @@ struct EchoHandler: HTTPHandler {
             if (try? RawHTTP.get(port, "/x?slow=1"))?.status == 200 { result.add() }
             done.signal()
         }
-        Thread.sleep(forTimeInterval: 0.01)
+        // Stop only once the request is in flight, so the test proves the stop waited for it.
+        let end = Date().addingTimeInterval(10)
+        while server.inFlightCount == 0 && Date() < end { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(server.inFlightCount == 1)
         server.stop(deadline: 5)
         done.wait()
         #expect(result.value == 1)

@@ -112,18 +112,43 @@ import Testing
         while (try? RawHTTP.get(second.port, "/api/images/big").json?["status"] as? String) != "ready" && Date() < end {
             Thread.sleep(forTimeInterval: 0.1)
         }
-        // The rebuilt pyramid is whole: every tile of the deepest level is there.
+        // The rebuilt pyramid is whole: every tile of the deepest level is there, a JPEG of its size.
         let pyramid = Pyramid(width: 12000, height: 9000)
         let connection = try RawHTTP(port: second.port)
-        let grid = pyramid.tileGrid(ofLevel: pyramid.maxLevel)
+        let level = pyramid.maxLevel
+        let grid = pyramid.tileGrid(ofLevel: level)
         for column in 0..<grid.columns {
-            for row in stride(from: 0, to: grid.rows, by: 5) {
-                let reply = try connection.send("HEAD", "/dzi/big_files/\(pyramid.maxLevel)/\(column)_\(row).jpeg")
+            for row in 0..<grid.rows {
+                let reply = try connection.send("GET", "/dzi/big_files/\(level)/\(column)_\(row).jpeg")
                 #expect(reply.status == 200, "tile \(column)_\(row)")
+                #expect(reply.header("content-type") == "image/jpeg")
+                let rect = pyramid.tileRect(level: level, column: column, row: row)
+                #expect(JPEGSize.of(reply.body) == PixelSize(width: rect.width, height: rect.height), "tile \(column)_\(row)")
             }
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: data + "/staging").isEmpty)
         second.signal(SIGTERM)
         #expect(try second.waitForExit() == 0)
+    }
+}
+
+/// A JPEG's pixel size from its frame header (SOF0-SOF15 but DHT, JPG and DAC): enough to check thousands
+/// of tiles without decoding them.
+enum JPEGSize {
+    static func of(_ bytes: [UInt8]) -> PixelSize? {
+        guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
+        var index = 2
+        while index + 9 < bytes.count {
+            guard bytes[index] == 0xFF else { return nil }
+            let marker = bytes[index + 1]
+            let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            if (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker) {
+                let height = Int(bytes[index + 5]) << 8 | Int(bytes[index + 6])
+                let width = Int(bytes[index + 7]) << 8 | Int(bytes[index + 8])
+                return PixelSize(width: width, height: height)
+            }
+            index += 2 + length
+        }
+        return nil
     }
 }

@@ -197,11 +197,26 @@ import Testing
         #expect([414, 431].contains(reply.status))
     }
 
+    /// Every file of the client, with the content type of its kind.
     @Test func publicFolderIsServedWithContentTypes() throws {
         let index = try server.get("/")
         #expect(index.status == 200)
         #expect(index.header("content-type") == "text/html; charset=utf-8")
         #expect(try server.get("/index.html").body == index.body)
+        let root = TestServer.repositoryRoot + "/Public"
+        let files = try FileManager.default.subpathsOfDirectory(atPath: root).filter { name in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isFolder) && !isFolder.boolValue
+        }
+        let types = ["html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8"]
+        #expect(files.count >= 5)
+        for file in files {
+            let reply = try server.get("/" + file)
+            #expect(reply.status == 200, "\(file)")
+            let ext = (file as NSString).pathExtension
+            #expect(reply.header("content-type") == types[ext], "\(file): \(reply.header("content-type") ?? "none")")
+            #expect(reply.body == [UInt8](try Data(contentsOf: URL(fileURLWithPath: root + "/" + file))), "\(file)")
+        }
     }
 }
 

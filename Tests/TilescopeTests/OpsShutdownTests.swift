@@ -16,7 +16,7 @@ import Testing
         for folder in [images, publicFolder] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
         let content = [UInt8](random.readData(ofLength: size))
-        FileManager.default.createFile(atPath: publicFolder + "/large.jpg", contents: Data(content))
+        #expect(FileManager.default.createFile(atPath: publicFolder + "/large.jpg", contents: Data(content)))
         // Not --quiet: the tests wait for the line that says the signal arrived.
         let server = try ServerProcess(images: images, data: root + "/data",
                                        extra: ["--public", publicFolder] + arguments)

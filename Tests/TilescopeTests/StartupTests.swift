@@ -22,7 +22,7 @@ import TestSupport
     @Test func unusableFoldersAndValuesAreOneLineAndStatusTwo() throws {
         let root = try TestImages.folder("startup-errors")
         let file = root + "/a-file"
-        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
         let cases: [([String], String)] = [
             (["--data", file, "--images", root], "data folder '\(file)' is not a folder"),
             (["--data", file + "/below", "--images", root], "is not a folder"),

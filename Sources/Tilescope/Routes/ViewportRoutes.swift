@@ -17,7 +17,7 @@ extension TilescopeApp {
         let answer = ViewportResponse(imageID: id, viewport: query.viewport(for: manifest.pyramid),
                                       urls: record.urls)
         return Response(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
-                                               ("Cache-Control", "no-store")], body: answer.body)
+                                               ("Cache-Control", "no-store")], body: .buffer(answer.jsonBuffer()))
     }
 
     /// The endless carousel: page N modulo the count, with its neighbours.

@@ -1,13 +1,14 @@
-import HTTPServer
+import HTTPServer  // MallocBuffer only
 import ScrollGeometry
 
 /// The viewport answer of issue 3: what the client draws, where, and at which zoom.
 ///
 /// Build it from the computed `Viewport`, then send `json` (keys in the documented order, written without
-/// Foundation); it is also `Encodable`, with the same keys and values, for tests and other encoders.
-public struct ViewportResponse: Encodable, Hashable, Sendable {
+/// Foundation's encoder, which is several times slower on a hundred tiles). The tests check it against
+/// an `Encodable` oracle with the same keys and values; there is one production path.
+public struct ViewportResponse: Hashable, Sendable {
     /// The image as the geometry saw it.
-    public struct Image: Encodable, Hashable, Sendable {
+    public struct Image: Hashable, Sendable {
         public let id: String
         public let width: Int
         public let height: Int
@@ -17,14 +18,14 @@ public struct ViewportResponse: Encodable, Hashable, Sendable {
     }
 
     /// The whole-image preview: the pyramid level P of rule 7.
-    public struct Preview: Encodable, Hashable, Sendable {
+    public struct Preview: Hashable, Sendable {
         public let url: String
         public let width: Int
         public let height: Int
     }
 
     /// One tile to draw (or to prefetch): its address, its URL and its frame in content points (rule 10).
-    public struct TileJSON: Encodable, Hashable, Sendable {
+    public struct TileJSON: Hashable, Sendable {
         public let level: Int
         public let column: Int
         public let row: Int
@@ -80,34 +81,12 @@ public struct ViewportResponse: Encodable, Hashable, Sendable {
                  url: urls.tile(tile.address), frame: tile.frame)
     }
 
-    enum CodingKeys: String, CodingKey {
-        case image, zoomScale, minimumZoomScale, maximumZoomScale, contentSize, contentOffset, visibleRect
-        case resolution, threshold, level, preview, tiles, prefetch
-    }
-
-    /// As synthesized, except that `level` is written as `null` rather than left out.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(image, forKey: .image)
-        try container.encode(zoomScale, forKey: .zoomScale)
-        try container.encode(minimumZoomScale, forKey: .minimumZoomScale)
-        try container.encode(maximumZoomScale, forKey: .maximumZoomScale)
-        try container.encode(contentSize, forKey: .contentSize)
-        try container.encode(contentOffset, forKey: .contentOffset)
-        try container.encode(visibleRect, forKey: .visibleRect)
-        try container.encode(resolution, forKey: .resolution)
-        try container.encode(threshold, forKey: .threshold)
-        try container.encode(level, forKey: .level)
-        try container.encode(preview, forKey: .preview)
-        try container.encode(tiles, forKey: .tiles)
-        try container.encodeIfPresent(prefetch, forKey: .prefetch)
-    }
-
     /// The answer as UTF-8 JSON, keys in the order the README documents.
     public var json: [UInt8] { written().bytes }
 
-    /// The same bytes as a response body, handed to libmicrohttpd without a copy.
-    public var body: Response.Body { .buffer(written().buffer()) }
+    /// The same bytes in a malloc'd buffer whose ownership passes to the caller (the HTTP layer hands
+    /// it to libmicrohttpd without a copy).
+    public func jsonBuffer() -> MallocBuffer { written().buffer() }
 
     private func written() -> ViewportJSON {
         var out = ViewportJSON(capacity: 640 + 192 * (drawn.count + (prefetched?.count ?? 0)))

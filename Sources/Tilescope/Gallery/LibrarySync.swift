@@ -60,10 +60,10 @@ public final class LibrarySync: @unchecked Sendable {
     func delete(_ id: String) throws {
         try lock.withLock {
             // Looked up under the lock: a DELETE that waited behind another finds the image gone.
-            guard let record = scanner.library.record(id) else { throw APIError.notFound("no image with id '\(id.prefix(80))'") }
+            guard let record = scanner.library.record(id) else { throw LibraryError.noSuchImage(id: id) }
             let doomed = "\(folder)/\(Self.deletionPrefix)\(record.id).\(UUID().uuidString.prefix(8))"
             guard rename(record.sourcePath, doomed) == 0 || errno == ENOENT else {
-                throw APIError(500, "delete_failed", "cannot remove \(record.fileName): \(String(cString: strerror(errno)))")
+                throw LibraryError.cannotRemove(fileName: record.fileName, reason: String(cString: strerror(errno)))
             }
             syncLocked()
             try finishDeletion(id: record.id, file: doomed)

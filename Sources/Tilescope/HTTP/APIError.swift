@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import HTTPServer
 
@@ -14,6 +15,22 @@ public struct APIError: Error, Sendable {
         self.code = code
         self.message = message
         self.headers = headers
+    }
+
+    /// The one place where what went wrong below the routes becomes an HTTP status: domain errors
+    /// map to the status that says whose fault it is; anything unforeseen is a 500.
+    init(_ error: any Error) {
+        switch error {
+        case let error as APIError: self = error
+        case let error as LibraryError:
+            switch error {
+            case .noSuchImage: self = .notFound(error.description)
+            case .cannotRemove: self = APIError(500, "delete_failed", error.description)
+            }
+        case let error as RatingError: self = .badRequest(error.description)
+        case let error as UploadError: self = error.apiError
+        default: self = APIError(500, "internal", "\(error)")
+        }
     }
 
     public static func notFound(_ message: String) -> APIError { APIError(404, "not_found", message) }

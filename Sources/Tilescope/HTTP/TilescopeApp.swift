@@ -58,10 +58,8 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
                 throw APIError.methodNotAllowed(request.method, allowed: endpoint.allowedMethods + ["OPTIONS"])
             }
             return try dispatch(endpoint, request)
-        } catch let error as APIError {
-            return .now(error.response)
         } catch {
-            return .now(APIError(500, "internal", "\(error)").response)
+            return .now(APIError(error).response)
         }
     }
 

@@ -26,12 +26,8 @@ extension TilescopeApp {
         .later {
             do {
                 return try work()
-            } catch let error as APIError {
-                return error.response
-            } catch let error as RatingError {
-                return APIError.badRequest(error.description).response
             } catch {
-                return APIError(500, "internal", "\(error)").response
+                return APIError(error).response
             }
         }
     }

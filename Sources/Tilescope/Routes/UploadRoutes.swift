@@ -7,10 +7,8 @@ extension TilescopeApp {
         guard request.method == "POST", request.pathSegments == ["api", "images"] else { return .buffer }
         do {
             return .stream(try uploads.begin(request) { [self] in decorate($0) })
-        } catch let error as APIError {
-            return .refuse(decorate(error.response))
         } catch {
-            return .refuse(decorate(APIError(500, "internal", "\(error)").response))
+            return .refuse(decorate(APIError(error).response))
         }
     }
 

@@ -37,10 +37,8 @@ final class UploadSink: BodySink, @unchecked Sendable {
                 try append(chunk)
             }
             return nil
-        } catch let error as UploadError {
-            return respond(error.apiError.response)
         } catch {
-            return respond(APIError(500, "internal", "\(error)").response)
+            return respond(APIError(error).response)
         }
     }
 
@@ -68,10 +66,8 @@ final class UploadSink: BodySink, @unchecked Sendable {
             defer { unlink(path) }
             do {
                 return respond(try uploads.accept(file: path, requestedName: name))
-            } catch let error as APIError {
-                return respond(error.response)
             } catch {
-                return respond(APIError(500, "internal", "\(error)").response)
+                return respond(APIError(error).response)
             }
         }
     }

@@ -5,7 +5,7 @@ docs/openapi.yaml is the contract people edit. Foundation has no YAML parser and
 fetches no packages here, so the JSON the server sends at GET /openapi.json is generated
 from it once and committed:
   docs/openapi.json                              for tools and people
-  Sources/Tilescope/Routes/OpenAPIDocument.swift the same bytes, compiled into the server
+  Sources/Tilescope/OpenAPI/OpenAPIDocument.swift the same bytes, compiled into the server
 
     openapi_json.py          regenerate both
     openapi_json.py --check  fail if the YAML is not valid OpenAPI 3.1 or either file differs from
@@ -20,7 +20,7 @@ import yaml
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 YAML = ROOT / "docs/openapi.yaml"
 JSON = ROOT / "docs/openapi.json"
-SWIFT = ROOT / "Sources/Tilescope/Routes/OpenAPIDocument.swift"
+SWIFT = ROOT / "Sources/Tilescope/OpenAPI/OpenAPIDocument.swift"
 
 
 def document_json() -> str:

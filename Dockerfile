@@ -41,7 +41,8 @@ ENV TILESCOPE_HOST=0.0.0.0 \
     TILESCOPE_PUBLIC=/usr/local/share/tilescope/Public \
     TILESCOPE_LOG_FORMAT=common \
     TILESCOPE_SHUTDOWN_SECONDS=10
-# Pyramids, staging and the catalog database. The images folder can be mounted read-only.
+# Pyramids, staging and the catalog database. The images folder can be mounted read-only while
+# uploads are off (no TILESCOPE_ADMIN_TOKEN): uploads and deletions write there.
 VOLUME /data
 EXPOSE 8080
 USER tilescope:tilescope

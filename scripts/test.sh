@@ -30,3 +30,7 @@ done
 # The OpenAPI contract (docs/openapi.yaml) against a live server with schemathesis: never skipped.
 echo "== Tests/contract/run.sh" >&2
 Tests/contract/run.sh
+# The Dockerfile built for real with podman and its image run (chroot): a Dockerfile that no longer
+# builds cannot land. About 2 minutes warm, 5 cold (debootstrap and the build are cached in /var/tmp).
+echo "== Tests/container/run.sh" >&2
+Tests/container/run.sh

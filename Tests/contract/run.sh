@@ -11,6 +11,7 @@
 #    by --max-examples and --max-time. Exits nonzero on any failure. Settings: schemathesis.toml.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source Tests/lib/server-port.sh
 repo=$PWD
 MAX_EXAMPLES=${CONTRACT_MAX_EXAMPLES:-25}
 MAX_TIME=${CONTRACT_MAX_TIME:-80}
@@ -51,13 +52,7 @@ TILESCOPE_ADMIN_TOKEN=$TOKEN "$bin" serve --host 127.0.0.1 --port 0 --images "$w
   --iiif-attribution "Tilescope contract test, “quoted” & <marked>" --iiif-collection-page 1 \
   > "$work/server.log" 2>&1 &
 server_pid=$!
-port=""
-for _ in $(seq 1 100); do
-  port=$(grep -oE 'http://127\.0\.0\.1:[0-9]+/' "$work/server.log" | head -n1 | grep -oE '[0-9]+/$' | tr -d / || true)
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { cat "$work/server.log" >&2; echo "server did not start" >&2; exit 1; }
+port=$(tilescope_port "$work/server.log")
 base="http://127.0.0.1:$port"
 for id in tiny gradient; do
   for _ in $(seq 1 300); do

@@ -17,6 +17,7 @@
 #    manifest, opening each Canvas's Image API service and loading its tiles.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source Tests/lib/server-port.sh
 ID=67352ccc-d1b0-11e1-89ae-279075081939
 OPTIONAL=(linkheader_canonical linkheader_profile rot_full_non90 rot_mirror rot_mirror_180 rot_region_non90 size_up
           format_gif format_tif)
@@ -71,13 +72,7 @@ bin=$(swift build --show-bin-path)/tilescope
   --iiif-rights http://creativecommons.org/licenses/by/4.0/ --iiif-attribution "Tilescope IIIF tests" \
   > "$work/server.log" 2>&1 &
 server_pid=$!
-port=""
-for _ in $(seq 1 100); do
-  port=$(grep -oE 'http://127\.0\.0\.1:[0-9]+/' "$work/server.log" | head -n1 | grep -oE '[0-9]+/$' | tr -d / || true)
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { cat "$work/server.log" >&2; echo "server did not start" >&2; exit 1; }
+port=$(tilescope_port "$work/server.log")
 for _ in $(seq 1 300); do
   [ "$(curl -sf "http://127.0.0.1:$port/api/images" | grep -o '"status":"ready"' | wc -l)" -eq 2 ] && break
   sleep 0.1

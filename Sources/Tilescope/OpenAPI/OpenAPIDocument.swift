@@ -2357,7 +2357,7 @@ enum OpenAPIDocument {
     }
    },
    "UploadsDisabled": {
-    "description": "No admin token is configured, so uploads and deletions are off.",
+    "description": "No admin token is configured (`uploads_disabled`), or the server cannot write the images folder (`images_folder_read_only`), so uploads and deletions are off.",
     "content": {
      "application/json": {
       "schema": {

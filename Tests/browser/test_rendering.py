@@ -88,7 +88,7 @@ def expect_view(session, image, fragment_view, scale=1):
     assert st['offsetY'] == pytest.approx(oy, abs=1e-3)
     expected = geometry.viewport(image, {**req, 'zoomScale': st['zoomScale'], 'offsetX': st['offsetX'],
                                          'offsetY': st['offsetY']})
-    drawn = session.page.evaluate("""() => [...document.querySelectorAll('.page.current .tile.loaded')]
+    drawn = session.page.evaluate("""() => [...document.querySelectorAll('.page.current .tile.loaded:not(.base)')]
         .map(t => t.dataset.url)""")
     wanted = {f"/{t['level']}/{t['column']}_{t['row']}.jpeg" for t in expected['tiles']}
     drawn_keys = {'/' + '/'.join(src.split('?')[0].split('/')[-2:]) for src in drawn}
@@ -173,7 +173,9 @@ def test_last_good_level_stays_until_the_new_one_has_loaded(session, server):
     assert (before['level'], after['level']) == (11, 12)
     snapshot = session.page.evaluate("""() => {
         const sv = window.tilescope.gallery.scrollView;
-        const shown = () => [...sv.layer.shown].map(t => ({level: t.level, loaded: t.loaded}));
+        // The base tile (the one-tile level, always underneath) aside.
+        const shown = () => [...sv.layer.shown].filter(t => t.level !== sv.layer.baseLevel)
+            .map(t => ({level: t.level, loaded: t.loaded}));
         sv.setView({zoomScale: 0.8, offsetX: 400, offsetY: 250});
         const during = shown();
         const pending = sv.layer.loader.pendingKeys.filter(k => k.startsWith('12/'));
@@ -187,7 +189,8 @@ def test_last_good_level_stays_until_the_new_one_has_loaded(session, server):
     assert {t['level'] for t in during} <= {11, 12}
     assert snapshot['pendingCount'] > 0 and snapshot['stillLoading'] == 0, 'tiles left behind are cancelled'
     session.wait_idle()
-    levels = session.page.evaluate("[...window.tilescope.gallery.scrollView.layer.shown].map(t => t.level)")
+    levels = session.page.evaluate("""(() => { const layer = window.tilescope.gallery.scrollView.layer;
+        return [...layer.shown].filter(t => t.level !== layer.baseLevel).map(t => t.level); })()""")
     assert set(levels) == {12}
     assert len(levels) == len(after['tiles'])
 

@@ -13,11 +13,17 @@ const keyOf = (level, column, row) => `${level}/${column}/${row}`;
 const EXPECTATION_SLACK_MS = 250;
 
 /**
- * Draws one image: the preview at once and always underneath, and over it the tiles of the level the view needs.
+ * Draws one image: the base tile at once and always underneath, and over it the tiles of the level the view needs.
+ *
+ * The base is the largest level that fits in one tile (128 x 128 for a 16384 x 16384 image): one small request,
+ * so no part of the image is ever blank. Where the viewport API answers `low` (the preview suffices), the layer
+ * draws the tiles of the preview level instead of `preview.jpeg`: the same pixels (the preview is that level
+ * stitched), but the tiles are JPEG Q85 and the preview Q95 4:4:4, which made it 2.1 times their bytes, and at
+ * a screen scale of 2 the preview was loaded only to be covered at once.
  *
  * What is fetched is decided apart from what is drawn:
  * - during an animation whose end is announced (`expect`), only the end state's tiles are fetched, not those of
- *   every intermediate zoomScale; the frames in between draw whatever is already there (the preview, tiles of
+ *   every intermediate zoomScale; the frames in between draw whatever is already there (the base, tiles of
  *   any level in the cache), so nothing is ever blank;
  * - otherwise the current view's tiles, nearest the centre first, and while panning (dragging, gliding) the
  *   row or column of tiles just ahead in the direction of the pan;
@@ -38,16 +44,9 @@ export class TileLayer {
     });
     this.content = document.createElement('div');
     this.content.className = 'content';
-    this.preview = document.createElement('img');
-    this.preview.className = 'preview';
-    this.preview.alt = '';
-    this.preview.draggable = false;
-    this.preview.fetchPriority = 'high';
-    this.previewLoaded = false;
-    this.preview.addEventListener('load', () => { this.previewLoaded = true; this.#arrived(); });
-    this.preview.src = image.urls.preview;
-    this.content.append(this.preview);
     container.append(this.content);
+    this.baseLevel = TileLayer.baseLevel(pyramid);
+    this.previewLevel = pyramid.previewLevel();
     this.shown = new Set(); // tiles whose element is in the DOM
     this.needed = new Map(); // key -> tile of the current view at its level
     this.failed = new Set(); // keys that failed: not asked for again by this layer
@@ -56,15 +55,28 @@ export class TileLayer {
     this.expected = null; // { view, tiles, until }: the end of an announced animation
     this.direction = null; // { x, y } in -1, 0, 1: where a pan is heading
     this.wasComplete = false;
-    this.onChange = null; // a tile or the preview arrived
+    this.onChange = null; // a tile arrived
     this.onComplete = null; // the view became complete
     this.onTileDrawn = null; // (tile) the first time a tile's element is put on screen
   }
 
-  /** Every tile the current view needs at its level is drawn (the preview, when it needs no tiles). */
+  /** The largest level whose whole image is one tile. */
+  static baseLevel(pyramid) {
+    let level = pyramid.maxLevel;
+    while (level > 0) {
+      const size = pyramid.sizeOfLevel(level);
+      if (size.width <= pyramid.tileSize && size.height <= pyramid.tileSize) break;
+      level -= 1;
+    }
+    return level;
+  }
+
+  /** The base tile has arrived: some picture lies under the whole image. */
+  get hasPicture() { return this.cache.peek(keyOf(this.baseLevel, 0, 0)) !== undefined; }
+
+  /** Every tile the current view needs at its level is drawn. */
   isComplete() {
     if (!this.view) return false;
-    if (this.level === null) return this.previewLoaded;
     for (const key of this.needed.keys()) {
       if (!this.cache.peek(key)) return false;
     }
@@ -89,17 +101,16 @@ export class TileLayer {
 
   /**
    * Lays out the view: `zoomScale`, the offset shown (may be rubber-banded), the viewport size, the screen
-   * `scale`, and the tiles (rule 9 and 10) of `level` (null: the preview alone is enough).
+   * `scale`, and the tiles (rule 9 and 10) of `level` (null: the preview level's tiles are enough).
    */
   update(view) {
     const previous = this.view;
     this.view = { scale: previous?.scale ?? 1, ...view };
-    this.level = view.level;
-    this.needed = new Map(view.tiles.map((t) => [keyOf(t.level, t.column, t.row), t]));
+    const tiles = view.level === null ? this.#tilesOf(this.view) : view.tiles;
+    this.level = view.level ?? this.previewLevel;
+    this.needed = new Map(tiles.map((t) => [keyOf(t.level, t.column, t.row), t]));
     this.#follow(previous);
     this.content.style.transform = `translate(${-view.offsetX}px, ${-view.offsetY}px)`;
-    this.preview.style.width = `${this.pyramid.width * view.zoomScale}px`;
-    this.preview.style.height = `${this.pyramid.height * view.zoomScale}px`;
     this.#request();
     this.#layout();
   }
@@ -110,7 +121,6 @@ export class TileLayer {
     for (const tile of this.shown) tile.element.remove();
     this.shown.clear();
     this.cache.clear((tile) => this.#release(tile));
-    this.preview.removeAttribute('src');
     this.content.remove();
     this.onChange = this.onComplete = this.onTileDrawn = null;
   }
@@ -131,7 +141,7 @@ export class TileLayer {
       this.direction = null;
       return;
     }
-    if (!previous || previous.zoomScale !== view.zoomScale || view.level === null) {
+    if (!previous || previous.zoomScale !== view.zoomScale) {
       this.direction = null;
       return;
     }
@@ -141,7 +151,8 @@ export class TileLayer {
   }
 
   #request() {
-    const wanted = this.expected ? [...this.expected.tiles] : [...this.needed.values(), ...this.#ahead()];
+    const base = { level: this.baseLevel, column: 0, row: 0 };
+    const wanted = [base, ...(this.expected ? this.expected.tiles : [...this.needed.values(), ...this.#ahead()])];
     const missing = [];
     const seen = new Set();
     for (const t of wanted) {
@@ -157,19 +168,19 @@ export class TileLayer {
   /** The tiles of the view's level one tile ahead of the viewport in the direction of the pan. */
   #ahead() {
     const { view, direction } = this;
-    if (!direction || this.level === null || !view) return [];
+    if (!direction || !view) return [];
     const step = (this.pyramid.tileSize * view.zoomScale) / this.pyramid.scaleOfLevel(this.level);
     const shifted = { ...view, offsetX: view.offsetX + direction.x * step, offsetY: view.offsetY + direction.y * step };
     return this.#tilesOf(shifted).filter((t) => !this.needed.has(keyOf(t.level, t.column, t.row)));
   }
 
-  /** The tiles a view needs at its level, nearest its centre first ([] when the preview suffices). */
+  /** The tiles a view needs at its level (the preview level's where the API says `low`), nearest its centre first. */
   #tilesOf(view) {
     const z = view.zoomScale;
     const visible = visibleRect(this.pyramid, { width: view.viewWidth, height: view.viewHeight }, z,
                                 view.offsetX, view.offsetY);
-    const { level } = resolutionFor(this.pyramid, z, view.scale);
-    if (level === null || !(visible.width > 0 && visible.height > 0)) return [];
+    const level = resolutionFor(this.pyramid, z, view.scale).level ?? this.previewLevel;
+    if (!(visible.width > 0 && visible.height > 0)) return [];
     const centre = { x: (view.offsetX + view.viewWidth / 2) / z, y: (view.offsetY + view.viewHeight / 2) / z };
     return tilesCovering(this.pyramid, level, visible, z, centre);
   }
@@ -181,7 +192,7 @@ export class TileLayer {
     canvas.width = bitmap.width;
     canvas.height = bitmap.height;
     canvas.getContext('bitmaprenderer').transferFromImageBitmap(bitmap);
-    canvas.className = 'tile loaded';
+    canvas.className = t.level === this.baseLevel ? 'tile loaded base' : 'tile loaded';
     canvas.dataset.url = t.url;
     const tile = { ...t, element: canvas, loaded: true, drawn: false, bytes: canvas.width * canvas.height * 4 };
     this.cache.set(tile.key, tile);
@@ -207,7 +218,8 @@ export class TileLayer {
     const viewport = { x0: this.view.offsetX, y0: this.view.offsetY,
                        x1: this.view.offsetX + this.view.viewWidth, y1: this.view.offsetY + this.view.viewHeight };
     for (const tile of this.cache.values()) {
-      const keep = this.needed.has(tile.key) || (!complete && this.#overlaps(tile, viewport));
+      const keep = this.needed.has(tile.key) || tile.level === this.baseLevel
+        || (!complete && this.#overlaps(tile, viewport));
       if (keep) this.#show(tile);
       else if (this.shown.has(tile)) this.#hide(tile);
     }
@@ -255,7 +267,7 @@ export class TileLayer {
     s.top = `${f.y}px`;
     s.width = `${f.width}px`;
     s.height = `${f.height}px`;
-    // The needed level on top; other levels below it, sharper ones above blurrier ones.
-    s.zIndex = tile.level === this.level ? 100 : 1 + tile.level;
+    // The needed level on top; other levels below it, sharper ones above blurrier ones; the base at the bottom.
+    s.zIndex = tile.level === this.level ? 100 : tile.level === this.baseLevel ? 0 : 1 + tile.level;
   }
 }

@@ -1,13 +1,23 @@
+import { TileCache } from './TileCache.js';
+
 /**
  * Fetches tiles in the order the view wants them, at most `concurrency` at a time, each cancellable.
  *
  * `fetch` with an AbortController, then `createImageBitmap`, instead of `img.src`: removing an image's `src`
  * does not always stop its download, an aborted fetch does. Tiles that are wanted but not started yet wait here,
  * not in the browser's queue, so a view that moves on before they start never requests them at all.
+ *
+ * The JPEG bytes of every fetched tile are kept (bounded in bytes, least recently used out): a tile that comes
+ * back into view after its decoded pixels were evicted is decoded again from them, without a request. They are
+ * about 25 times smaller than the decoded pixels, so they outlast them by far.
  */
+export const DEFAULT_BLOB_BYTES = 48 * 1024 * 1024;
+
 export class TileLoader {
-  constructor({ concurrency = 6, onLoad, onError } = {}) {
+  constructor({ concurrency = 6, onLoad, onError, blobBytes = DEFAULT_BLOB_BYTES } = {}) {
     this.concurrency = concurrency;
+    this.blobs = new TileCache(blobBytes); // key -> { key, blob, bytes }
+    this.requests = 0; // network requests started, for the curious and the benchmark
     this.onLoad = onLoad; // (tile descriptor, ImageBitmap)
     this.onError = onError; // (tile descriptor, error)
     this.queue = []; // descriptors wanted and not started, first wanted first
@@ -58,11 +68,9 @@ export class TileLoader {
     const request = { tile, controller };
     this.inFlight.set(tile.key, request);
     const current = () => this.inFlight.get(tile.key) === request;
-    fetch(tile.url, { signal: controller.signal })
-      .then((response) => {
-        if (!response.ok) throw new Error(`HTTP ${response.status} for ${tile.url}`);
-        return response.blob();
-      })
+    const kept = this.blobs.get(tile.key);
+    const body = kept ? Promise.resolve(kept.blob) : this.#fetch(tile, controller.signal);
+    body
       .then((blob) => createImageBitmap(blob))
       .then((bitmap) => {
         if (!current()) { bitmap.close(); return; } // cancelled while decoding
@@ -75,5 +83,19 @@ export class TileLoader {
         this.onError?.(tile, error);
       })
       .finally(() => this.#pump());
+  }
+
+  #fetch(tile, signal) {
+    this.requests++;
+    return fetch(tile.url, { signal })
+      .then((response) => {
+        if (!response.ok) throw new Error(`HTTP ${response.status} for ${tile.url}`);
+        return response.blob();
+      })
+      .then((blob) => {
+        this.blobs.set(tile.key, { key: tile.key, blob, bytes: blob.size });
+        this.blobs.trim(() => false, () => {});
+        return blob;
+      });
   }
 }

@@ -201,7 +201,6 @@ def one_run(browser, base, viewer, image, scale, plan):
         'cancelled': sum(1 for r in tiles if r['state'] == 'cancelled'),
         'seconds': sum(times) / 1000,
         'step_ms': [round(t) for t in times],
-        'blank_frames': report['blankFrames'],
         'first_picture_ms': report['firstPicture'],
         'view_deviation': deviation,
         'tiles_per_level': {level: sum(1 for r in tiles if r['path'].split(TILE)[1].split('/')[0] == level)
@@ -219,7 +218,6 @@ def table(results, scales, runs):
     rows = [('tile requests', 'tile_requests', '{:,.0f}', True), ('KiB received (tiles + preview)', 'kib', '{:,.0f}', True),
             ('requested, never drawn', 'never_drawn', '{:,.0f}', False), ('of which cancelled', 'cancelled', '{:,.0f}', False),
             ('time to fully loaded, all steps', 'seconds', '{:.1f} s', True),
-            ('frames without a picture after the first', 'blank_frames', '{:.0f}', False),
             ('first picture', 'first_picture_ms', '{:.0f} ms', False)]
     for label, key, fmt, ratio in rows:
         cells = []

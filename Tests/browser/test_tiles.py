@@ -158,3 +158,27 @@ def test_decoded_cache_is_bounded_in_bytes(browser, server, request):
         # Beyond the tiles on screen (never evicted), the cache holds at most its bound.
         assert worst['worst'] <= worst['max'], worst
         assert worst['cached'] < worst['drawn'], f'nothing was evicted, the bound was never tested: {worst}'
+
+
+def test_panning_fetches_the_column_ahead(browser, server, request):
+    """While a pan moves right (no announced end: a drag), the column of tiles just beyond the right edge is
+    fetched too; standing still at first, it is not."""
+    with page_session(browser, server.base, request.node) as session:
+        open_layer(session, server, 'd-wide')
+        result = session.page.evaluate("""async () => {
+            const t = window.t, layer = t.layer;
+            const wanted = () => [...layer.loader.pendingKeys, ...[...layer.cache.values()].map((tile) => tile.key)];
+            const columns = (keys, level) => keys.filter((k) => k.startsWith(`${level}/`)).map((k) => +k.split('/')[1]);
+            t.show({zoomScale: 2, offsetX: 1000, offsetY: 900});
+            await t.complete();
+            const level = layer.level;
+            const still = Math.max(...columns(wanted(), level));
+            const needed = Math.max(...columns([...layer.needed.keys()], level));
+            t.show({zoomScale: 2, offsetX: 1040, offsetY: 900});
+            const movingNeeded = Math.max(...columns([...layer.needed.keys()], level));
+            const moving = Math.max(...columns(wanted(), level));
+            await t.complete();
+            return { still, needed, movingNeeded, moving };
+        }""")
+        assert result['still'] == result['needed'], result
+        assert result['moving'] == result['movingNeeded'] + 1, result

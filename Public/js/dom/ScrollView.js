@@ -102,6 +102,8 @@ export class ScrollView {
   animateTo(target, duration = ZOOM_DURATION) {
     const from = { zoomScale: this.zoomScale, offsetX: this.offsetX, offsetY: this.offsetY };
     const to = settle(this.pyramid, { ...this.#baseRequest(), ...target });
+    // The end is known now: the tile layer fetches for it, not for every frame on the way.
+    this.layer.expect(to, duration);
     this.animator.run((elapsed) => {
       const t = Math.min(1, elapsed / duration);
       const k = easeOutCubic(t);
@@ -119,11 +121,11 @@ export class ScrollView {
     else this.setView({});
   }
 
-  /** Double tap (or click) at a point in the view: x factor, centred on that point (issue 3's `tap`). */
-  tap(viewPoint, factor = 1.5) {
+  /** Double tap (or click) at a point in the view: x factor ('out': / factor), centred on that point (the API's `tap`). */
+  tap(viewPoint, factor = 1.5, direction = 'in') {
     this.#settleNow();
     const point = imagePointAt(this.request(), this.zoomScale, viewPoint);
-    this.animateTo(tapZoom(this.pyramid, this.request(), point, factor));
+    this.animateTo(tapZoom(this.pyramid, this.request(), point, factor, direction));
   }
 
   /** Wheel or trackpad pinch: zoom by `factor` keeping the point under the pointer fixed. */
@@ -214,7 +216,7 @@ export class ScrollView {
     const centre = { x: (this.offsetX + this.width / 2) / z, y: (this.offsetY + this.height / 2) / z };
     const tiles = level === null ? [] : tilesCovering(this.pyramid, level, visible, z, centre);
     this.layer.update({ zoomScale: z, offsetX: this.offsetX, offsetY: this.offsetY, level, tiles,
-                        viewWidth: this.width, viewHeight: this.height });
+                        viewWidth: this.width, viewHeight: this.height, scale: this.scale });
     this.#changed();
   }
 

@@ -167,7 +167,7 @@ export class Gallery {
   pinchEnd() { this.scrollView?.endPinch(); }
   wheelZoom(factor, point) { this.scrollView?.zoomBy(factor, point); }
   doubleTap(point) { this.scrollView?.tap(point, 1.5); }
-  twoFingerTap(point) { this.scrollView?.tap(point, 1 / 1.5); }
+  twoFingerTap(point) { this.scrollView?.tap(point, 1.5, 'out'); }
 
   // Keyboard target ----------------------------------------------------------------------------
 

@@ -553,6 +553,14 @@ enum OpenAPIDocument {
       }
      },
      {
+      "name": "tapDirection",
+      "in": "query",
+      "description": "`in` multiplies the zoomScale by `factor`, `out` divides by it (the two-finger tap: `tap=x,y&tapDirection=out`).",
+      "schema": {
+       "$ref": "#/components/schemas/TapDirection"
+      }
+     },
+     {
       "name": "prefetch",
       "in": "query",
       "schema": {
@@ -3547,6 +3555,14 @@ enum OpenAPIDocument {
     "type": "string",
     "pattern": "^ *[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]{1,2})? *, *[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]{1,2})? *$"
    },
+   "TapDirection": {
+    "description": "Which way `tap` zooms: `in` (the default) multiplies the zoomScale by `factor`, `out` divides by it.",
+    "type": "string",
+    "enum": [
+     "in",
+     "out"
+    ]
+   },
    "ViewportRequest": {
     "description": "The viewport fields of the GET query, as a JSON object.",
     "type": "object",
@@ -3661,6 +3677,16 @@ enum OpenAPIDocument {
        },
        {
         "$ref": "#/components/schemas/DecimalText"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "tapDirection": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/TapDirection"
        },
        {
         "type": "null"

@@ -1,8 +1,12 @@
 import { tileFrame } from '../geometry/Viewport.js';
 import { TileCache } from './TileCache.js';
 
-/** Fills a URL template such as /dzi/a_files/{level}/{col}_{row}.jpeg?v=3. */
+/**
+ * Fills a URL template such as /dzi/a_files/{level}/{col}_{row}.jpeg?v=3; a function template (a IIIF
+ * source, whose tile URLs are regions, not indices) is called with (level, column, row).
+ */
 export function tileURL(template, level, column, row) {
+  if (typeof template === 'function') return template(level, column, row);
   return template.replace('{level}', level).replace('{col}', column).replace('{row}', row);
 }
 
@@ -61,6 +65,11 @@ export class TileLayer {
     this.#prune(offsetX, offsetY);
     for (const tile of this.shown) this.#place(tile);
     this.cache.trim((tile) => this.shown.has(tile), (tile) => this.#discard(tile));
+  }
+
+  /** True when every tile the current view needs at its level (or the preview, when it suffices) is drawn. */
+  isComplete() {
+    return this.complete;
   }
 
   /** Removes everything: the page shows another image now. */

@@ -66,6 +66,8 @@ def call(session, name, method, *args):
 
 
 def shot(session, name):
+    # The scroll indicators fade 0.5 s after a move: the picture is compared without them.
+    session.page.wait_for_function(f"!document.querySelector('#{name} .scroll-indicator.visible')")
     png = session.page.locator(f'#{name}').screenshot()
     return np.asarray(Image.open(io.BytesIO(png)).convert('RGB'))
 
@@ -280,3 +282,17 @@ def test_embed_page_keeps_two_viewers_in_step(session, server):
     page.wait_for_function("window.tilescope.viewers[1].scrollView.isAtFit")
     page.wait_for_function(idle)
     in_step(page)
+
+
+def test_paging_can_be_switched_off(session, server):
+    """With pagingEnabled false a swipe at fit no longer turns the page; the buttons and keys still do."""
+    ids = [i['id'] for i in server.images]
+    session.open(f'#image={ids[0]}')
+    session.page.evaluate('window.tilescope.viewer.pagingEnabled = false')
+    TimedInput(session.page).mouse_path([(600 - 50 * i, 300) for i in range(9)], interval_ms=10, hold_ms=5)
+    session.wait_idle()
+    assert session.state()['imageId'] == ids[0]
+    session.page.evaluate('window.tilescope.viewer.pagingEnabled = true')
+    TimedInput(session.page).mouse_path([(600 - 50 * i, 300) for i in range(9)], interval_ms=10, hold_ms=5)
+    session.wait_idle()
+    assert session.state()['imageId'] == ids[1]

@@ -4,8 +4,9 @@
  * `onMove(imagePoint)` asks the viewer to centre that image point.
  */
 export class Navigator {
-  constructor(element, { onMove }) {
+  constructor(element, { onMove, enabled = true }) {
     this.element = element;
+    this.enabled = enabled;
     this.image = element.querySelector('.navigator-image');
     this.rect = element.querySelector('.navigator-rect');
     this.onMove = onMove;
@@ -21,7 +22,7 @@ export class Navigator {
 
   /** Shows the scroll view's visible part, or hides the navigator at fit or without a view. */
   update(scrollView) {
-    const show = Boolean(scrollView) && !scrollView.isAtFit;
+    const show = this.enabled && Boolean(scrollView) && !scrollView.isAtFit;
     this.element.hidden = !show;
     if (!show) return;
     const { width, height } = scrollView.pyramid;

@@ -70,9 +70,9 @@ export async function deepZoomImage(url) {
 }
 
 /**
- * Any IIIF Image API 2.x or 3.0 image: its `info.json`. Tiles are regions at power-of-two scale
- * factors in the version's canonical form (`w,` for 2, `w,h` for 3, `full` for the whole image), so static
- * level-0 tile sets work as well as dynamic servers.
+ * Any IIIF Image API 2.x or 3.0 image: its `info.json`. Tiles are `x,y,w,h` regions at power-of-two scale
+ * factors, sized in the version's canonical form (`w,` for 2, `w,h` for 3), so static level-0 tile sets work
+ * as well as dynamic servers.
  */
 export async function iiifImage(infoUrl) {
   const info = JSON.parse(await fetchText(new URL(infoUrl, location.href).href));
@@ -92,9 +92,9 @@ export async function iiifImage(infoUrl) {
     const h = Math.min(tileSize * factor, height - y);
     const tw = Math.ceil(w / factor);
     const th = Math.ceil(h / factor);
-    const region = x === 0 && y === 0 && w === width && h === height ? 'full' : `${x},${y},${w},${h}`;
+    // Always x,y,w,h (never `full`): static tile sets (libvips's dzsave --layout iiif3) name the whole image so.
     const size = version3 ? `${tw},${th}` : `${tw},`;
-    return `${id}/${region}/${size}/0/default.jpg`;
+    return `${id}/${x},${y},${w},${h}/${size}/0/default.jpg`;
   };
   const { previewSide, preview } = previewOf(width, height, tileSize, tiles);
   const label = decodeURIComponent(id.split('/').pop());

@@ -21,7 +21,7 @@ const SETTINGS = ['minimumZoomScale', 'maximumZoomScale', 'bounces', 'bouncesZoo
  * events through `on(name, fn)`, and `destroy()`, which removes every listener, observer and element it made.
  */
 export class Viewer {
-  constructor(element, { gallery = false, rating = false, controls = true, urlState = false,
+  constructor(element, { gallery = false, rating = false, controls = true, navigator = controls, urlState = false,
     keyboardTarget = element, pagingEnabled = true, initial = {}, ...settings } = {}) {
     this.element = element;
     this.events = new Emitter();
@@ -33,7 +33,7 @@ export class Viewer {
     this.insets = { top: 0, left: 0, bottom: 0, right: 0 };
     this.help = new Help(this.parts.help);
     this.fullscreen = new Fullscreen(element, this.parts.fullscreen);
-    this.navigator = new Navigator(this.parts.navigator, { onMove: (point) => this.#centreOn(point) });
+    this.navigator = new Navigator(this.parts.navigator, { onMove: (point) => this.#centreOn(point), enabled: navigator });
     this.listening = new AbortController();
     const on = (target, name, fn) => target.addEventListener(name, fn, { signal: this.listening.signal });
     on(this.parts.fullscreen, 'click', () => this.toggleFullscreen());

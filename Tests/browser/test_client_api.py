@@ -2,6 +2,7 @@
 any IIIF info.json; the delegate's events and flags; UIScrollView's calls and settings; fullyLoaded; destroy();
 several viewers on one page, and Public/embed.html keeping two of them in step."""
 import io
+import re
 import math
 
 import numpy as np
@@ -296,3 +297,50 @@ def test_paging_can_be_switched_off(session, server):
     TimedInput(session.page).mouse_path([(600 - 50 * i, 300) for i in range(9)], interval_ms=10, hold_ms=5)
     session.wait_idle()
     assert session.state()['imageId'] == ids[1]
+
+
+def test_pinch_reports_zooming_and_bouncesZoom_stops_at_the_limit(session, server):
+    """A touch pinch: beginZooming, zoom events while `zooming`, endZooming with the settled scale; without
+    bouncesZoom the scale never goes past the maximum, with it it overshoots and bounces back."""
+    open_embed(session)
+    add_viewer(session, 'v', {'image': 'a-land', 'controls': False, 'maximumZoomScale': 0.3}, left=0, top=0,
+               width=400, height=300)
+    fit = viewer_state(session, 'v')['zoomScale']
+    frames = [(16 * i, [(200 - 20 - 12 * i, 150), (200 + 20 + 12 * i, 150)]) for i in range(11)]
+    for bounces_zoom in (True, False):
+        session.page.evaluate(f"window.__viewers.v.bouncesZoom = {'true' if bounces_zoom else 'false'}; "
+                              "window.__viewers.v.setZoomScale(0)")
+        events(session, 'v')
+        TimedInput(session.page).touches(frames + [(16 * 11 + 300, [])])
+        session.page.wait_for_function("window.__events.v.some((e) => e.type === 'endZooming')")
+        log = events(session, 'v')
+        types = [e['type'] for e in log]
+        assert types[0] == 'beginZooming'
+        zooms = [e for e in log if e['type'] == 'zoom']
+        assert zooms and all(e['zooming'] for e in zooms)
+        ending = next(e for e in log if e['type'] == 'endZooming')
+        assert ending['scale'] == pytest.approx(0.3) and fit < 0.3
+        highest = max(e['zoomScale'] for e in zooms)
+        if bounces_zoom:
+            assert highest > 0.3 + 1e-6, 'with bouncesZoom the pinch goes past the maximum, then back'
+        else:
+            assert highest == pytest.approx(0.3), 'without bouncesZoom it stops at the maximum'
+
+
+def test_bad_sources_are_refused_plainly(session, server):
+    open_embed(session)
+    session.allowed_failures = re.compile(r'/nothing\.dzi')
+    with pytest.raises(Exception, match='exactly one of image, gallery: true, dzi or iiif'):
+        session.page.evaluate("""async () => { const { createViewer } = await import('/js/tilescope.js');
+            createViewer(document.body.appendChild(document.createElement('div')), { image: 'a', dzi: 'b' }); }""")
+    message = session.page.evaluate("""async () => {
+        const { createViewer } = await import('/js/tilescope.js');
+        const element = document.body.appendChild(document.createElement('div'));
+        element.style.height = '200px';
+        const viewer = createViewer(element, { dzi: '/nothing.dzi' });
+        try { await viewer.ready; return 'resolved'; } catch (error) {
+            return [error.message, element.querySelector('.message').textContent, element.querySelector('.message').hidden];
+        }
+    }""")
+    assert message != 'resolved'
+    assert '/nothing.dzi' in message[0] and 'Could not load' in message[1] and message[2] is False

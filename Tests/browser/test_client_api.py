@@ -344,3 +344,18 @@ def test_bad_sources_are_refused_plainly(session, server):
     }""")
     assert message != 'resolved'
     assert '/nothing.dzi' in message[0] and 'Could not load' in message[1] and message[2] is False
+
+
+def test_scroll_indicator_options(session, server):
+    """scrollIndicatorInsets move the indicators; showsVerticalScrollIndicator: false leaves only the horizontal one."""
+    open_embed(session)
+    add_viewer(session, 'v', {'image': 'a-land', 'controls': False, 'showsVerticalScrollIndicator': False,
+                              'scrollIndicatorInsets': {'top': 0, 'left': 50, 'bottom': 40, 'right': 30}},
+               left=0, top=0, width=400, height=300)
+    session.page.evaluate("const v = window.__viewers.v; v.setZoomScale(1); v.setContentOffset({ x: 0, y: 0 })")
+    shown = session.page.evaluate("""() => [...document.querySelectorAll('#v .scroll-indicator.visible')].map((bar) => {
+        const r = bar.getBoundingClientRect(); return { axis: bar.dataset.scrollIndicator, x: r.x, y: r.y, w: r.width }; })""")
+    assert [bar['axis'] for bar in shown] == ['horizontal']
+    bar = shown[0]
+    # At offset 0 the bar starts at the left inset (+3 px margin) and sits above the bottom inset.
+    assert bar['x'] == pytest.approx(50 + 3) and bar['y'] == pytest.approx(300 - 40 - 3 - 3)

@@ -13,6 +13,8 @@ const SCROLL_EVENTS = ['scroll', 'zoom', 'beginDragging', 'endDragging', 'endDec
 
 /** The scroll views' settings a viewer keeps and gives to every page's scroll view. */
 const SETTINGS = ['minimumZoomScale', 'maximumZoomScale', 'bounces', 'bouncesZoom', 'decelerationRate'];
+/** Settings given to each scroll view when it is made (not changed afterwards). */
+const CREATION_SETTINGS = ['showsHorizontalScrollIndicator', 'showsVerticalScrollIndicator', 'scrollIndicatorInsets'];
 
 /**
  * One viewer on a page: the bars and controls (Chrome.js), a gallery of one or many images, the
@@ -26,6 +28,9 @@ export class Viewer {
     this.element = element;
     this.events = new Emitter();
     this.settings = Object.fromEntries(SETTINGS.filter((name) => settings[name] !== undefined).map((name) => [name, settings[name]]));
+    const { scrollIndicatorInsets, ...indicators } = Object.fromEntries(CREATION_SETTINGS
+      .filter((name) => settings[name] !== undefined).map((name) => [name, settings[name]]));
+    this.creationSettings = { ...indicators, indicatorInsets: scrollIndicatorInsets };
     this.barsShown = true;
     this.parts = buildChrome(element, { gallery, rating, controls });
     if (!element.hasAttribute('tabindex') && keyboardTarget === element) element.tabIndex = 0;
@@ -55,7 +60,7 @@ export class Viewer {
     if (this.destroyed || this.gallery) return;
     this.gallery = new Gallery(this.parts, images, {
       ...this.galleryOptions,
-      scrollOptions: () => ({ ...this.settings, insets: this.insets }),
+      scrollOptions: () => ({ ...this.creationSettings, ...this.settings, insets: this.insets }),
       onScrollView: (sv) => this.#attach(sv),
       onPageChange: (change) => this.#pageChanged(change),
       onSingleTap: () => this.toggleBars(),

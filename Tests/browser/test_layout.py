@@ -126,6 +126,16 @@ def test_phone_caption_expands_on_tap_and_a_single_tap_hides_the_bars(browser, s
         assert st['zoomScale'] > fit_with_bars
         page.wait_for_function("getComputedStyle(document.querySelector('.chrome.top')).visibility === 'hidden'")
         page.screenshot(path=str(OUTPUT / 'layout-phone-bars-hidden.png'))
+        # A notch and a home indicator (env(safe-area-inset-*), which Chromium's emulation leaves at 0, stood in for
+        # by the element that measures them) stay insets with the bars hidden.
+        page.add_style_tag(content='.safe-area-probe { padding: 47px 0 34px 0 !important; }')
+        page.keyboard.press('h')
+        page.keyboard.press('h')
+        page.wait_for_function("document.querySelector('#gallery').classList.contains('bars-hidden')")
+        session.wait_idle()
+        assert session.state()['insets'] == {'top': 47, 'left': 0, 'bottom': 34, 'right': 0}
+        check = page.evaluate(GEOMETRY)['image']
+        assert check['y'] >= 47 - 0.5 and check['y'] + check['height'] <= 844 - 34 + 0.5
         TimedInput(page).touches([(0, [(195, 430)]), (50, [])])
         page.wait_for_function("!document.querySelector('#gallery').classList.contains('bars-hidden')")
         session.wait_idle()

@@ -117,6 +117,8 @@ def test_client_agrees_with_the_viewport_api(session, server):
             client = session.page.evaluate('window.tilescope.viewport()')
             req = session.page.evaluate('window.tilescope.request()')
             query = urllib.parse.urlencode({k: req[k] for k in ('width', 'height', 'scale', 'zoomScale', 'offsetX', 'offsetY')})
+            if req.get('insets'):  # the bars' contentInset (top, left, bottom, right)
+                query += '&insets=' + ','.join(repr(req['insets'][k]) for k in ('top', 'left', 'bottom', 'right'))
             status, api = http('GET', f"{server.base}/api/images/{image['id']}/viewport?{query}")
             assert status == 200, api
             compare(client, api, f"{image['id']} {view}")

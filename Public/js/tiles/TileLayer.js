@@ -2,8 +2,12 @@ import { tileFrame, visibleRect, resolutionFor, tilesCovering } from '../geometr
 import { TileCache } from './TileCache.js';
 import { TileLoader } from './TileLoader.js';
 
-/** Fills a URL template such as /dzi/a_files/{level}/{col}_{row}.jpeg?v=3. */
+/**
+ * Fills a URL template such as /dzi/a_files/{level}/{col}_{row}.jpeg?v=3; a function template (a IIIF
+ * source, whose tile URLs are regions, not indices) is called with (level, column, row).
+ */
 export function tileURL(template, level, column, row) {
+  if (typeof template === 'function') return template(level, column, row);
   return template.replace('{level}', level).replace('{col}', column).replace('{row}', row);
 }
 

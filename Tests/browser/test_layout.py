@@ -21,7 +21,12 @@ CONTROLS = """() => [...document.querySelectorAll('#gallery button, #gallery .na
 GEOMETRY = """() => {
     const box = (el) => { const r = el.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; };
     const visible = (el) => el.checkVisibility({ visibilityProperty: true, opacityProperty: true });
-    return { image: box(document.querySelector('.page.current .preview')),
+    // The image's own rectangle, from the scroll view (the tiles' frames round up to whole pixels of their level).
+    const sv = window.tilescope.viewer.scrollView;
+    const page = sv.element.getBoundingClientRect();
+    const image = { x: page.x - sv.offsetX, y: page.y - sv.offsetY,
+                    width: sv.pyramid.width * sv.zoomScale, height: sv.pyramid.height * sv.zoomScale };
+    return { image,
              bars: [...document.querySelectorAll('#gallery .chrome.top, #gallery .chrome.bottom')].filter(visible).map(box) };
 }"""
 

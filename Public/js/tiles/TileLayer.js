@@ -149,8 +149,15 @@ export class TileLayer {
       this.direction = null;
       return;
     }
-    const dx = Math.sign(view.offsetX - previous.offsetX);
-    const dy = Math.sign(view.offsetY - previous.offsetY);
+    const moveX = view.offsetX - previous.offsetX;
+    const moveY = view.offsetY - previous.offsetY;
+    // A jump of a viewport or more (setContentOffset, a page turn) is not a pan: nothing lies "ahead" of it.
+    if (Math.abs(moveX) >= view.viewWidth || Math.abs(moveY) >= view.viewHeight) {
+      this.direction = null;
+      return;
+    }
+    const dx = Math.sign(moveX);
+    const dy = Math.sign(moveY);
     if (dx !== 0 || dy !== 0) this.direction = { x: dx, y: dy };
   }
 

@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
-TILES=${TILES:-40}
+TILES=${TILES:-24}
 WIDTH=${WIDTH:-3048}
 HEIGHT=${HEIGHT:-2032}
 PORT=${PORT:-18811}

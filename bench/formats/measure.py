@@ -114,7 +114,7 @@ for fmt in formats:
 
 # Equal quality: the same decoded JPEG tiles encoded as the server does, over a range of qualities;
 # the lowest quality whose mean SSIM is within 0.001 of the JPEG tiles' own, and its bytes.
-SWEEP = {"webp": [80, 85, 90, 95, 100], "avif": [40, 50, 60, 70, 80, 90]}
+SWEEP = {"webp": [90, 95, 100], "avif": [50, 60, 70, 80]}
 
 
 def encode(fmt, image, q):

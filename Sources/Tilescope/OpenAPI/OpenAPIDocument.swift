@@ -827,7 +827,7 @@ enum OpenAPIDocument {
     }
    }
   },
-  "/dzi/{id}_files/{level}/{column}_{row}.{format}": {
+  "/dzi/{id}_files/{level}/{column}_{row}.{tileFormat}": {
    "parameters": [
     {
      "$ref": "#/components/parameters/ImageID"
@@ -864,7 +864,7 @@ enum OpenAPIDocument {
      }
     },
     {
-     "name": "format",
+     "name": "tileFormat",
      "in": "path",
      "required": true,
      "description": "`webp`, or `avif` where the server's libvips has an AV1 encoder (404 otherwise).",

@@ -32,9 +32,9 @@ enum IIIFFormat: String, CaseIterable, Sendable {
     /// Formats beyond level 2's jpg and png, as info.json lists them.
     static var extra: [IIIFFormat] { offered.filter { $0 != .jpg && $0 != .png } }
 
-    /// info.json's `preferredFormats`: WebP first, a third of a JPEG tile's bytes at about its SSIM and
+    /// info.json's `preferredFormats`: WebP first, smaller than a JPEG tile at a slightly lower SSIM and
     /// shown by every current browser; coinciding WebP tiles are files like JPEG ones. AVIF, smaller
-    /// still, is offered but not preferred: its first encoding costs ten times WebP's CPU
+    /// still, is offered but not preferred: its first encoding costs about five times WebP's CPU
     /// (docs/iiif.md#formats), and the viewers that honour this field may not check AVIF support.
     static let preferred: [IIIFFormat] = [.webp, .jpg]
 }

@@ -217,3 +217,19 @@ int ts_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_
     }
     return -1;
 }
+
+int ts_tiffsave_pyramid(VipsImage *in, const char *path) {
+    return vips_tiffsave(in, path,
+        "tile", TRUE, "tile_width", 256, "tile_height", 256, "pyramid", TRUE,
+        "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE,
+        "predictor", VIPS_FOREIGN_TIFF_PREDICTOR_HORIZONTAL,
+        "strip", TRUE,
+        NULL);
+}
+
+VipsImage *ts_tiffload_page(const char *path, int page) {
+    VipsImage *image = NULL;
+    // vips_tiffload takes the name literally: no "[...]" options are parsed from it.
+    if (vips_tiffload(path, &image, "page", page, "access", VIPS_ACCESS_RANDOM, NULL)) return NULL;
+    return image;
+}

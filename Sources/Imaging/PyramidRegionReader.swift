@@ -1,3 +1,4 @@
+import CShims
 import CVips
 import Foundation
 import ScrollGeometry
@@ -12,7 +13,7 @@ import ScrollGeometry
 /// The covering tiles are decoded into one buffer (`JPEGTile`), each only as far as the
 /// region needs it; resizing and everything after it is a libvips pipeline, computed when
 /// the caller encodes the result.
-public struct PyramidRegionReader: Sendable {
+public struct PyramidRegionReader: RegionReading, Sendable {
     public let pyramid: Pyramid
     /// Where the stored JPEG tile of a level, column and row is.
     public let tilePath: @Sendable (_ level: Int, _ column: Int, _ row: Int) -> String

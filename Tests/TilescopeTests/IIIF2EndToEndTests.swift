@@ -41,7 +41,8 @@ import Testing
         #expect(profile.count == 2)
         #expect(profile.first as? String == "http://iiif.io/api/image/2/level2.json")
         let offer = try #require(profile.last as? [String: Any])
-        #expect(offer["formats"] as? [String] == ["jpg", "png", "webp", "gif", "tif", "jp2"])
+        #expect(offer["formats"] as? [String]
+                == ["jpg", "png", "webp", "gif", "tif", "jp2"] + (EncodedFormat.avif.isAvailable ? ["avif"] : []))
         #expect(offer["qualities"] as? [String] == ["default", "color", "gray", "bitonal"])
         let supports = try #require(offer["supports"] as? [String])
         for feature in ["sizeAboveFull", "mirroring", "rotationArbitrary", "canonicalLinkHeader", "regionSquare", "cors"] {

@@ -123,7 +123,9 @@ def test_client_agrees_with_the_viewport_api(session, server):
             assert status == 200, api
             compare(client, api, f"{image['id']} {view}")
             assert [(t['column'], t['row']) for t in client['tiles']] == [(t['column'], t['row']) for t in api['tiles']]
-            urls = {(t['level'], t['column'], t['row']): t['url'] for t in api['tiles']}
+            # The API names the stored JPEG tiles; the client asks for its browser's format (TileFormat.js).
+            fmt = session.page.evaluate("import('/js/tiles/TileFormat.js').then(m => m.tileFormat())")
+            urls = {(t['level'], t['column'], t['row']): t['url'].replace('.jpeg?', f'.{fmt}?') for t in api['tiles']}
             for t in client['tiles']:
                 assert t['url'] == urls[(t['level'], t['column'], t['row'])]
             assert client['preview']['url'] == api['preview']['url']

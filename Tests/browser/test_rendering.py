@@ -96,8 +96,9 @@ def expect_view(session, image, fragment_view, scale=1):
                                          'offsetY': st['offsetY']})
     drawn = session.page.evaluate("""() => [...document.querySelectorAll('.page.current .tile.loaded:not(.base)')]
         .map(t => t.dataset.url)""")
-    wanted = {f"/{t['level']}/{t['column']}_{t['row']}.jpeg" for t in expected['tiles']}
-    drawn_keys = {'/' + '/'.join(src.split('?')[0].split('/')[-2:]) for src in drawn}
+    # Keys without the extension: the client asks for its browser's tile format (TileFormat.js).
+    wanted = {f"/{t['level']}/{t['column']}_{t['row']}" for t in expected['tiles']}
+    drawn_keys = {'/' + '/'.join(src.split('?')[0].rsplit('.', 1)[0].split('/')[-2:]) for src in drawn}
     assert wanted <= drawn_keys, f'tiles missing from the page: {sorted(wanted - drawn_keys)}'
     if expected['level'] is not None:
         stale = {k for k in drawn_keys if not k.startswith(f"/{expected['level']}/")}

@@ -5,7 +5,7 @@ import re
 
 from conftest import page_session
 
-TILE = re.compile(r'_files/(\d+)/(\d+)_(\d+)\.jpeg')
+TILE = re.compile(r'_files/(\d+)/(\d+)_(\d+)\.(?:jpeg|webp|avif)')
 
 # A driver in the page: window.t.show(zoomScale, offsetX, offsetY) lays the layer out as ScrollView.render does.
 DRIVER = """async (id) => {

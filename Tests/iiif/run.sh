@@ -15,6 +15,11 @@
 #    and thumbnail URL answering. The collection is paged one manifest a page, so paging is used.
 # 3. A real viewer (viewer.py): OpenSeadragon in headless Chromium pages through the gallery
 #    manifest, opening each Canvas's Image API service and loading its tiles.
+# 4. The stricter validator iiif-validator-ng (PyPI; validator_ng.py) on the same image, 3.0 and
+#    2.0: every check it finds applicable, 0 failures. Installed into its own folder
+#    (.venv/iiif-validator-ng), because its package is also called `iiif_validator`.
+# 5. WebP and AVIF tiles in a real viewer (formats_viewer.py): OpenSeadragon in Chromium opens
+#    `/dzi/{id}.dzi?format=webp` (and avif) and IIIF's preferred format, and loads only those tiles.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/lib/server-port.sh
@@ -26,6 +31,9 @@ BROKEN=(format_webp format_jp2 format_pdf)
 # Chromium, playwright and pillow (for the viewer and the second test image), then the IIIF tools.
 scripts/browser-test-setup.sh
 .venv/bin/python -c "import iiif_validator, iiif_prezi3" 2>/dev/null || .venv/bin/pip install -q iiif-validator iiif-prezi3
+NG=.venv/iiif-validator-ng
+PYTHONPATH=$NG .venv/bin/python -c "import iiif_validator.tests.test, pyvips, rich" 2>/dev/null \
+  || .venv/bin/pip install -q --disable-pip-version-check --upgrade --target "$NG" iiif-validator-ng
 work=$(mktemp -d)
 server_pid=""
 cleanup() {
@@ -125,4 +133,13 @@ echo "== Presentation API 3.0: iiif-prezi3 and the links" >&2
 .venv/bin/python Tests/iiif/presentation.py "http://127.0.0.1:$port" || status=1
 echo "== Presentation API 3.0: OpenSeadragon in Chromium on the gallery manifest" >&2
 timeout 300 .venv/bin/python Tests/iiif/viewer.py "http://127.0.0.1:$port" "$work/openseadragon.min.js" || status=1
+
+for version in 3 2; do
+  echo "== iiif-validator-ng, Image API $version at /iiif/$version" >&2
+  PYTHONPATH=$NG timeout 600 .venv/bin/python Tests/iiif/validator_ng.py "http://127.0.0.1:$port/iiif/$version" "$ID" \
+    "$version" || status=1
+done
+echo "== WebP and AVIF tiles: OpenSeadragon in Chromium" >&2
+timeout 300 .venv/bin/python Tests/iiif/formats_viewer.py "http://127.0.0.1:$port" portrait "$work/openseadragon.min.js" \
+  || status=1
 exit "$status"

@@ -1,3 +1,5 @@
+import { tileFormat, withTileFormat } from '../tiles/TileFormat.js';
+
 /** The few calls the client makes to Tilescope's JSON API; failures become Errors with the server's message. */
 async function json(response) {
   let body = null;
@@ -12,12 +14,15 @@ async function json(response) {
   return body;
 }
 
+/** Images come with tile URLs in the format TileFormat.js chooses for this browser (WebP in today's). */
 export async function listImages() {
-  return (await json(await fetch('/api/images'))).images;
+  const [body, format] = await Promise.all([fetch('/api/images').then(json), tileFormat()]);
+  return body.images.map((image) => withTileFormat(image, format));
 }
 
 export async function getImage(id) {
-  return json(await fetch(`/api/images/${encodeURIComponent(id)}`));
+  const [image, format] = await Promise.all([fetch(`/api/images/${encodeURIComponent(id)}`).then(json), tileFormat()]);
+  return withTileFormat(image, format);
 }
 
 export async function putRating(id, rating) {

@@ -67,6 +67,11 @@ int ts_colourspace_bw(VipsImage *in, VipsImage **out);
 /// 255 where a pixel is >= `threshold`, else 0.
 int ts_moreeq_const(VipsImage *in, VipsImage **out, double threshold);
 
+/// Lossless copy for exact regions: a tiled (256 px), pyramidal, deflate-compressed TIFF with the
+/// horizontal predictor, each page half the one before.
+int ts_tiffsave_pyramid(VipsImage *in, const char *path);
+/// Opens page `page` of a TIFF for random access (header only). The path is taken literally.
+VipsImage *ts_tiffload_page(const char *path, int page);
 /// Called from libvips's "eval" signal while an image computes; runs on the computing thread.
 typedef void (*ts_progress_fn)(void *context, int percent, int eta_seconds);
 /// Enables progress on `image` and forwards its eval signal to `callback`; returns the handler id.

@@ -1,14 +1,70 @@
+import Foundation
 import HTTPServer
 
 /// Deep Zoom: the descriptor, the tiles and the preview, straight from the pyramid files.
 extension TilescopeApp {
+    /// `/dzi/{id}.dzi`, and `?format=webp|avif` for the same pyramid with tiles in that format.
     func descriptor(_ id: String, _ request: Request) throws -> Response {
-        let (record, _) = try readyImage(id)
+        let format = try DeepZoomTileFormat.parse(query: request.query["format"])
+        let (record, manifest) = try readyImage(id)
+        if format != .jpeg {
+            let etag = "\"\(record.version)-dzi-\(format.rawValue)\""
+            let headers: [(name: String, value: String)] = [
+                ("Content-Type", "application/xml"), ("ETag", etag),
+                ("Cache-Control", HTTPCaching.cacheControl(for: request, currentVersion: record.version)),
+            ]
+            if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
+            let body = DeepZoomFormatTiles.descriptor(manifest.pyramid, format: format)
+            return Response(status: 200, headers: headers, body: .bytes(Array(body.utf8)))
+        }
         return try pyramidFile(store.descriptorPath(id: id, version: record.version), type: "application/xml",
                                etag: "\"\(record.version)-dzi\"", record: record, request: request)
     }
 
     func tile(_ id: String, level: Int, column: Int, row: Int, _ request: Request) throws -> Response {
+        let (record, _) = try checkedTile(id, level: level, column: column, row: row)
+        let path = store.tilePath(id: id, version: record.version, level: level, column: column, row: row)
+        return try pyramidFile(path, type: "image/jpeg", etag: "\"\(record.version)-\(level)-\(column)-\(row)\"",
+                               record: record, request: request)
+    }
+
+    /// A tile in WebP or AVIF: the file if it was made before, else made from the stored JPEG tile on a
+    /// worker thread, stored, and answered.
+    func formatTile(_ id: String, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
+                    _ request: Request) throws -> Reply {
+        guard format != .jpeg else { return .now(try tile(id, level: level, column: column, row: row, request)) }
+        let (record, _) = try checkedTile(id, level: level, column: column, row: row)
+        let version = record.version
+        let etag = "\"\(version)-\(level)-\(column)-\(row)-\(format.rawValue)\""
+        let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: version)
+        let jpegPath = store.tilePath(id: id, version: version, level: level, column: column, row: row)
+        let files = DeepZoomFormatTiles(versionFolder: (store.descriptorPath(id: id, version: version) as NSString)
+            .deletingLastPathComponent, format: format)
+        let type = format.encoded.mediaType
+        if var stored = HTTPCaching.file(at: files.path(level: level, column: column, row: row), contentType: type,
+                                         etag: etag, cacheControl: cacheControl, request: request,
+                                         descriptors: pyramidFiles) {
+            if stored.status == 200 { stored.setHeader("Server-Timing", "tile;desc=stored") }
+            return .now(stored)
+        }
+        let quality = iiif.jpegQuality
+        let headers: [(name: String, value: String)] = [("Content-Type", type), ("ETag", etag), ("Cache-Control", cacheControl)]
+        return .later {
+            let start = DispatchTime.now().uptimeNanoseconds
+            do {
+                let body = try files.write(level: level, column: column, row: row, from: jpegPath, jpegQuality: quality)
+                let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                return Response(status: 200, headers: headers + [
+                    ("Server-Timing", "tile;desc=written, render;dur=\(String(format: "%.2f", milliseconds))"),
+                ], body: .bytes(body))
+            } catch {
+                return APIError(500, "render_failed", "cannot make the \(format.rawValue) tile: \(error)").response
+            }
+        }
+    }
+
+    /// The image's record and pyramid, if the tile is one of its pyramid's; otherwise the 400 that says why.
+    private func checkedTile(_ id: String, level: Int, column: Int, row: Int) throws -> (ImageRecord, PyramidManifest) {
         let (record, manifest) = try readyImage(id)
         let pyramid = manifest.pyramid
         guard pyramid.contains(level: level) else {
@@ -19,9 +75,7 @@ extension TilescopeApp {
             throw APIError.badRequest(
                 "tile \(column)_\(row) is outside level \(level), which has \(grid.columns) columns and \(grid.rows) rows")
         }
-        let path = store.tilePath(id: id, version: record.version, level: level, column: column, row: row)
-        return try pyramidFile(path, type: "image/jpeg", etag: "\"\(record.version)-\(level)-\(column)-\(row)\"",
-                               record: record, request: request)
+        return (record, manifest)
     }
 
     func preview(_ id: String, _ request: Request) throws -> Response {

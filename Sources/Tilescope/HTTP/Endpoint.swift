@@ -12,6 +12,8 @@ public enum Endpoint: Equatable, Sendable {
     case job(id: String)
     case deepZoomDescriptor(id: String)
     case deepZoomTile(id: String, level: Int, column: Int, row: Int)
+    /// A tile in another format than the stored JPEG: `.webp` or `.avif` (`DeepZoomTileFormat`).
+    case deepZoomFormatTile(id: String, level: Int, column: Int, row: Int, format: String)
     case preview(id: String)
     case staticFile(path: [String])
     case health
@@ -79,11 +81,13 @@ public enum Endpoint: Equatable, Sendable {
         guard let level = naturalNumber(rest[1]) else {
             throw APIError.badRequest("level '\(rest[1].prefix(40))' is not a non-negative integer")
         }
-        guard rest[2].hasSuffix(".jpeg") else { throw APIError.notFound("tiles are .jpeg files") }
-        let parts = rest[2].dropLast(5).split(separator: "_", omittingEmptySubsequences: false)
+        let format = rest[2].hasSuffix(".webp") ? "webp" : rest[2].hasSuffix(".avif") ? "avif" : "jpeg"
+        guard rest[2].hasSuffix("." + format) else { throw APIError.notFound("tiles are .jpeg, .webp or .avif files") }
+        let parts = rest[2].dropLast(format.count + 1).split(separator: "_", omittingEmptySubsequences: false)
         guard parts.count == 2, let column = naturalNumber(parts[0]), let row = naturalNumber(parts[1]) else {
-            throw APIError.badRequest("tile '\(rest[2].prefix(40))' is not {column}_{row}.jpeg with non-negative integers")
+            throw APIError.badRequest("tile '\(rest[2].prefix(40))' is not {column}_{row}.\(format) with non-negative integers")
         }
+        if format != "jpeg" { return .deepZoomFormatTile(id: id, level: level, column: column, row: row, format: format) }
         return .deepZoomTile(id: id, level: level, column: column, row: row)
     }
 

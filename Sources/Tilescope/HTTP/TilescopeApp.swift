@@ -75,6 +75,11 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         case .deepZoomDescriptor(let id): return .now(try descriptor(id, request))
         case let .deepZoomTile(id, level, column, row):
             return .now(try tile(id, level: level, column: column, row: row, request))
+        case let .deepZoomFormatTile(id, level, column, row, format):
+            guard let format = DeepZoomTileFormat(fileExtension: format) else {
+                throw APIError.notFound("\(format) tiles are not offered here (libvips has no encoder for them)")
+            }
+            return try formatTile(id, level: level, column: column, row: row, format: format, request)
         case .preview(let id): return .now(try preview(id, request))
         case .staticFile(let path): return .now(try staticFile(path, request))
         case .health: return .now(health(request))

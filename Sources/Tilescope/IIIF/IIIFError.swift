@@ -18,7 +18,7 @@ enum IIIFError {
     }
 
     static func format(_ text: String) -> APIError {
-        APIError.badRequest("format '\(clip(text))' is not one of \(IIIFFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        APIError.badRequest("format '\(clip(text))' is not one of \(IIIFFormat.offered.map(\.rawValue).joined(separator: ", "))")
     }
 
     /// Request text echoed back, bounded.

@@ -2,7 +2,7 @@ import Imaging
 
 /// The format parameter: the file extension and the encoder behind it.
 enum IIIFFormat: String, CaseIterable, Sendable {
-    case jpg, png, webp, gif, tif, jp2
+    case jpg, png, webp, gif, tif, jp2, avif
 
     var encoded: EncodedFormat {
         switch self {
@@ -12,9 +12,29 @@ enum IIIFFormat: String, CaseIterable, Sendable {
         case .gif: return .gif
         case .tif: return .tiff
         case .jp2: return .jp2
+        case .avif: return .avif
         }
     }
 
+    /// Formats that keep every pixel: a request for one of them, of a lossless source, gets the
+    /// source's own pixels (`LosslessCopies`).
+    var isLossless: Bool { self == .png || self == .tif }
+
+    /// The format named by a request's extension, if this server can write it here (AVIF only
+    /// where libvips has an AV1 encoder).
+    static func offered(_ text: some StringProtocol) -> IIIFFormat? {
+        guard let format = IIIFFormat(rawValue: String(text)), format.encoded.isAvailable else { return nil }
+        return format
+    }
+
+    static var offered: [IIIFFormat] { allCases.filter(\.encoded.isAvailable) }
+
     /// Formats beyond level 2's jpg and png, as info.json lists them.
-    static let extra: [IIIFFormat] = [.webp, .gif, .tif, .jp2]
+    static var extra: [IIIFFormat] { offered.filter { $0 != .jpg && $0 != .png } }
+
+    /// info.json's `preferredFormats`: WebP first, smaller than a JPEG tile at a slightly lower SSIM and
+    /// shown by every current browser; coinciding WebP tiles are files like JPEG ones. AVIF, smaller
+    /// still, is offered but not preferred: its first encoding costs about five times WebP's CPU
+    /// (docs/iiif.md#formats), and the viewers that honour this field may not check AVIF support.
+    static let preferred: [IIIFFormat] = [.webp, .jpg]
 }

@@ -15,7 +15,7 @@ struct IIIFImageRequest: Equatable, Sendable {
         let qualityText = String(qualityAndFormat[..<dot])
         let formatText = String(qualityAndFormat[qualityAndFormat.index(after: dot)...])
         guard let quality = IIIFQuality(rawValue: qualityText) else { throw IIIFError.quality(qualityText) }
-        guard let format = IIIFFormat(rawValue: formatText) else { throw IIIFError.format(formatText) }
+        guard let format = IIIFFormat.offered(formatText) else { throw IIIFError.format(formatText) }
         return IIIFImageRequest(region: try IIIFRegion.parse(region), size: try IIIFSize.parse(size),
                                 rotation: try IIIFRotation.parse(rotation), quality: quality, format: format)
     }

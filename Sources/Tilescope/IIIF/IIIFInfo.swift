@@ -15,7 +15,7 @@ struct IIIFInfo: Encodable {
     var maxArea: Int
     var sizes: [Size]
     var tiles: [Tiles]
-    var preferredFormats = ["jpg"]
+    var preferredFormats = IIIFFormat.preferred.map(\.rawValue)
     var extraFormats = IIIFFormat.extra.map(\.rawValue)
     var extraQualities = ["color", "gray", "bitonal"]
     var extraFeatures = ["canonicalLinkHeader", "mirroring", "profileLinkHeader", "rotationArbitrary", "sizeUpscaling"]

@@ -2,9 +2,10 @@ import Imaging
 import ScrollGeometry
 
 /// Renders a resolved IIIF request from a Deep Zoom pyramid, in the specification's order:
-/// region and size (one step, from the right pyramid level), mirror, rotation, quality, format.
+/// region and size (one step, from the right pyramid level or the lossless copy), mirror, rotation,
+/// quality, format.
 struct IIIFRenderer: Sendable {
-    var reader: PyramidRegionReader
+    var reader: any RegionReading
     var jpegQuality: Int
 
     func render(_ request: IIIFRendering) throws -> [UInt8] {
@@ -26,6 +27,17 @@ struct IIIFRenderer: Sendable {
         case .gray: image = try image.grayscale()
         case .bitonal: image = try image.grayscale().thresholded(at: 128)
         }
-        return try image.encoded(as: request.format.encoded, quality: jpegQuality)
+        let format = request.format.encoded
+        return try image.encoded(as: format, quality: format.quality(jpegQuality: jpegQuality))
+    }
+}
+
+extension IIIFRendering {
+    /// Whether the answer should be the source's own pixels where the source is lossless: a lossless
+    /// format (png, tif) must not carry the pyramid's JPEG error, and a region at full resolution
+    /// (no resampling) should carry only its own encoding's, so a JPEG of it stays within a few levels
+    /// of the source (the stricter validator allows 5) instead of adding a second JPEG generation.
+    var wantsSourcePixels: Bool {
+        format.isLossless || (size.width == region.width && size.height == region.height)
     }
 }

@@ -70,14 +70,21 @@ extension TilescopeApp {
         if HTTPCaching.notModified(request, etag: etag) { return .now(Response(status: 304, headers: headers)) }
         let store = self.store
         let version = record.version
-        let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
+        let pyramidReader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
             store.tilePath(id: id, version: version, level: level, column: column, row: row)
         })
+        let versionFolder = (store.descriptorPath(id: id, version: version) as NSString).deletingLastPathComponent
+        let lossless = iiif.lossless
+        // Runs on the worker thread: finding (or writing) the lossless copy reads files.
+        let reader: @Sendable () throws -> any RegionReading = {
+            guard rendering.wantsSourcePixels,
+                  let copy = try lossless.copy(of: record, in: versionFolder) else { return pyramidReader }
+            return copy
+        }
         let quality = iiif.jpegQuality
         if let tile = IIIFTileFiles.tile(for: rendering, in: pyramid) {
-            let files = IIIFTileFiles(folder: (store.descriptorPath(id: id, version: version) as NSString)
-                .deletingLastPathComponent + "/iiif")
-            if let stored = HTTPCaching.file(at: files.path(tile), contentType: "image/jpeg", etag: etag,
+            let files = IIIFTileFiles(folder: versionFolder + "/iiif")
+            if let stored = HTTPCaching.file(at: files.path(tile), contentType: rendering.format.encoded.mediaType, etag: etag,
                                              cacheControl: cacheControl, request: request) {
                 var response = stored
                 response.setHeader("Link", link)
@@ -87,7 +94,7 @@ extension TilescopeApp {
             let commonHeaders = headers
             return .later {
                 Self.timed(commonHeaders, "tile;desc=written", rendering) {
-                    try files.write(tile, rendering: rendering, reader: reader, quality: quality)
+                    try files.write(tile, rendering: rendering, reader: reader(), jpegQuality: quality)
                 }
             }
         }
@@ -96,12 +103,11 @@ extension TilescopeApp {
             headers.append(("Server-Timing", "cache;desc=hit"))
             return .now(Response(status: 200, headers: headers, body: .bytes(hit.body)))
         }
-        let renderer = IIIFRenderer(reader: reader, jpegQuality: quality)
         let cache = iiif.cache
         let commonHeaders = headers
         return .later {
             Self.timed(commonHeaders, "cache;desc=miss", rendering) {
-                let body = try renderer.render(rendering)
+                let body = try IIIFRenderer(reader: reader(), jpegQuality: quality).render(rendering)
                 cache.put(key, DerivativeCache.Item(body: body, contentType: rendering.format.encoded.mediaType))
                 return body
             }

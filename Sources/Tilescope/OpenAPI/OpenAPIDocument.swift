@@ -774,17 +774,36 @@ enum OpenAPIDocument {
     ],
     "operationId": "getDeepZoomDescriptor",
     "summary": "The Deep Zoom descriptor, as OpenSeadragon reads it.",
+    "description": "With `format=webp` or `format=avif` the descriptor says `Format=\"webp\"` (or avif) and the same geometry: viewers then ask for `{column}_{row}.webp` tiles, made from the stored JPEG tiles on first request and served as files after (docs/iiif.md#formats).",
     "parameters": [
      {
       "$ref": "#/components/parameters/Version"
      },
      {
       "$ref": "#/components/parameters/IfNoneMatch"
+     },
+     {
+      "name": "format",
+      "in": "query",
+      "required": false,
+      "description": "Tile format: `jpeg` (the default, also `jpg`), `webp`, or `avif` where the server's libvips has an AV1 encoder. Anything else is 400.",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "jpeg",
+        "jpg",
+        "webp",
+        "avif"
+       ]
+      }
      }
     ],
     "responses": {
      "414": {
       "$ref": "#/components/responses/URITooLong"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
      },
      "200": {
       "description": "The descriptor.",
@@ -809,6 +828,134 @@ enum OpenAPIDocument {
      },
      "404": {
       "$ref": "#/components/responses/NotFoundOrFailed"
+     },
+     "503": {
+      "$ref": "#/components/responses/Building"
+     }
+    }
+   }
+  },
+  "/dzi/{id}_files/{level}/{column}_{row}.{tileFormat}": {
+   "parameters": [
+    {
+     "$ref": "#/components/parameters/ImageID"
+    },
+    {
+     "name": "level",
+     "in": "path",
+     "required": true,
+     "description": "0 to the image's maxLevel (400 above).",
+     "schema": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 999999999
+     }
+    },
+    {
+     "name": "column",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 999999999
+     }
+    },
+    {
+     "name": "row",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 999999999
+     }
+    },
+    {
+     "name": "tileFormat",
+     "in": "path",
+     "required": true,
+     "description": "`webp`, or `avif` where the server's libvips has an AV1 encoder (404 otherwise).",
+     "schema": {
+      "type": "string",
+      "enum": [
+       "webp",
+       "avif"
+      ]
+     }
+    }
+   ],
+   "get": {
+    "tags": [
+     "deep-zoom"
+    ],
+    "operationId": "getDeepZoomFormatTile",
+    "summary": "One tile of the pyramid in WebP or AVIF.",
+    "description": "The stored JPEG tile (overlap included) encoded in the format the first time it is asked for, then kept in the image version's folder and sent with sendfile (`Server-Timing` says `tile;desc=written` or `tile;desc=stored`). A new source version starts with none.",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/Version"
+     },
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     },
+     {
+      "name": "format",
+      "in": "query",
+      "required": false,
+      "description": "Ignored here; OpenSeadragon repeats the descriptor's query on its tile URLs.",
+      "schema": {
+       "type": "string"
+      }
+     }
+    ],
+    "responses": {
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
+     "200": {
+      "description": "The tile.",
+      "headers": {
+       "ETag": {
+        "$ref": "#/components/headers/ETag"
+       },
+       "Cache-Control": {
+        "$ref": "#/components/headers/PyramidCacheControl"
+       }
+      },
+      "content": {
+       "image/webp": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/webp"
+        }
+       },
+       "image/avif": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/avif"
+        }
+       }
+      }
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFoundOrFailed"
+     },
+     "500": {
+      "description": "libvips failed to encode the tile (`render_failed`).",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
      },
      "503": {
       "$ref": "#/components/responses/Building"
@@ -1173,6 +1320,12 @@ enum OpenAPIDocument {
          "type": "string",
          "contentMediaType": "image/jp2"
         }
+       },
+       "image/avif": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/avif"
+        }
        }
       }
      },
@@ -1393,7 +1546,7 @@ enum OpenAPIDocument {
         "required": true,
         "schema": {
          "type": "string",
-         "pattern": "^<https?://[^>]+/iiif/2/[^/>]+/(full|[0-9]+,[0-9]+,[0-9]+,[0-9]+)/(full|[0-9]+,|[0-9]+,[0-9]+)/!?[0-9.]+/(default|color|gray|bitonal)\\.(jpg|png|webp|gif|tif|jp2)>;rel=\"canonical\",<http://iiif\\.io/api/image/2/level2\\.json>;rel=\"profile\"$"
+         "pattern": "^<https?://[^>]+/iiif/2/[^/>]+/(full|[0-9]+,[0-9]+,[0-9]+,[0-9]+)/(full|[0-9]+,|[0-9]+,[0-9]+)/!?[0-9.]+/(default|color|gray|bitonal)\\.(jpg|png|webp|gif|tif|jp2|avif)>;rel=\"canonical\",<http://iiif\\.io/api/image/2/level2\\.json>;rel=\"profile\"$"
         }
        }
       },
@@ -1432,6 +1585,12 @@ enum OpenAPIDocument {
         "schema": {
          "type": "string",
          "contentMediaType": "image/jp2"
+        }
+       },
+       "image/avif": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/avif"
         }
        }
       }
@@ -2097,6 +2256,7 @@ enum OpenAPIDocument {
     "name": "format",
     "in": "path",
     "required": true,
+    "description": "`avif` only where the server's libvips has an AV1 encoder (otherwise 400).",
     "schema": {
      "type": "string",
      "enum": [
@@ -2105,7 +2265,8 @@ enum OpenAPIDocument {
       "webp",
       "gif",
       "tif",
-      "jp2"
+      "jp2",
+      "avif"
      ]
     }
    },
@@ -2874,14 +3035,41 @@ enum OpenAPIDocument {
         ],
         "properties": {
          "formats": {
-          "const": [
-           "jpg",
-           "png",
-           "webp",
-           "gif",
-           "tif",
-           "jp2"
-          ]
+          "description": "avif is listed where the server's libvips has an AV1 encoder.",
+          "type": "array",
+          "uniqueItems": true,
+          "minItems": 6,
+          "prefixItems": [
+           {
+            "const": "jpg"
+           },
+           {
+            "const": "png"
+           },
+           {
+            "const": "webp"
+           },
+           {
+            "const": "gif"
+           },
+           {
+            "const": "tif"
+           },
+           {
+            "const": "jp2"
+           }
+          ],
+          "items": {
+           "enum": [
+            "jpg",
+            "png",
+            "webp",
+            "gif",
+            "tif",
+            "jp2",
+            "avif"
+           ]
+          }
          },
          "qualities": {
           "const": [

@@ -51,7 +51,7 @@ extension Endpoint {
         case .rating: return .rating
         case .gallery: return .gallery
         case .deepZoomDescriptor: return .deepZoomDescriptor
-        case .deepZoomTile: return .deepZoomTile
+        case .deepZoomTile, .deepZoomFormatTile: return .deepZoomTile
         case .preview: return .preview
         case .staticFile: return .staticFile
         case .health: return .health

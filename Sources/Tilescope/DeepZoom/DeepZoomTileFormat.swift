@@ -1,0 +1,41 @@
+import Imaging
+
+/// The encoding of a Deep Zoom pyramid's tiles as served: the stored JPEG tiles themselves, or WebP or
+/// AVIF tiles made from them on first request (`DeepZoomFormatTiles`).
+///
+/// A client picks one with `?format=` on the descriptor (`/dzi/{id}.dzi?format=webp`), which answers
+/// `Format="webp"`; viewers then ask for `{level}/{column}_{row}.webp`.
+enum DeepZoomTileFormat: String, CaseIterable, Sendable {
+    case jpeg, webp, avif
+
+    var encoded: EncodedFormat {
+        switch self {
+        case .jpeg: return .jpeg
+        case .webp: return .webp
+        case .avif: return .avif
+        }
+    }
+
+    /// The formats this server can write here (AVIF only where libvips has an AV1 encoder).
+    static var offered: [DeepZoomTileFormat] { allCases.filter(\.encoded.isAvailable) }
+
+    /// The tile file extension a request names: `jpeg`, `webp` or `avif`, when offered.
+    init?(fileExtension: some StringProtocol) {
+        guard let format = DeepZoomTileFormat(rawValue: String(fileExtension)), format.encoded.isAvailable else {
+            return nil
+        }
+        self = format
+    }
+
+    /// The descriptor's `format` query parameter: absent means the stored JPEG tiles; `jpg` is
+    /// accepted for `jpeg`; anything else is a 400 naming what is offered.
+    static func parse(query value: String?) throws -> DeepZoomTileFormat {
+        guard let value else { return .jpeg }
+        if value == "jpg" { return .jpeg }
+        guard let format = DeepZoomTileFormat(fileExtension: value) else {
+            throw APIError.badRequest("format '\(value.prefix(40))' is not one of "
+                + offered.map(\.rawValue).joined(separator: ", "))
+        }
+        return format
+    }
+}

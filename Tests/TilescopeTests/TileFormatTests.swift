@@ -1,0 +1,229 @@
+import Foundation
+import Imaging
+import ScrollGeometry
+import TestSupport
+import Testing
+@testable import Tilescope
+
+/// Issue 17's formats over real HTTP: lossless regions equal the source's pixels, Deep Zoom and
+/// IIIF tiles in WebP and AVIF are made once then served as files, a new source version never
+/// meets old derived tiles, and bad `format` values are clear 400s.
+@Suite struct TileFormatTests {
+    static let width = 700, height = 500
+
+    /// A lossless source (PNG) and a lossy one (JPEG), both larger than one tile.
+    static let shared: TestServer = {
+        let server = try! TestServer(label: "formats") { folder in
+            try TestImages.writePNG(width: width, height: height, to: folder + "/scene.png", seed: 3)
+            try TestImages.writeJPEG(width: width, height: height, to: folder + "/photo.jpg", seed: 1)
+        }
+        try! server.waitUntilBuilt()
+        return server
+    }()
+
+    var server: TestServer { Self.shared }
+
+    func versionFolder(_ server: TestServer, _ id: String) throws -> String {
+        let version = try #require(server.service.library.record(id)?.version)
+        return (server.service.store.descriptorPath(id: id, version: version) as NSString).deletingLastPathComponent
+    }
+
+    /// The source's own pixels of `rect`, as libvips decodes the file.
+    func sourcePixels(_ server: TestServer, _ file: String, _ rect: PixelRect) throws -> [UInt8] {
+        try VImage.open(server.images + "/" + file).crop(x: rect.x, y: rect.y, width: rect.width, height: rect.height).pixels()
+    }
+
+    func decoded(_ path: String, status: Int = 200) throws -> (RawHTTP.Reply, IIIFEndToEndTests.Decoded) {
+        let reply = try server.get(path)
+        try #require(reply.status == status, "\(path): \(reply.status) \(reply.text)")
+        return (reply, try IIIFEndToEndTests.Decoded(reply.body))
+    }
+
+    // MARK: - Lossless regions
+
+    @Test(arguments: ["/iiif/3/scene/", "/iiif/2/scene/"], ["png", "tif"])
+    func losslessRegionsOfALosslessSourceAreTheSourcesPixels(prefix: String, format: String) throws {
+        for rect in [PixelRect(x: 100, y: 50, width: 300, height: 200), PixelRect(x: 0, y: 0, width: 700, height: 500),
+                     PixelRect(x: 517, y: 333, width: 183, height: 167)] {
+            let size = prefix.contains("/2/") ? "full" : "max"
+            let (_, image) = try decoded("\(prefix)\(rect.x),\(rect.y),\(rect.width),\(rect.height)/\(size)/0/default.\(format)")
+            #expect(image.width == rect.width && image.height == rect.height && image.bands == 3)
+            #expect(image.pixels == (try sourcePixels(server, "scene.png", rect)), "\(prefix) \(rect) .\(format) differs from the source")
+        }
+    }
+
+    @Test func rotatedAndMirroredLosslessRegionsAreExactToo() throws {
+        let rect = PixelRect(x: 40, y: 60, width: 200, height: 100)
+        let (_, image) = try decoded("/iiif/3/scene/40,60,200,100/max/!90/default.png")
+        let expected = try VImage.open(server.images + "/scene.png").crop(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+            .flippedHorizontally().rotated(quarterTurns: 1).pixels()
+        #expect(image.width == 100 && image.height == 200)
+        #expect(image.pixels == expected)
+    }
+
+    /// A smaller PNG comes from the copy's pages, resized: close to libvips resizing the source,
+    /// far closer than the pyramid's JPEG tiles would allow (they alone cost about 40 dB here).
+    @Test func scaledLosslessRegionsAreCloseToTheSourceResized() throws {
+        let (_, image) = try decoded("/iiif/3/scene/full/350,/0/default.png")
+        #expect(image.width == 350 && image.height == 250)
+        let expected = try VImage.open(server.images + "/scene.png").resize(horizontal: 0.5, vertical: 0.5).pixels()
+        #expect(TestImages.psnr(image.pixels, expected) > 30)
+    }
+
+    /// A region at full size in JPEG is one JPEG generation of the source's pixels (what keeps the
+    /// stricter validator's regions within 5 levels), not a second one of the pyramid's Q85 tiles:
+    /// it decodes to exactly what libvips's own encoding of the source's crop decodes to.
+    @Test func fullSizeJPEGRegionsAreOneGenerationFromTheSource() throws {
+        for (x, y) in [(0, 0), (300, 100), (600, 400)] {
+            let (_, image) = try decoded("/iiif/3/scene/\(x),\(y),100,100/max/0/default.jpg")
+            let once = try VImage.open(server.images + "/scene.png").crop(x: x, y: y, width: 100, height: 100)
+                .encoded(as: .jpeg, quality: 85)
+            #expect(image.pixels == (try IIIFEndToEndTests.Decoded(once).pixels), "region \(x),\(y)")
+        }
+    }
+
+    @Test func theLosslessCopyIsWrittenOnceAndOnlyForLosslessSources() throws {
+        _ = try decoded("/iiif/3/scene/10,10,50,50/max/0/default.png")
+        let copy = try versionFolder(server, "scene") + "/" + LosslessCopies.fileName
+        let written = try FileManager.default.attributesOfItem(atPath: copy)[.modificationDate] as? Date
+        _ = try decoded("/iiif/3/scene/20,10,50,50/max/0/default.png")
+        #expect(try FileManager.default.attributesOfItem(atPath: copy)[.modificationDate] as? Date == written)
+        // A JPEG source is lossy already: its regions keep coming from the pyramid.
+        _ = try decoded("/iiif/3/photo/10,10,50,50/max/0/default.png")
+        #expect(!FileManager.default.fileExists(atPath: try versionFolder(server, "photo") + "/" + LosslessCopies.fileName))
+    }
+
+    @Test func onlyLosslessLoadersCount() {
+        #expect(LosslessCopies.isLossless(loader: "pngload"))
+        #expect(LosslessCopies.isLossless(loader: "VipsForeignLoadTiffFile"))
+        #expect(LosslessCopies.isLossless(loader: "VipsForeignLoadNsgifFile"))
+        #expect(!LosslessCopies.isLossless(loader: "jpegload"))
+        #expect(!LosslessCopies.isLossless(loader: "VipsForeignLoadWebpFile"))
+        #expect(!LosslessCopies.isLossless(loader: "heifload"))
+    }
+
+    // MARK: - Deep Zoom in other formats
+
+    static var modernFormats: [DeepZoomTileFormat] { DeepZoomTileFormat.offered.filter { $0 != .jpeg } }
+
+    @Test func webpIsAlwaysOfferedAndAVIFWhereLibvipsHasAnAV1Encoder() throws {
+        #expect(DeepZoomTileFormat.offered.contains(.webp))
+        #expect(DeepZoomTileFormat.offered.contains(.avif) == EncodedFormat.avif.isAvailable)
+        let info = try #require(try server.get("/iiif/3/scene/info.json").json)
+        #expect(info["preferredFormats"] as? [String] == ["webp", "jpg"])
+        let extra = try #require(info["extraFormats"] as? [String])
+        #expect(extra.contains("webp") && extra.contains("avif") == EncodedFormat.avif.isAvailable)
+        let v2 = try #require(try server.get("/iiif/2/scene/info.json").json)
+        let profile = try #require((v2["profile"] as? [Any])?.last as? [String: Any])
+        #expect((profile["formats"] as? [String])?.contains("webp") == true)
+    }
+
+    @Test(arguments: modernFormats)
+    func theDescriptorNamesTheFormatAndKeepsTheGeometry(format: DeepZoomTileFormat) throws {
+        let jpeg = try server.get("/dzi/scene.dzi").text
+        let other = try server.get("/dzi/scene.dzi?format=\(format.rawValue)&v=1")
+        #expect(other.status == 200 && other.header("content-type") == "application/xml")
+        #expect(other.text.contains("Format=\"\(format.rawValue)\""))
+        for attribute in ["Overlap=\"1\"", "TileSize=\"254\"", "Height=\"\(Self.height)\"", "Width=\"\(Self.width)\""] {
+            #expect(jpeg.contains(attribute) && other.text.contains(attribute), "\(attribute)")
+        }
+        #expect(try server.get("/dzi/scene.dzi?format=jpeg").text == jpeg)
+    }
+
+    @Test(arguments: modernFormats)
+    func tilesAreMadeOnceThenServedFromTheirFile(format: DeepZoomTileFormat) throws {
+        let pyramid = try #require(server.service.library.record("photo")?.pyramid)
+        let level = pyramid.maxLevel
+        var jpegBytes = 0, otherBytes = 0
+        for (column, row) in [(0, 0), (1, 1), (2, 1)] {
+            let path = "/dzi/photo_files/\(level)/\(column)_\(row)"
+            let (jpegReply, jpeg) = try decoded(path + ".jpeg")
+            let (first, image) = try decoded("\(path).\(format.rawValue)?format=\(format.rawValue)")
+            #expect(first.header("content-type") == format.encoded.mediaType)
+            #expect(first.header("server-timing")?.hasPrefix("tile;desc=written") == true)
+            #expect(first.header("access-control-allow-origin") == "*")
+            // The same square of pixels as the JPEG tile, overlap included, near its pixels.
+            #expect(image.width == jpeg.width && image.height == jpeg.height && image.bands == 3)
+            #expect(TestImages.psnr(image.pixels, jpeg.pixels) > 30, "\(path).\(format.rawValue)")
+            let second = try server.get("\(path).\(format.rawValue)")
+            #expect(second.header("server-timing")?.hasPrefix("tile;desc=stored") == true)
+            #expect(second.body == first.body)
+            #expect(second.header("etag") == first.header("etag") && first.header("etag") != jpegReply.header("etag"))
+            jpegBytes += jpegReply.body.count
+            otherBytes += first.body.count
+        }
+        #expect(otherBytes < jpegBytes, "\(format.rawValue): \(otherBytes) bytes against JPEG's \(jpegBytes)")
+        let file = try versionFolder(server, "photo") + "/formats/\(format.rawValue)/\(level)/1_1.\(format.rawValue)"
+        #expect(FileManager.default.fileExists(atPath: file))
+    }
+
+    @Test(arguments: modernFormats)
+    func coincidingIIIFTilesInTheFormatAreFilesToo(format: DeepZoomTileFormat) throws {
+        let path = "/iiif/3/photo/254,254,254,246/max/0/default.\(format == .webp ? "webp" : "avif")"
+        let first = try server.get(path)
+        #expect(first.status == 200 && first.header("content-type") == format.encoded.mediaType)
+        #expect(first.header("server-timing")?.hasPrefix("tile;desc=written") == true)
+        let second = try server.get(path)
+        #expect(second.header("server-timing") == "tile;desc=stored" || second.header("server-timing")?.hasPrefix("tile;desc=stored") == true)
+        #expect(second.body == first.body)
+        let image = try IIIFEndToEndTests.Decoded(second.body)
+        #expect(image.width == 254 && image.height == 246)
+    }
+
+    @Test func badFormatValuesAreClearErrors() throws {
+        for query in ["gif", "", "WEBP", "jpeg2000", "webp%00", "avif,webp"] {
+            let reply = try server.get("/dzi/scene.dzi?format=\(query)")
+            #expect(reply.status == 400, "format=\(query): \(reply.status)")
+            #expect(reply.json?["error"] as? String == "bad_request")
+            #expect((reply.json?["message"] as? String)?.contains("webp") == true)
+            #expect(reply.header("access-control-allow-origin") == "*")
+        }
+        for path in ["/dzi/scene_files/0/0_0.gif", "/dzi/scene_files/0/0_0.WEBP", "/dzi/scene_files/0/0_0webp"] {
+            let reply = try server.get(path)
+            #expect(reply.status == 404 && reply.json?["error"] != nil, "\(path): \(reply.status)")
+        }
+        for path in ["/dzi/scene_files/99/0_0.webp", "/dzi/scene_files/0/5_0.webp", "/dzi/scene_files/0/-1_0.avif",
+                     "/dzi/scene_files/0/0_99999999999.webp"] {
+            let reply = try server.get(path)
+            #expect(reply.status == 400 && reply.json?["error"] as? String == "bad_request", "\(path): \(reply.status)")
+        }
+        #expect(try server.get("/dzi/nothing.dzi?format=webp").status == 404)
+        #expect(try server.get("/dzi/nothing_files/0/0_0.webp").status == 404)
+        let iiif = try server.get("/iiif/3/scene/full/max/0/default.heic")
+        #expect(iiif.status == 400 && (iiif.json?["message"] as? String)?.contains("webp") == true)
+    }
+
+    // MARK: - Versions
+
+    /// A rewritten source is a new version: its derived tiles and lossless copy are made anew from the
+    /// new pixels, never taken from the old version's files.
+    @Test func aNewSourceVersionNeverServesOldDerivedTiles() throws {
+        let server = try TestServer(label: "formats-version", configure: { $0.rescanSeconds = 3600 }) { folder in
+            try TestImages.writePNG(width: 300, height: 200, to: folder + "/changing.png", seed: 1)
+        }
+        try server.waitUntilBuilt()
+        let level = try #require(server.service.library.record("changing")?.pyramid).maxLevel
+        let tile = "/dzi/changing_files/\(level)/0_0.webp"
+        let region = "/iiif/3/changing/0,0,120,80/max/0/default.png"
+        let oldTile = try IIIFEndToEndTests.Decoded(try server.get(tile).body)
+        let oldRegion = try server.get(region).body
+        let oldVersion = try #require(server.service.library.record("changing")?.version)
+
+        try TestImages.writePNG(width: 300, height: 200, to: server.images + "/changing.png", seed: 4)
+        server.service.sync.sync()
+        try server.waitUntilBuilt()
+        let newVersion = try #require(server.service.library.record("changing")?.version)
+        try #require(newVersion != oldVersion)
+
+        let newJPEG = try IIIFEndToEndTests.Decoded(try server.get("/dzi/changing_files/\(level)/0_0.jpeg").body)
+        let reply = try server.get(tile)
+        #expect(reply.header("server-timing")?.hasPrefix("tile;desc=written") == true)
+        #expect(reply.header("etag")?.contains(newVersion) == true)
+        let newTile = try IIIFEndToEndTests.Decoded(reply.body)
+        #expect(TestImages.psnr(newTile.pixels, newJPEG.pixels) > 30)
+        #expect(TestImages.psnr(newTile.pixels, oldTile.pixels) < 20)
+        let newRegion = try IIIFEndToEndTests.Decoded(try server.get(region).body)
+        #expect(newRegion.pixels == (try VImage.open(server.images + "/changing.png").crop(x: 0, y: 0, width: 120, height: 80).pixels()))
+        #expect(try server.get(region).body != oldRegion)
+    }
+}

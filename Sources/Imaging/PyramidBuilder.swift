@@ -153,6 +153,8 @@ public struct PyramidBuilder: Sendable {
     private func writeBase(from preview: VImage, of pyramid: Pyramid, into folder: String) throws {
         try preview.saveJPEG(to: (folder as NSString).appendingPathComponent(Self.previewName), quality: max(quality, 95))
         try dzsave(preview, into: folder, source: folder) { _ in }
+        // dzsave's metadata of the image it saved, the preview: it would mislead next to the full pyramid.
+        try? FileManager.default.removeItem(atPath: "\(folder)/\(Self.tilesFolderName)/vips-properties.xml")
         try DeepZoomDescriptor.xml(of: pyramid).write(
             toFile: (folder as NSString).appendingPathComponent(Self.descriptorName), atomically: false, encoding: .utf8)
     }

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE  // syncfs
 #include "CShims.h"
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -39,6 +40,8 @@ int ts_copy_memory(VipsImage *in, VipsImage **out) {
     *out = vips_image_copy_memory(in);
     return *out ? 0 : -1;
 }
+
+int ts_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
 
 int ts_dzsave(VipsImage *in, const char *basename, int tile_size, int overlap, int quality) {
     char suffix[32];

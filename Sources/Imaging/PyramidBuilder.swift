@@ -98,6 +98,12 @@ public struct PyramidBuilder: Sendable {
         if baseFirst {
             let preview = try reducedPreview(of: source, pyramid: pyramid, level: previewLevel)
             try writeBase(from: preview, of: pyramid, into: base)
+            // libvips's operation cache would keep the preview's pipeline (and its pixels) through the
+            // whole full pass, on top of dzsave's own memory.
+            // (Not vips_cache_drop_all: it frees the cache itself, and the next operation crashed.)
+            let cached = vips_cache_get_max()
+            vips_cache_set_max(0)
+            vips_cache_set_max(cached)
             try finished(basePart)
         }
         try dzsave(image, into: rest, source: source, progress: progress)

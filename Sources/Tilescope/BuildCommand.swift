@@ -21,6 +21,8 @@ public struct BuildCommand {
     /// Builds every source; returns the number that failed.
     public func run(progress: @escaping @Sendable (String, BuildProgress) -> Void,
                     log: @escaping (String) -> Void) throws -> Int {
+        // A build alone in its process: fewer arenas keep its peak memory near dzsave's (MallocArenas).
+        MallocArenas.limit(to: 2)
         try Vips.start()
         let store = try FilePyramidStore(dataFolder: dataFolder)
         let ids = try Self.ids(of: sources, dataFolder: dataFolder)

@@ -31,6 +31,9 @@ VipsImage *ts_jpeg_open_shrunk(const char *path, int shrink, int fail);
 /// The image computed once into memory, so that several outputs can read a sequential source.
 int ts_copy_memory(VipsImage *in, VipsImage **out);
 
+/// mallopt(M_ARENA_MAX, count): malloc.h is not in Swift's Glibc module.
+int ts_limit_malloc_arenas(int count);
+
 /// Deep Zoom pyramid: `<basename>.dzi` and `<basename>_files/`, JPEG tiles.
 int ts_dzsave(VipsImage *in, const char *basename, int tile_size, int overlap, int quality);
 

@@ -52,8 +52,10 @@ public struct BuildCommand {
                     + String(format: "%.2f s", Date().timeIntervalSince(started)))
             }
             do {
-                let pyramid = try builder.build(source: source, into: staging, progress: { progress(id, $0) },
-                                                finished: publisher.publish)
+                let pyramid = try store.building(into: staging) {
+                    try builder.build(source: source, into: staging, progress: { progress(id, $0) },
+                                      finished: publisher.publish)
+                }
                 store.discard(stagingFolder: staging)
                 store.removeVersions(of: id, except: version)
                 log("\(id): \(pyramid.width)x\(pyramid.height), \(pyramid.maxLevel + 1) levels, "

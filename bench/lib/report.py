@@ -88,6 +88,11 @@ def header(meta):
     return lines
 
 
+def previews_of(records, image):
+    """The preview records of one image (labels may have been written as text or as numbers)."""
+    return [r for r in records if r.get("kind") == "preview" and str(r.get("image")) == str(image)]
+
+
 def build_images(records):
     """The images builds were compared on (the `image` label: their side), in run order."""
     seen = []
@@ -125,7 +130,7 @@ def build_section(records, meta):
             a = a * factor if a is not None else None
             b = b * factor if b is not None else None
             lines.append(f"| {title} | {fmt(a, digits)} | {fmt(b, digits)} | {fmt_ratio(ratio(a, b))} |")
-        previews = select(records, kind="preview", image=image)
+        previews = previews_of(records, image)
         if previews:
             preview = median(previews, "preview_seconds")
             lines.append(f"| preview, descriptor and coarse levels served after (s) | {fmt(preview, 2)} | | "
@@ -223,7 +228,7 @@ def targets_section(records, meta):
         rss = ratio(median(ours, "peak_rss_kb"), median(theirs, "peak_rss_kb"))
         lines.append(f"- {image}x{image}: `tilescope build` wall time no worse than `vips dzsave`: {verdict(wall, 1.0)} "
                      f"({fmt_ratio(wall)}); peak memory no worse: {verdict(rss, 1.0)} ({fmt_ratio(rss)}).")
-        previews = select(records, kind="preview", image=image)
+        previews = previews_of(records, image)
         if previews:
             share = ratio(median(previews, "preview_seconds"), median(ours, "wall_seconds"))
             limit = preview_limit(image)

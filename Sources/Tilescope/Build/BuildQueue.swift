@@ -124,12 +124,14 @@ public final class BuildQueue: @unchecked Sendable {
         do {
             let folder = try store.makeStagingFolder(id: id, version: version)
             staging = folder
-            let pyramid = try builder.build(source: record.sourcePath, into: folder, progress: { progress in
-                library.update(id, version: version) { record in
-                    if case .ready = record.status { return }  // the last level is out: no more "building"
-                    record.status = .building(progress)
-                }
-            }, finished: publisher.publish)
+            let pyramid = try store.building(into: folder) {
+                try builder.build(source: record.sourcePath, into: folder, progress: { progress in
+                    library.update(id, version: version) { record in
+                        if case .ready = record.status { return }  // the last level is out: no more "building"
+                        record.status = .building(progress)
+                    }
+                }, finished: publisher.publish)
+            }
             store.discard(stagingFolder: folder)
             staging = nil
             store.removeVersions(of: id, except: version)

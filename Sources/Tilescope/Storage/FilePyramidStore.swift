@@ -96,6 +96,11 @@ public struct FilePyramidStore: PyramidStore {
         try Self.flush(published)
     }
 
+    /// The staged tiles are written out while they are made (`WriteBehind`), not all after the last one.
+    public func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T {
+        try WriteBehind(folder: stagingFolder).during(build)
+    }
+
     public func withdraw(id: String, version: String) {
         let doomed = "\(stagingRoot)/removed-\(id)-\(version)-\(UUID().uuidString.prefix(8))"
         if rename(folder(id: id, version: version), doomed) == 0 { try? FileManager.default.removeItem(atPath: doomed) }

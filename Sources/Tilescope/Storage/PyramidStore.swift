@@ -19,6 +19,8 @@ public protocol PyramidStore: Sendable {
     func publishLevel(_ level: Int, from stagedFolder: String, manifest: PyramidManifest, id: String, version: String) throws
     /// Removes one version (a partial publication whose build failed or whose source changed).
     func withdraw(id: String, version: String)
+    /// Runs a build into `stagingFolder` (see the default below).
+    func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T
     /// Drops a staged build that failed.
     func discard(stagingFolder: String)
     /// Removes every version of `id` except `keep` (nil: all of them).
@@ -27,4 +29,12 @@ public protocol PyramidStore: Sendable {
     func tilePath(id: String, version: String, level: Int, column: Int, row: Int) -> String
     func previewPath(id: String, version: String) -> String
     func descriptorPath(id: String, version: String) -> String
+}
+
+extension PyramidStore {
+    /// Runs a build into `stagingFolder`. A store whose publish must first write the staged files out
+    /// may start doing so meanwhile (`FilePyramidStore` does); by default it just runs `build`.
+    public func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T {
+        try build()
+    }
 }

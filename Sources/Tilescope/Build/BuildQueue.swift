@@ -112,19 +112,25 @@ public final class BuildQueue: @unchecked Sendable {
         let store = self.store
         let publisher = PartPublisher(store: store, id: id, version: version, fileName: record.fileName,
                                       sourcePath: record.sourcePath) { manifest in
+            guard manifest.isComplete else {
+                library.update(id, version: version) { $0.partial = manifest }
+                return
+            }
+            // Done as the last level is published, not when the builder returns (after its write-behind
+            // thread's last flush): what waits for "ready" finds the old versions gone and the build counted.
+            store.removeVersions(of: id, except: version)
+            try? self.failures?.forget(fileName: record.fileName)
+            self.finished("built", Date().timeIntervalSince(started))
+            self.log("built \(id): \(manifest.width)x\(manifest.height) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
             library.update(id, version: version) { record in
-                if manifest.isComplete {
-                    record.status = .ready(manifest)
-                    record.partial = nil
-                } else {
-                    record.partial = manifest
-                }
+                record.status = .ready(manifest)
+                record.partial = nil
             }
         }
         do {
             let folder = try store.makeStagingFolder(id: id, version: version)
             staging = folder
-            let pyramid = try store.building(into: folder) {
+            _ = try store.building(into: folder) {
                 try builder.build(source: record.sourcePath, into: folder, progress: { progress in
                     library.update(id, version: version) { record in
                         if case .ready = record.status { return }  // the last level is out: no more "building"
@@ -134,10 +140,6 @@ public final class BuildQueue: @unchecked Sendable {
             }
             store.discard(stagingFolder: folder)
             staging = nil
-            store.removeVersions(of: id, except: version)
-            try? failures?.forget(fileName: record.fileName)
-            finished("built", Date().timeIntervalSince(started))
-            log("built \(id): \(pyramid.width)x\(pyramid.height) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         } catch is PartPublisher.SourceChanged {
             if let staging { store.discard(stagingFolder: staging) }
             withdraw(id: id, version: version)

@@ -54,7 +54,9 @@ public struct FilePyramidStore: PyramidStore {
 
     public func publish(stagingFolder: String, manifest: PyramidManifest, id: String, version: String) throws -> Bool {
         try Self.encoded(manifest).write(to: URL(fileURLWithPath: stagingFolder + "/" + Self.manifestName))
-        try Self.writeOut(stagingFolder)
+        // A partial version needs no flush: it is never taken for a built one (after a power cut too, it
+        // is built again), and not waiting for the disk is what shows a new image early.
+        if manifest.isComplete { try Self.writeOut(stagingFolder) }
         try FileManager.default.createDirectory(atPath: "\(pyramidsFolder)/\(id)", withIntermediateDirectories: true)
         let target = folder(id: id, version: version)
         var renamed = rename(stagingFolder, target) == 0
@@ -77,7 +79,9 @@ public struct FilePyramidStore: PyramidStore {
     public func publishLevel(_ level: Int, from stagedFolder: String, manifest: PyramidManifest,
                              id: String, version: String) throws {
         let published = folder(id: id, version: version)
-        try Self.writeOut(stagedFolder)
+        // Before the manifest that says "complete", every tile of every level must be on disk (one syncfs
+        // covers the levels published before, unflushed, since they were partial).
+        if manifest.isComplete { try Self.writeOut(stagedFolder) }
         let target = "\(published)/\(PyramidBuilder.tilesFolderName)/\(level)"
         guard rename(stagedFolder, target) == 0 else {
             let error = errno
@@ -86,14 +90,13 @@ public struct FilePyramidStore: PyramidStore {
         // The manifest is replaced, never rewritten in place: a reader sees the old one or the new one.
         let temporary = "\(published)/.\(Self.manifestName)-\(UUID().uuidString.prefix(8))"
         try Self.encoded(manifest).write(to: URL(fileURLWithPath: temporary))
-        try Self.flush(temporary)
-        try Self.flush("\(published)/\(PyramidBuilder.tilesFolderName)")  // the level's rename
+        if manifest.isComplete { try Self.writeOut(published) }  // the level's rename and the new manifest
         guard rename(temporary, "\(published)/\(Self.manifestName)") == 0 else {
             let error = errno
             try? FileManager.default.removeItem(atPath: temporary)
             throw StoreError(message: "cannot record level \(level) of \(id): \(String(cString: strerror(error)))")
         }
-        try Self.flush(published)
+        if manifest.isComplete { try Self.flush(published) }  // the manifest's rename
     }
 
     /// The staged tiles are written out while they are made (`WriteBehind`), not all after the last one.
@@ -117,37 +120,13 @@ public struct FilePyramidStore: PyramidStore {
     /// syncfs for the whole file system rather than an fsync per tile: writing out 6,000 tile-sized files
     /// took about 0.1 s here, against 8 to 9 s of building a 16384² image (bench/run's build times
     /// include it).
-    ///
-    /// A small part (the base of a progressive build, a coarse level: a few dozen files) is flushed file by
-    /// file instead: syncfs also waits for everything else being written to the file system, seconds when
-    /// other work writes heavily, and the base is what makes a new image viewable early.
     private static func writeOut(_ folder: String) throws {
-        if let files = smallTree(folder, atMost: smallPartFiles) {
-            for file in files { try flush(file) }
-            return
-        }
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw StoreError(message: "cannot open \(folder) to flush it") }
         defer { close(descriptor) }
         guard ts_syncfs(descriptor) == 0 else {
             throw StoreError(message: "cannot flush \(folder): \(String(cString: strerror(errno)))")
         }
-    }
-
-    /// Parts of at most this many files and folders are flushed one by one rather than with syncfs.
-    static let smallPartFiles = 256
-
-    /// Every path under `folder` (folders after their contents) and `folder` itself, or nil if there are
-    /// more than `limit`: the walk stops there.
-    private static func smallTree(_ folder: String, atMost limit: Int) -> [String]? {
-        guard let walker = FileManager.default.enumerator(atPath: folder) else { return nil }
-        var paths: [String] = []
-        while let relative = walker.nextObject() as? String {
-            paths.append(folder + "/" + relative)
-            if paths.count > limit { return nil }
-        }
-        // Deepest first, so that a folder is flushed after the entries made in it.
-        return paths.sorted { $0.count > $1.count } + [folder]
     }
 
     /// fsync of one file or folder (a folder's fsync makes the entries renamed or made in it durable).

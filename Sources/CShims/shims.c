@@ -1,6 +1,7 @@
 #define _GNU_SOURCE  // syncfs
 #include "CShims.h"
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -24,6 +25,23 @@ VipsImage *ts_image_open(const char *path, int sequential, int fail) {
     g_free(literal);
     return image;
 }
+
+VipsImage *ts_jpeg_open_shrunk(const char *path, int shrink, int fail) {
+    VipsImage *image = NULL;
+    if (vips_jpegload(path, &image,
+            "shrink", shrink,
+            "access", VIPS_ACCESS_SEQUENTIAL,
+            "fail_on", fail ? VIPS_FAIL_ON_ERROR : VIPS_FAIL_ON_NONE,
+            NULL)) return NULL;
+    return image;
+}
+
+int ts_copy_memory(VipsImage *in, VipsImage **out) {
+    *out = vips_image_copy_memory(in);
+    return *out ? 0 : -1;
+}
+
+int ts_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
 
 int ts_dzsave(VipsImage *in, const char *basename, int tile_size, int overlap, int quality) {
     char suffix[32];

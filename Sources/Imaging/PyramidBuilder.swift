@@ -3,11 +3,20 @@ import CVips
 import Foundation
 import ScrollGeometry
 
-/// Builds a Deep Zoom pyramid and its whole-image preview from a source image with libvips.
+/// Builds a Deep Zoom pyramid and its whole-image preview from a source image with libvips,
+/// progressively: the preview and the coarse levels first, then the finer levels, coarse to fine.
 ///
-/// The output folder holds `image.dzi`, `image_files/{level}/{col}_{row}.jpeg` and
-/// `preview.jpeg`. The source streams through dzsave once (sequential access), so memory
-/// grows with the image's width, not its area.
+/// A published pyramid folder holds `image.dzi`, `image_files/{level}/{col}_{row}.jpeg` and
+/// `preview.jpeg`. The build hands these over in parts (`PyramidPart`), each complete on disk:
+///
+/// 1. the base: the descriptor, the preview and levels 0 to the preview level. For a JPEG it is
+///    made before the full pass, from a decode at 1/8 scale (libjpeg's shrink-on-load: the
+///    image is never decoded whole for it), so a new image can be looked at after a small
+///    fraction of its build. Other formats have no cheap reduced decode: their base comes
+///    from the full pass's own tiles, at its end.
+/// 2. one part per finer level, from one dzsave pass over the full image. The source streams
+///    through it once (sequential access), so memory grows with the image's width, not its area.
+///    dzsave finishes all levels together at the end of that pass, so these come in a burst.
 public struct PyramidBuilder: Sendable {
     public var tileSize: Int
     public var overlap: Int
@@ -25,17 +34,44 @@ public struct PyramidBuilder: Sendable {
     public static let tilesFolderName = "image_files"
     public static let previewName = "preview.jpeg"
 
-    /// Writes the pyramid into `folder` (which must exist) and returns its geometry.
-    /// A failure carries libvips's text for this source only (`VipsErrorLedger`).
+    /// Writes the whole pyramid into `folder` (which must exist) and returns its geometry: the
+    /// parts of `build(source:into:progress:finished:)` assembled in place, for callers that
+    /// publish the pyramid in one piece.
     public func build(
         source: String, into folder: String,
         progress: @escaping @Sendable (BuildProgress) -> Void = { _ in }
+    ) throws -> Pyramid {
+        let work = (folder as NSString).appendingPathComponent(".parts")
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let tiles = (folder as NSString).appendingPathComponent(Self.tilesFolderName)
+        return try build(source: source, into: work, progress: progress) { part in
+            switch part.kind {
+            case .base:
+                for name in try FileManager.default.contentsOfDirectory(atPath: part.folder) {
+                    try Self.move(part.folder + "/" + name, to: (folder as NSString).appendingPathComponent(name))
+                }
+            case .level:
+                try Self.move(part.folder, to: "\(tiles)/\(part.levels.lowerBound)")
+            }
+        }
+    }
+
+    /// Builds into `folder` (which must exist; its contents are working files) and hands every
+    /// finished part to `finished` as soon as it is complete, the base first, then the finer levels
+    /// coarse to fine. `finished` may move the part's folder away (to publish it). Returns the
+    /// geometry. A failure carries libvips's text for this source only (`VipsErrorLedger`); an
+    /// error thrown by `finished` ends the build with that error.
+    public func build(
+        source: String, into folder: String,
+        progress: @escaping @Sendable (BuildProgress) -> Void = { _ in },
+        finished: (PyramidPart) throws -> Void
     ) throws -> Pyramid {
         try Vips.start()
         // The staging folder too: dzsave's write errors name it, not the source.
         return try VipsErrorLedger.attributed(to: source) { try VipsErrorLedger.attributed(to: folder) {
             do {
-                return try buildAttributed(source: source, into: folder, progress: progress)
+                return try buildAttributed(source: source, into: folder, progress: progress, finished: finished)
             } catch let error as VipsError {
                 // A step that knew no file name (a conversion, say) left the lines naming this source.
                 let named = VipsErrorLedger.take(for: [source, folder])
@@ -46,11 +82,48 @@ public struct PyramidBuilder: Sendable {
     }
 
     private func buildAttributed(
-        source: String, into folder: String, progress: @escaping @Sendable (BuildProgress) -> Void
+        source: String, into folder: String, progress: @escaping @Sendable (BuildProgress) -> Void,
+        finished: (PyramidPart) throws -> Void
     ) throws -> Pyramid {
         // Strict: a truncated or corrupt source (an upload cut short, say) fails with libvips's
         // reason instead of publishing a pyramid with grey where the pixels were missing.
         let image = try Self.displayable(VImage.open(source, sequential: true, strict: true))
+        let pyramid = Pyramid(width: image.width, height: image.height, tileSize: tileSize, overlap: overlap)
+        let previewLevel = pyramid.previewLevel(maxSide: previewMaxSide)
+        let base = (folder as NSString).appendingPathComponent("base")
+        let rest = (folder as NSString).appendingPathComponent("rest")
+        for path in [base, rest] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        let baseFirst = Self.decodesReduced(source)
+        let basePart = PyramidPart(kind: .base, folder: base, levels: 0...previewLevel, pyramid: pyramid)
+        if baseFirst {
+            let preview = try reducedPreview(of: source, pyramid: pyramid, level: previewLevel)
+            try writeBase(from: preview, of: pyramid, into: base)
+            // libvips's operation cache would keep the preview's pipeline (and its pixels) through the
+            // whole full pass, on top of dzsave's own memory.
+            // (Not vips_cache_drop_all: it frees the cache itself, and the next operation crashed.)
+            let cached = vips_cache_get_max()
+            vips_cache_set_max(0)
+            vips_cache_set_max(cached)
+            try finished(basePart)
+        }
+        try dzsave(image, into: rest, source: source, progress: progress)
+        let restTiles = (rest as NSString).appendingPathComponent(Self.tilesFolderName)
+        if !baseFirst {
+            try assembleBase(of: pyramid, fromTilesIn: rest, into: base)
+            try finished(basePart)
+        }
+        if previewLevel < pyramid.maxLevel {
+            for level in (previewLevel + 1)...pyramid.maxLevel {
+                try finished(PyramidPart(kind: .level, folder: "\(restTiles)/\(level)", levels: level...level, pyramid: pyramid))
+            }
+        }
+        progress(BuildProgress(percent: 100, etaSeconds: 0))  // libvips's last eval may stop short of 100
+        return pyramid
+    }
+
+    /// One dzsave pass over the full image into `folder/image_files`.
+    private func dzsave(_ image: VImage, into folder: String, source: String,
+                        progress: @escaping @Sendable (BuildProgress) -> Void) throws {
         let basename = (folder as NSString).appendingPathComponent("image")
         let saved = ProgressRelay(progress).observing(image) {
             ts_dzsave(image.pointer, basename, Int32(tileSize), Int32(overlap), Int32(quality))
@@ -59,11 +132,63 @@ public struct PyramidBuilder: Sendable {
             let text = VipsErrorLedger.take(for: [source, folder])
             throw VipsError(message: text.isEmpty ? "dzsave failed (libvips gave no reason)" : text)
         }
-        progress(BuildProgress(percent: 100, etaSeconds: 0))  // libvips's last eval may stop short of 100
-        let pyramid = Pyramid(width: image.width, height: image.height, tileSize: tileSize, overlap: overlap)
-        try writePreview(of: pyramid, tilesFolder: (folder as NSString).appendingPathComponent(Self.tilesFolderName),
-                         to: (folder as NSString).appendingPathComponent(Self.previewName))
-        return pyramid
+    }
+
+    /// The preview level's pixels from a JPEG decoded at 1/2, 1/4 or 1/8 scale, resized the rest of
+    /// the way to the level's exact size, and held in memory (a few megabytes at most).
+    private func reducedPreview(of source: String, pyramid: Pyramid, level: Int) throws -> VImage {
+        let target = pyramid.size(ofLevel: level)
+        let shrink = min(8, 1 << (pyramid.maxLevel - level))
+        var image = try Self.displayable(VImage.openJPEG(source, shrink: shrink, strict: true))
+        if image.width != target.width || image.height != target.height {
+            image = try image.resize(horizontal: Double(target.width) / Double(image.width),
+                                     vertical: Double(target.height) / Double(image.height))
+        }
+        guard image.width >= target.width, image.height >= target.height else {
+            throw VipsError(message: "the preview came out \(image.width)x\(image.height), not \(target.width)x\(target.height)")
+        }
+        if image.width > target.width || image.height > target.height {
+            image = try image.crop(x: 0, y: 0, width: target.width, height: target.height)
+        }
+        return try image.inMemory()
+    }
+
+    /// The base from the preview level's pixels: the preview itself, levels 0 to the preview level
+    /// cut from it (the same sizes as the full pyramid's, since each level halves rounding up), and
+    /// the full image's descriptor.
+    private func writeBase(from preview: VImage, of pyramid: Pyramid, into folder: String) throws {
+        try preview.saveJPEG(to: (folder as NSString).appendingPathComponent(Self.previewName), quality: max(quality, 95))
+        try dzsave(preview, into: folder, source: folder) { _ in }
+        // dzsave's metadata of the image it saved, the preview: it would mislead next to the full pyramid.
+        try? FileManager.default.removeItem(atPath: "\(folder)/\(Self.tilesFolderName)/vips-properties.xml")
+        try DeepZoomDescriptor.xml(of: pyramid).write(
+            toFile: (folder as NSString).appendingPathComponent(Self.descriptorName), atomically: false, encoding: .utf8)
+    }
+
+    /// The base from a finished full pass: its descriptor and coarse levels moved over, and the
+    /// preview stitched from the preview level's tiles.
+    private func assembleBase(of pyramid: Pyramid, fromTilesIn rest: String, into folder: String) throws {
+        let restTiles = (rest as NSString).appendingPathComponent(Self.tilesFolderName)
+        let baseTiles = (folder as NSString).appendingPathComponent(Self.tilesFolderName)
+        try FileManager.default.createDirectory(atPath: baseTiles, withIntermediateDirectories: true)
+        try Self.move((rest as NSString).appendingPathComponent(Self.descriptorName),
+                      to: (folder as NSString).appendingPathComponent(Self.descriptorName))
+        let previewLevel = pyramid.previewLevel(maxSide: previewMaxSide)
+        for level in 0...previewLevel { try Self.move("\(restTiles)/\(level)", to: "\(baseTiles)/\(level)") }
+        try writePreview(of: pyramid, tilesFolder: baseTiles, to: (folder as NSString).appendingPathComponent(Self.previewName))
+    }
+
+    /// Whether libvips can decode the file at a fraction of its size without decoding it whole:
+    /// JPEG (libjpeg's DCT scaling). The loader is named "jpegload" or "VipsForeignLoadJpegFile".
+    static func decodesReduced(_ source: String) -> Bool {
+        guard let loader = ImageHeader.loader(of: source)?.lowercased() else { return false }
+        return loader.hasPrefix("jpegload") || loader.hasPrefix("vipsforeignloadjpeg")
+    }
+
+    static func move(_ from: String, to destination: String) throws {
+        guard rename(from, destination) == 0 else {
+            throw VipsError(message: "cannot move \(from) to \(destination): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// 8-bit sRGB or greyscale without alpha: what JPEG tiles can hold. Alpha is

@@ -24,7 +24,12 @@ public struct PyramidRegionReader: RegionReading, Sendable {
     /// default lanczos3, measured on bench/iiif.sh's region list.
     public var kernel: VipsKernel
 
-    public init(pyramid: Pyramid, kernel: VipsKernel = VIPS_KERNEL_LINEAR,
+    /// Linear (see `kernel`). A named constant because a default argument naming the C constant
+    /// itself does not compile in release builds (`swift build -c release`: "cannot find
+    /// 'VIPS_KERNEL_LINEAR' in scope"), which bench/run makes.
+    public static let linear = VipsKernel(rawValue: 1)  // VIPS_KERNEL_LINEAR in libvips's enum
+
+    public init(pyramid: Pyramid, kernel: VipsKernel = PyramidRegionReader.linear,
                 tilePath: @escaping @Sendable (_ level: Int, _ column: Int, _ row: Int) -> String) {
         self.pyramid = pyramid
         self.kernel = kernel

@@ -91,3 +91,19 @@ extension VImage {
         return Array(UnsafeRawBufferPointer(start: memory, count: size))
     }
 }
+
+extension VImage {
+    /// Opens a JPEG decoded at 1/`shrink` scale (1, 2, 4 or 8) by libjpeg itself, sequentially:
+    /// the cheap way to a preview of a huge JPEG, which is never decoded whole.
+    public static func openJPEG(_ path: String, shrink: Int, strict: Bool = false) throws -> VImage {
+        guard let image = ts_jpeg_open_shrunk(path, Int32(shrink), strict ? 1 : 0) else {
+            throw VipsError.take(or: "libvips cannot open the file", source: path)
+        }
+        return VImage(taking: image)
+    }
+
+    /// The pixels computed once into memory: a sequential source can then feed several outputs.
+    public func inMemory() throws -> VImage {
+        try VImage.make { ts_copy_memory(pointer, $0) }
+    }
+}

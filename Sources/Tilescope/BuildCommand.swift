@@ -20,7 +20,9 @@ public struct BuildCommand {
 
     /// Builds every source; returns the number that failed.
     public func run(progress: @escaping @Sendable (String, BuildProgress) -> Void,
-                    log: (String) -> Void) throws -> Int {
+                    log: @escaping (String) -> Void) throws -> Int {
+        // A build alone in its process: fewer arenas keep its peak memory near dzsave's (MallocArenas).
+        MallocArenas.limit(to: 2)
         try Vips.start()
         let store = try FilePyramidStore(dataFolder: dataFolder)
         let ids = try Self.ids(of: sources, dataFolder: dataFolder)
@@ -40,15 +42,30 @@ public struct BuildCommand {
             }
             let started = Date()
             let staging = try store.makeStagingFolder(id: id, version: version)
+            // The moment the base (descriptor, preview, coarse levels) is out: a server sharing this
+            // data folder could show the image from then on (bench/run reads it from this line).
+            let publisher = PartPublisher(store: store, id: id, version: version, fileName: name, sourcePath: source) {
+                manifest in
+                guard !manifest.isComplete, manifest.levelsReady > 0, manifest.levelsReady <= manifest.pyramid.previewLevel() + 1
+                else { return }
+                log("\(id): preview and levels 0-\(manifest.levelsReady - 1) published after "
+                    + String(format: "%.2f s", Date().timeIntervalSince(started)))
+            }
             do {
-                let pyramid = try builder.build(source: source, into: staging) { progress(id, $0) }
-                let manifest = PyramidManifest(pyramid: pyramid, source: name, version: version)
-                _ = try store.publish(stagingFolder: staging, manifest: manifest, id: id, version: version)
+                let pyramid = try store.building(into: staging) {
+                    try builder.build(source: source, into: staging, progress: { progress(id, $0) },
+                                      finished: publisher.publish)
+                }
+                store.discard(stagingFolder: staging)
                 store.removeVersions(of: id, except: version)
                 log("\(id): \(pyramid.width)x\(pyramid.height), \(pyramid.maxLevel + 1) levels, "
                     + String(format: "%.1f s", Date().timeIntervalSince(started)) + " -> \(store.folder(id: id, version: version))")
+            } catch is PartPublisher.PublishedElsewhere {
+                store.discard(stagingFolder: staging)
+                log("\(id): published meanwhile by another process")
             } catch {
                 store.discard(stagingFolder: staging)
+                if store.manifest(id: id, version: version) == nil { store.withdraw(id: id, version: version) }
                 log("\(id): failed: \(error)")
                 failures += 1
             }

@@ -24,6 +24,16 @@ int ts_vips_init(const char *argv0);
 /// `fail` sets fail_on=error, for untrusted input.
 VipsImage *ts_image_open(const char *path, int sequential, int fail);
 
+/// Opens a JPEG decoded at 1/`shrink` scale (1, 2, 4 or 8) by libjpeg's DCT scaling, sequentially:
+/// a preview without decoding the image whole. The path is taken literally (`vips_jpegload`).
+VipsImage *ts_jpeg_open_shrunk(const char *path, int shrink, int fail);
+
+/// The image computed once into memory, so that several outputs can read a sequential source.
+int ts_copy_memory(VipsImage *in, VipsImage **out);
+
+/// mallopt(M_ARENA_MAX, count): malloc.h is not in Swift's Glibc module.
+int ts_limit_malloc_arenas(int count);
+
 /// Deep Zoom pyramid: `<basename>.dzi` and `<basename>_files/`, JPEG tiles.
 int ts_dzsave(VipsImage *in, const char *basename, int tile_size, int overlap, int quality);
 

@@ -109,31 +109,54 @@ public final class BuildQueue: @unchecked Sendable {
         let library = self.library
         library.update(id, version: version) { $0.status = .building(BuildProgress(percent: 0, etaSeconds: 0)) }
         var staging: String?
+        let store = self.store
+        let publisher = PartPublisher(store: store, id: id, version: version, fileName: record.fileName,
+                                      sourcePath: record.sourcePath) { manifest in
+            guard manifest.isComplete else {
+                library.update(id, version: version) { $0.partial = manifest }
+                return
+            }
+            // Done as the last level is published, not when the builder returns (after its write-behind
+            // thread's last flush): what waits for "ready" finds the old versions gone and the build counted.
+            store.removeVersions(of: id, except: version)
+            try? self.failures?.forget(fileName: record.fileName)
+            self.finished("built", Date().timeIntervalSince(started))
+            self.log("built \(id): \(manifest.width)x\(manifest.height) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+            library.update(id, version: version) { record in
+                record.status = .ready(manifest)
+                record.partial = nil
+            }
+        }
         do {
             let folder = try store.makeStagingFolder(id: id, version: version)
             staging = folder
-            let pyramid = try builder.build(source: record.sourcePath, into: folder) { progress in
-                library.update(id, version: version) { $0.status = .building(progress) }
+            _ = try store.building(into: folder) {
+                try builder.build(source: record.sourcePath, into: folder, progress: { progress in
+                    library.update(id, version: version) { record in
+                        if case .ready = record.status { return }  // the last level is out: no more "building"
+                        record.status = .building(progress)
+                    }
+                }, finished: publisher.publish)
             }
-            // The source may have changed while it was read: publish only what matches the fingerprint.
-            guard SourceFingerprint.compute(record.sourcePath)?.0.value == version else {
-                store.discard(stagingFolder: folder)
-                finished("discarded", Date().timeIntervalSince(started))
-                log("\(id) changed while building; its new version will be built")
-                return
-            }
-            let manifest = PyramidManifest(pyramid: pyramid, source: record.fileName, version: version)
-            _ = try store.publish(stagingFolder: folder, manifest: manifest, id: id, version: version)
+            store.discard(stagingFolder: folder)
             staging = nil
-            library.update(id, version: version) { $0.status = .ready(manifest) }
-            store.removeVersions(of: id, except: version)
-            try? failures?.forget(fileName: record.fileName)
+        } catch is PartPublisher.SourceChanged {
+            if let staging { store.discard(stagingFolder: staging) }
+            withdraw(id: id, version: version)
+            finished("discarded", Date().timeIntervalSince(started))
+            log("\(id) changed while building; its new version will be built")
+        } catch is PartPublisher.PublishedElsewhere {
+            if let staging { store.discard(stagingFolder: staging) }
+            if let manifest = store.manifest(id: id, version: version) {
+                library.update(id, version: version) { $0.status = .ready(manifest); $0.partial = nil }
+            }
             finished("built", Date().timeIntervalSince(started))
-            log("built \(id): \(pyramid.width)x\(pyramid.height) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+            log("\(id) was published meanwhile by another process")
         } catch {
             if let staging { store.discard(stagingFolder: staging) }
+            withdraw(id: id, version: version)
             let reason = FailureReason.text(fileName: record.fileName, sourcePath: record.sourcePath, error)
-            library.update(id, version: version) { $0.status = .failed(reason) }
+            library.update(id, version: version) { $0.status = .failed(reason); $0.partial = nil }
             // libvips's verdict on the file is remembered; a store error (a full disk) is not the file's.
             if error is VipsError {
                 remember(BuildFailure(fileName: record.fileName, version: version, reason: reason), source: record.sourcePath)
@@ -141,6 +164,12 @@ public final class BuildQueue: @unchecked Sendable {
             finished("failed", Date().timeIntervalSince(started))
             log("failed to build \(id): \(reason)")
         }
+    }
+
+    /// Takes back what an unfinished build published, unless that version got built whole meanwhile.
+    private func withdraw(id: String, version: String) {
+        library.update(id, version: version) { $0.partial = nil }
+        if store.manifest(id: id, version: version) == nil { store.withdraw(id: id, version: version) }
     }
 
     /// Only a failure of the version still in the folder: a file changed meanwhile gets its own build.

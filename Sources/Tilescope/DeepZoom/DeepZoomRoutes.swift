@@ -6,7 +6,7 @@ extension TilescopeApp {
     /// `/dzi/{id}.dzi`, and `?format=webp|avif` for the same pyramid with tiles in that format.
     func descriptor(_ id: String, _ request: Request) throws -> Response {
         let format = try DeepZoomTileFormat.parse(query: request.query["format"])
-        let (record, manifest) = try readyImage(id)
+        let (record, manifest) = try publishedImage(id)
         if format != .jpeg {
             let etag = "\"\(record.version)-dzi-\(format.rawValue)\""
             let headers: [(name: String, value: String)] = [
@@ -65,7 +65,7 @@ extension TilescopeApp {
 
     /// The image's record and pyramid, if the tile is one of its pyramid's; otherwise the 400 that says why.
     private func checkedTile(_ id: String, level: Int, column: Int, row: Int) throws -> (ImageRecord, PyramidManifest) {
-        let (record, manifest) = try readyImage(id)
+        let (record, manifest) = try publishedImage(id)
         let pyramid = manifest.pyramid
         guard pyramid.contains(level: level) else {
             throw APIError.badRequest("level \(level) is above this image's maximum level \(pyramid.maxLevel)")
@@ -75,11 +75,12 @@ extension TilescopeApp {
             throw APIError.badRequest(
                 "tile \(column)_\(row) is outside level \(level), which has \(grid.columns) columns and \(grid.rows) rows")
         }
+        try requirePublished(level: level, of: record, in: manifest)
         return (record, manifest)
     }
 
     func preview(_ id: String, _ request: Request) throws -> Response {
-        let (record, _) = try readyImage(id)
+        let (record, _) = try publishedImage(id)
         return try pyramidFile(store.previewPath(id: id, version: record.version), type: "image/jpeg",
                                etag: "\"\(record.version)-preview\"", record: record, request: request)
     }

@@ -19,6 +19,9 @@ public struct ImageJSON: Encodable, Sendable {
     public var overlap: Int
     public var maxLevel: Int?
     public var previewLevel: Int?
+    /// Levels `0..<readyLevels` are served (the descriptor and preview too once it is above 0):
+    /// a progressive build publishes the coarse levels first, then the finer ones.
+    public var readyLevels: Int?
     public var status: String
     public var reason: String?
     public var progress: Int?
@@ -41,6 +44,11 @@ public struct ImageJSON: Encodable, Sendable {
         previewLevel = pyramid?.previewLevel()
         status = record.status.name
         switch record.status {
+        case .ready: readyLevels = pyramid.map { $0.maxLevel + 1 }
+        case .queued, .building: readyLevels = record.partial?.levelsReady ?? 0
+        case .failed: readyLevels = nil
+        }
+        switch record.status {
         case .queued: progress = 0
         case .building(let build): progress = build.percent; etaSeconds = build.etaSeconds
         case .failed(let why): reason = why
@@ -54,7 +62,7 @@ public struct ImageJSON: Encodable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, title, caption, fileName, width, height, tileSize, overlap, maxLevel, previewLevel
+        case id, title, caption, fileName, width, height, tileSize, overlap, maxLevel, previewLevel, readyLevels
         case status, reason, progress, etaSeconds, version, rating, urls
     }
 
@@ -71,6 +79,7 @@ public struct ImageJSON: Encodable, Sendable {
         try container.encode(overlap, forKey: .overlap)
         try container.encodeIfPresent(maxLevel, forKey: .maxLevel)
         try container.encodeIfPresent(previewLevel, forKey: .previewLevel)
+        try container.encodeIfPresent(readyLevels, forKey: .readyLevels)
         try container.encode(status, forKey: .status)
         try container.encodeIfPresent(reason, forKey: .reason)
         try container.encodeIfPresent(progress, forKey: .progress)

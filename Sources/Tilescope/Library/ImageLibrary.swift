@@ -46,6 +46,7 @@ public final class ImageLibrary: @unchecked Sendable {
             for var record in new {
                 if let current = records[record.id], current.version == record.version, record.manifest == nil {
                     record.status = current.status
+                    record.partial = current.partial
                     record.header = current.header ?? record.header
                 }
                 next[record.id] = record

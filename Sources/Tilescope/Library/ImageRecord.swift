@@ -14,6 +14,9 @@ public struct ImageRecord: Sendable {
     /// From the header; nil when libvips cannot read the file.
     public var header: ImageHeader?
     public var status: ImageStatus
+    /// While a progressive build runs: the part of the pyramid already published (the descriptor,
+    /// the preview and the levels its `readyLevels` names). Nil otherwise.
+    public var partial: PyramidManifest?
     /// The public URLs of this version, made once: every viewport answer and image listing needs them.
     public let urls: PyramidURLs
 
@@ -39,6 +42,15 @@ public struct ImageRecord: Sendable {
     public var manifest: PyramidManifest? {
         if case .ready(let manifest) = status { return manifest }
         return nil
+    }
+
+    /// What may be served: the whole pyramid once ready, the published part while building.
+    public var servedManifest: PyramidManifest? {
+        switch status {
+        case .ready(let manifest): return manifest
+        case .queued, .building: return partial
+        case .failed: return nil
+        }
     }
 }
 

@@ -2479,7 +2479,7 @@ enum OpenAPIDocument {
     }
    },
    "Building": {
-    "description": "The image's pyramid is still being built; retry after `Retry-After` seconds (1 to 60).",
+    "description": "The image's pyramid (or, for a tile, that tile's level: see `readyLevels`) is still being built; retry after `Retry-After` seconds (1 to 60).",
     "headers": {
      "Retry-After": {
       "$ref": "#/components/headers/RetryAfter"
@@ -2688,6 +2688,11 @@ enum OpenAPIDocument {
       "type": "integer",
       "minimum": 0,
       "description": "present once ready"
+     },
+     "readyLevels": {
+      "type": "integer",
+      "minimum": 0,
+      "description": "Levels `0` to `readyLevels - 1` are served (absent when the build failed). A build publishes the descriptor, the preview and every level up to `previewLevel` together first, then each finer level whole, coarse to fine: while `status` is `building`, a value above 0 means the descriptor, the preview and those levels' tiles are served; tiles of a finer level answer 503 with `Retry-After` until it arrives (draw the coarser level meanwhile). `maxLevel + 1` once ready."
      },
      "status": {
       "type": "string",

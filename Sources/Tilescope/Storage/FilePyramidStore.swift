@@ -8,7 +8,11 @@ import Imaging
 ///     staging/{id}-{version}-{random}/   builds in progress, wiped at start
 ///
 /// A build is published by renaming its staging folder into `pyramids/`: atomic on one
-/// file system, so a reader sees either no pyramid or a complete one, even after kill -9.
+/// file system, so a reader sees either no pyramid or a whole part of one, even after kill -9.
+/// A progressive build publishes its base (descriptor, preview, coarse levels) that way, then
+/// renames each finer level's folder into `image_files/` and replaces `pyramid.json`, whose
+/// `readyLevels` says how many levels are there. A version whose manifest is not complete is
+/// never taken for a built one (`manifest(id:version:)`), so after a crash it is built again.
 public struct FilePyramidStore: PyramidStore {
     public let dataFolder: String
     var pyramidsFolder: String { dataFolder + "/pyramids" }
@@ -27,12 +31,20 @@ public struct FilePyramidStore: PyramidStore {
     func folder(id: String, version: String) -> String { "\(pyramidsFolder)/\(id)/\(version)" }
 
     public func manifest(id: String, version: String) -> PyramidManifest? {
-        let path = folder(id: id, version: version) + "/pyramid.json"
+        guard let manifest = publishedManifest(id: id, version: version), manifest.isComplete else { return nil }
+        return manifest
+    }
+
+    /// Whatever `pyramid.json` says, complete or not.
+    func publishedManifest(id: String, version: String) -> PyramidManifest? {
+        let path = folder(id: id, version: version) + "/" + Self.manifestName
         guard let data = FileManager.default.contents(atPath: path),
               let manifest = try? JSONDecoder().decode(PyramidManifest.self, from: data),
               manifest.version == version else { return nil }
         return manifest
     }
+
+    static let manifestName = "pyramid.json"
 
     public func makeStagingFolder(id: String, version: String) throws -> String {
         let path = "\(stagingRoot)/\(id)-\(version)-\(UUID().uuidString.prefix(8))"
@@ -41,18 +53,66 @@ public struct FilePyramidStore: PyramidStore {
     }
 
     public func publish(stagingFolder: String, manifest: PyramidManifest, id: String, version: String) throws -> Bool {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        try encoder.encode(manifest).write(to: URL(fileURLWithPath: stagingFolder + "/pyramid.json"))
-        try Self.writeOut(stagingFolder)
+        try Self.encoded(manifest).write(to: URL(fileURLWithPath: stagingFolder + "/" + Self.manifestName))
+        // A partial version needs no flush: it is never taken for a built one (after a power cut too, it
+        // is built again), and not waiting for the disk is what shows a new image early.
+        if manifest.isComplete { try Self.writeOut(stagingFolder) }
         try FileManager.default.createDirectory(atPath: "\(pyramidsFolder)/\(id)", withIntermediateDirectories: true)
-        guard rename(stagingFolder, folder(id: id, version: version)) == 0 else {
-            let error = errno
+        let target = folder(id: id, version: version)
+        var renamed = rename(stagingFolder, target) == 0
+        var error = errno
+        if !renamed && (error == ENOTEMPTY || error == EEXIST) && publishedManifest(id: id, version: version)?.isComplete != true {
+            // A partial version left by a build that was killed: its levels are whole but it is not
+            // finished, and this build replaces it.
+            withdraw(id: id, version: version)
+            renamed = rename(stagingFolder, target) == 0
+            error = errno
+        }
+        guard renamed else {
             discard(stagingFolder: stagingFolder)
             if error == ENOTEMPTY || error == EEXIST { return false }
             throw StoreError(message: "cannot publish \(id): \(String(cString: strerror(error)))")
         }
         return true
+    }
+
+    public func publishLevel(_ level: Int, from stagedFolder: String, manifest: PyramidManifest,
+                             id: String, version: String) throws {
+        let published = folder(id: id, version: version)
+        // Before the manifest that says "complete", every tile of every level must be on disk (one syncfs
+        // covers the levels published before, unflushed, since they were partial).
+        if manifest.isComplete { try Self.writeOut(stagedFolder) }
+        let target = "\(published)/\(PyramidBuilder.tilesFolderName)/\(level)"
+        guard rename(stagedFolder, target) == 0 else {
+            let error = errno
+            throw StoreError(message: "cannot publish level \(level) of \(id): \(String(cString: strerror(error)))")
+        }
+        // The manifest is replaced, never rewritten in place: a reader sees the old one or the new one.
+        let temporary = "\(published)/.\(Self.manifestName)-\(UUID().uuidString.prefix(8))"
+        try Self.encoded(manifest).write(to: URL(fileURLWithPath: temporary))
+        if manifest.isComplete { try Self.writeOut(published) }  // the level's rename and the new manifest
+        guard rename(temporary, "\(published)/\(Self.manifestName)") == 0 else {
+            let error = errno
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw StoreError(message: "cannot record level \(level) of \(id): \(String(cString: strerror(error)))")
+        }
+        if manifest.isComplete { try Self.flush(published) }  // the manifest's rename
+    }
+
+    /// The staged tiles are written out while they are made (`WriteBehind`), not all after the last one.
+    public func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T {
+        try WriteBehind(folder: stagingFolder).during(build)
+    }
+
+    public func withdraw(id: String, version: String) {
+        let doomed = "\(stagingRoot)/removed-\(id)-\(version)-\(UUID().uuidString.prefix(8))"
+        if rename(folder(id: id, version: version), doomed) == 0 { try? FileManager.default.removeItem(atPath: doomed) }
+    }
+
+    private static func encoded(_ manifest: PyramidManifest) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        return try encoder.encode(manifest)
     }
 
     /// Every tile on disk before the rename publishes them: renamed with their data still in the page cache,
@@ -66,6 +126,16 @@ public struct FilePyramidStore: PyramidStore {
         defer { close(descriptor) }
         guard ts_syncfs(descriptor) == 0 else {
             throw StoreError(message: "cannot flush \(folder): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// fsync of one file or folder (a folder's fsync makes the entries renamed or made in it durable).
+    private static func flush(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StoreError(message: "cannot open \(path) to flush it") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw StoreError(message: "cannot flush \(path): \(String(cString: strerror(errno)))")
         }
     }
 

@@ -2,7 +2,9 @@ import Foundation
 import ScrollGeometry
 
 /// `pyramid.json`: what a published pyramid folder holds. It is written last, inside the
-/// staging folder, so a folder under `pyramids/` is complete by construction.
+/// staging folder, so a folder under `pyramids/` is complete by construction; while a progressive
+/// build is still adding finer levels, `readyLevels` says how many levels (0 up) are there, and
+/// the file is replaced (atomically) after each level's folder has been renamed into place.
 public struct PyramidManifest: Codable, Sendable, Equatable {
     public var width: Int
     public var height: Int
@@ -11,12 +13,22 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
     public var format: String
     public var source: String
     public var version: String
+    /// Levels `0..<readyLevels` are published; nil (absent from the file) means all of them.
+    public var readyLevels: Int?
 
     public var pyramid: Pyramid {
         Pyramid(width: width, height: height, tileSize: tileSize, overlap: overlap)
     }
 
-    public init(pyramid: Pyramid, source: String, version: String) {
+    /// Levels whose tiles are served: every level once complete.
+    public var levelsReady: Int { readyLevels.map { min($0, pyramid.maxLevel + 1) } ?? pyramid.maxLevel + 1 }
+
+    public var isComplete: Bool { levelsReady > pyramid.maxLevel }
+
+    public func isReady(level: Int) -> Bool { level >= 0 && level < levelsReady }
+
+    /// `readyLevels` nil: the whole pyramid.
+    public init(pyramid: Pyramid, source: String, version: String, readyLevels: Int? = nil) {
         width = pyramid.width
         height = pyramid.height
         tileSize = pyramid.tileSize
@@ -24,5 +36,11 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
         format = "jpeg"
         self.source = source
         self.version = version
+        self.readyLevels = readyLevels.flatMap { $0 > pyramid.maxLevel ? nil : $0 }
+    }
+
+    /// The same pyramid with levels `0..<count` published (all of them: the complete manifest).
+    public func with(readyLevels count: Int) -> PyramidManifest {
+        PyramidManifest(pyramid: pyramid, source: source, version: version, readyLevels: count)
     }
 }

@@ -3,13 +3,24 @@ import ScrollGeometry
 /// Where pyramids live. Small on purpose: a shared store for many replicas
 /// (a network file system or an object store) only has to provide these.
 public protocol PyramidStore: Sendable {
-    /// The published pyramid of one source version, or nil if there is none (yet).
+    /// The complete published pyramid of one source version, or nil if there is none (yet). A
+    /// version still being published level by level (or left so by a crash) is not complete.
     func manifest(id: String, version: String) -> PyramidManifest?
     /// A fresh, empty folder to build into; nothing in it is ever served.
     func makeStagingFolder(id: String, version: String) throws -> String
-    /// Makes a staged build visible in one atomic step. Returns false if that version
-    /// was already published (by another replica, say); the staged copy is then dropped.
+    /// Makes a staged build (or the base of a progressive one, with a partial `manifest`) visible in
+    /// one atomic step. Returns false if that version was already published complete (by another
+    /// replica, say); the staged copy is then dropped. A partial version left by an interrupted
+    /// build is replaced.
     func publish(stagingFolder: String, manifest: PyramidManifest, id: String, version: String) throws -> Bool
+    /// Adds one finished level (a staged folder of its tiles) to a version published partially,
+    /// then records it in the version's manifest: the level appears whole or not at all, and the
+    /// manifest never names a level that is not all there.
+    func publishLevel(_ level: Int, from stagedFolder: String, manifest: PyramidManifest, id: String, version: String) throws
+    /// Removes one version (a partial publication whose build failed or whose source changed).
+    func withdraw(id: String, version: String)
+    /// Runs a build into `stagingFolder` (see the default below).
+    func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T
     /// Drops a staged build that failed.
     func discard(stagingFolder: String)
     /// Removes every version of `id` except `keep` (nil: all of them).
@@ -18,4 +29,12 @@ public protocol PyramidStore: Sendable {
     func tilePath(id: String, version: String, level: Int, column: Int, row: Int) -> String
     func previewPath(id: String, version: String) -> String
     func descriptorPath(id: String, version: String) -> String
+}
+
+extension PyramidStore {
+    /// Runs a build into `stagingFolder`. A store whose publish must first write the staged files out
+    /// may start doing so meanwhile (`FilePyramidStore` does); by default it just runs `build`.
+    public func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T {
+        try build()
+    }
 }

@@ -28,6 +28,15 @@ enum ResponseWriter {
             }
             buffer.handOver()
             return native
+        case .shared(let bytes):
+            // The response holds a reference until libmicrohttpd has sent it and calls `releaseShared`.
+            let owner = Unmanaged.passRetained(bytes).toOpaque()
+            guard let native = MHD_create_response_from_buffer_with_free_callback_cls(
+                bytes.count, bytes.base, releaseShared, owner) else {
+                Unmanaged<SharedBytes>.fromOpaque(owner).release()
+                return nil
+            }
+            return native
         case .file(let descriptor, let size):
             // libmicrohttpd owns the descriptor from here and closes it after sendfile.
             guard let native = MHD_create_response_from_fd(size, descriptor) else {
@@ -37,4 +46,10 @@ enum ResponseWriter {
             return native
         }
     }
+}
+
+/// libmicrohttpd's free callback for `.shared` bodies: drops the reference the response held.
+private func releaseShared(_ owner: UnsafeMutableRawPointer?) {
+    guard let owner else { return }
+    Unmanaged<SharedBytes>.fromOpaque(owner).release()
 }

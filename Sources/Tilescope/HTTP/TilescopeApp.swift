@@ -16,11 +16,15 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     /// Pyramid files are immutable (a new source version gets a new folder), so their
     /// descriptors can be kept open; how many is sized from the open-files limit.
     let pyramidFiles: OpenFileCache
+    /// The bytes of hot pyramid files (tiles, descriptors, previews), bounded in total; keyed by a path
+    /// that names the source version, so a new version is never answered from an old entry.
+    let pyramidBytes: FileBytesCache
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
-                gallery: Gallery, uploads: Uploads, openFiles: Int = 1024) {
+                gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20) {
         pyramidFiles = OpenFileCache(capacity: openFiles)
+        pyramidBytes = FileBytesCache(capacity: pyramidCacheBytes)
         self.operations = operations
         self.iiif = iiif
         self.library = library

@@ -10,8 +10,10 @@ enum ConnectionReader {
             _ = MHD_get_connection_values(connection, .HEADER_KIND, headerIterator, pointer)
             _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, queryIterator, pointer)
         }
-        var address = [CChar](repeating: 0, count: 64)
-        let client = ts_mhd_client_address(connection, &address, address.count) == 0 ? address.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } : "-"
+        let client = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { address in
+            ts_mhd_client_address(connection, address.baseAddress!, address.count) == 0
+                ? String(cString: address.baseAddress!) : "-"
+        }
         var request = Request(method: method.map { String(cString: $0) } ?? "GET", rawPath: rawPath,
                               query: collector.query, headers: collector.headers, clientAddress: client)
         if collector.malformedQuery { request.pathSegments = nil }

@@ -124,7 +124,8 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
 
     /// Headers every response carries. Handlers never set these, so they are appended
     /// without a lookup (this runs on every tile). Uploads call it for the responses they send.
-    func decorate(_ response: Response) -> Response {
+    func decorate(_ response: consuming Response) -> Response {
+        // Consumed, not copied: the header array is appended to in place, not copied on write.
         var response = response
         response.headers.append(("Access-Control-Allow-Origin", corsOrigin))
         response.headers.append(("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location, Link"))

@@ -19,6 +19,14 @@ import Testing
         }
     }
 
+    /// `tilescope_pyramid_memory_lookups{result="hit"}` (or miss) from /metrics.
+    func lookups(_ server: TestServer, _ result: String) throws -> Int {
+        let text = try server.get("/metrics").text
+        let prefix = "tilescope_pyramid_memory_lookups{result=\"\(result)\"} "
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix(prefix) })
+        return try #require(Double(line.dropFirst(prefix.count)).map { Int($0) })
+    }
+
     func version(_ server: TestServer) throws -> String {
         try #require(server.get("/api/images/photo").json?["version"] as? String)
     }
@@ -50,7 +58,10 @@ import Testing
         }
         try server.waitUntilBuilt()
         let before = try version(server)
+        let hitsBefore = try lookups(server, "hit")
         let old = try fetchAll(server, version: before, query: "?v=\(before)")
+        // Each tile was asked for twice: the second answer (at least) came from memory.
+        #expect(try lookups(server, "hit") - hitsBefore >= Self.tiles.count)
 
         // The same size, other pixels: every tile path is the same but for the version.
         try TestImages.writePNG(width: Self.width, height: Self.height, to: server.images + "/photo.tmp.png", seed: 7)
@@ -64,7 +75,9 @@ import Testing
         #expect(after != before)
         try server.waitUntilBuilt()
 
+        let hitsAfter = try lookups(server, "hit")
         let new = try fetchAll(server, version: after)
+        #expect(try lookups(server, "hit") - hitsAfter >= Self.tiles.count)
         #expect(zip(old, new).filter { $0.0 != $0.1 }.count > Self.tiles.count / 2)
         // An old versioned URL gets the current tile, to be revalidated, never the old bytes.
         let stale = try server.get("/dzi/photo_files/\(Self.tiles[0].0)/0_0.jpeg?v=\(before)")

@@ -25,6 +25,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
                 gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20) {
         pyramidFiles = OpenFileCache(capacity: openFiles)
         pyramidBytes = FileBytesCache(capacity: pyramidCacheBytes)
+        Self.registerGauges(of: pyramidBytes, in: operations.metrics)
         self.operations = operations
         self.iiif = iiif
         self.library = library
@@ -33,6 +34,20 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         self.corsOrigin = corsOrigin
         self.galleryData = gallery
         self.uploads = uploads
+    }
+
+    /// What the in-memory pyramid files cost and bought, read at each scrape.
+    private static func registerGauges(of cache: FileBytesCache, in metrics: Metrics) {
+        metrics.register(Gauge("tilescope_pyramid_memory_bytes", help: "Bytes of pyramid files (tiles, descriptors, previews) held in memory.") {
+            [weak cache] in Double(cache?.counts.bytes ?? 0)
+        })
+        metrics.register(Gauge("tilescope_pyramid_memory_lookups",
+                               help: "Pyramid file lookups since start, answered from memory (hit) or from disk (miss).") {
+            [weak cache] in
+            let counts = cache?.counts ?? (bytes: 0, entries: 0, hits: 0, misses: 0)
+            return [(labels: [("result", "hit")], value: Double(counts.hits)),
+                    (labels: [("result", "miss")], value: Double(counts.misses))]
+        })
     }
 
     static let maxPathBytes = 2048

@@ -7,7 +7,9 @@ enum ResponseWriter {
         guard let native = make(response.body) else { return .NO }
         defer { MHD_destroy_response(native) }
         for (name, value) in response.headers {
-            _ = MHD_add_response_header(native, name, value)
+            // withCString copies a small string to the stack; passing a String as a pointer argument
+            // would allocate a C copy of every short name and value ("ETag", "image/jpeg") instead.
+            _ = name.withCString { name in value.withCString { value in MHD_add_response_header(native, name, value) } }
         }
         return MHD_queue_response(connection, UInt32(response.status), native)
     }

@@ -43,6 +43,7 @@ public final class FileBytesCache: @unchecked Sendable {
     /// fits). Nil if it cannot be read or is larger than `maxFileBytes` (the caller then sends it
     /// from its descriptor).
     public func bytes(at path: String) -> SharedBytes? {
+        guard maxFileBytes > 0 else { return nil }  // turned off: not even a miss to count
         if let bytes = lookup(path) { return bytes }
         guard let bytes = SharedBytes.read(path: path, limit: maxFileBytes) else { return nil }
         insert(path, bytes)

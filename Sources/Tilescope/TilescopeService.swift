@@ -58,7 +58,8 @@ public final class TilescopeService: @unchecked Sendable {
                                                  jpegQuality: config.quality, rights: config.iiifRights,
                                                  attribution: config.iiifAttribution,
                                                  collectionPageSize: config.iiifCollectionPageSize),
-                               gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles)
+                               gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles,
+                               pyramidCacheBytes: config.pyramidCacheMegabytes << 20)
         let connectionLimit = descriptors.connections(wanted: config.connectionLimit)
         if connectionLimit < config.connectionLimit {
             Log.info("serving at most \(connectionLimit) connections, not \(config.connectionLimit): the open-files limit is \(descriptors.limit)")

@@ -2,6 +2,8 @@
 /// standard library's Unicode-aware lowercasing cost more than the rest of a tile request.
 enum ASCII {
     static func lowercased(_ text: String) -> String {
+        // Names are mostly lower-case already (lookups, HTTP/2-era clients): no copy for them.
+        guard text.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return text }
         var utf8 = Array(text.utf8)
         var changed = false
         for index in utf8.indices where utf8[index] >= 65 && utf8[index] <= 90 {
@@ -23,8 +25,31 @@ enum ASCII {
 
     /// Milliseconds with three decimals, without String(format:), which is slow on Linux.
     static func milliseconds(_ seconds: Double) -> String {
-        let micros = Int((seconds * 1_000_000).rounded())
-        let fraction = String(micros % 1000)
-        return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        timing(prefix: "", seconds: seconds)
+    }
+
+    /// `prefix` then the milliseconds with three decimals ("total;dur=0.052"), written digit by digit
+    /// into one buffer: this runs on every response, and most results fit a small (inline) string.
+    static func timing(prefix: StaticString, seconds: Double) -> String {
+        let clamped = seconds.isFinite ? min(max(seconds, 0), 1e9) : 0  // no trap on a clock gone wrong
+        var micros = Int((clamped * 1_000_000).rounded())
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.utf8CodeUnitCount + 24) { buffer in
+            let end = buffer.count  // digits are written backwards from the end, the prefix before them
+            var cursor = end
+            var written = 0
+            repeat {
+                cursor -= 1
+                buffer[cursor] = UInt8(ascii: "0") + UInt8(micros % 10)
+                micros /= 10
+                written += 1
+                if written == 3 {
+                    cursor -= 1
+                    buffer[cursor] = UInt8(ascii: ".")
+                }
+            } while micros > 0 || written < 4
+            let start = cursor - prefix.utf8CodeUnitCount
+            for offset in 0..<prefix.utf8CodeUnitCount { buffer[start + offset] = prefix.utf8Start[offset] }
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
+        }
     }
 }

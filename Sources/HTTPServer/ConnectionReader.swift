@@ -6,12 +6,18 @@ enum ConnectionReader {
     static func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?) -> Request {
         let rawPath = url.map { String(cString: $0) } ?? "/"
         var collector = Collector()
+        // Sized once from libmicrohttpd's counts (a walk of a short list without callbacks): a browser's ten
+        // headers or a viewport's seven arguments would otherwise regrow and rehash the dictionaries four times.
+        collector.headers.reserveCapacity(Int(max(0, MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))))
+        collector.query.reserveCapacity(Int(max(0, MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil))))
         withUnsafeMutablePointer(to: &collector) { pointer in
             _ = MHD_get_connection_values(connection, .HEADER_KIND, headerIterator, pointer)
             _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, queryIterator, pointer)
         }
-        var address = [CChar](repeating: 0, count: 64)
-        let client = ts_mhd_client_address(connection, &address, address.count) == 0 ? address.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } : "-"
+        let client = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { address in
+            ts_mhd_client_address(connection, address.baseAddress!, address.count) == 0
+                ? String(cString: address.baseAddress!) : "-"
+        }
         var request = Request(method: method.map { String(cString: $0) } ?? "GET", rawPath: rawPath,
                               query: collector.query, headers: collector.headers, clientAddress: client)
         if collector.malformedQuery { request.pathSegments = nil }

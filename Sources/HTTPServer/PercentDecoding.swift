@@ -4,19 +4,31 @@ public enum PercentDecoding {
     /// Splits a raw path on "/" and decodes each segment; nil if any escape is malformed
     /// or the path does not start with "/". "/" gives `[]`, "/a/" gives `["a", ""]`.
     public static func segments(of rawPath: String) -> [String]? {
-        guard rawPath.hasPrefix("/") else { return nil }
-        let body = rawPath.dropFirst()
-        if body.isEmpty { return [] }
-        var result: [String] = []
-        for part in body.split(separator: "/", omittingEmptySubsequences: false) {
-            if !part.utf8.contains(UInt8(ascii: "%")) {  // the common case: nothing to decode
-                result.append(String(part))
-                continue
+        // One pass over the bytes, no intermediate array of substrings: this runs on every request.
+        var path = rawPath
+        return path.withUTF8 { bytes -> [String]? in
+            guard bytes.first == UInt8(ascii: "/") else { return nil }
+            if bytes.count == 1 { return [] }
+            var result: [String] = []
+            result.reserveCapacity(8)
+            var start = 1, escaped = false
+            for index in 1...bytes.count {
+                guard index == bytes.count || bytes[index] == UInt8(ascii: "/") else {
+                    if bytes[index] == UInt8(ascii: "%") { escaped = true }
+                    continue
+                }
+                let part = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                if escaped {  // the rare case: decode
+                    guard let decoded = decode(part) else { return nil }
+                    result.append(decoded)
+                } else {
+                    result.append(part)
+                }
+                start = index + 1
+                escaped = false
             }
-            guard let decoded = decode(part) else { return nil }
-            result.append(decoded)
+            return result
         }
-        return result
     }
 
     /// Decodes `%XX` escapes (and `+` as a space when `plusIsSpace`). Nil for a malformed

@@ -8,6 +8,9 @@ public struct Response: Sendable {
         case bytes([UInt8])
         /// Bytes in `malloc`ed memory, handed to libmicrohttpd without copying; it frees them after sending.
         case buffer(MallocBuffer)
+        /// Immutable bytes shared with other responses (a `FileBytesCache` entry): sent without copying,
+        /// headers and body in one write, kept alive until sent.
+        case shared(SharedBytes)
         /// An open descriptor handed over to the server, which closes it after sending.
         case file(descriptor: Int32, size: Int)
     }
@@ -27,6 +30,7 @@ public struct Response: Sendable {
         case .empty: return 0
         case .bytes(let bytes): return bytes.count
         case .buffer(let buffer): return buffer.count
+        case .shared(let bytes): return bytes.count
         case .file(_, let size): return size
         }
     }

@@ -7,7 +7,9 @@ enum ResponseWriter {
         guard let native = make(response.body) else { return .NO }
         defer { MHD_destroy_response(native) }
         for (name, value) in response.headers {
-            _ = MHD_add_response_header(native, name, value)
+            // withCString copies a small string to the stack; passing a String as a pointer argument
+            // would allocate a C copy of every short name and value ("ETag", "image/jpeg") instead.
+            _ = name.withCString { name in value.withCString { value in MHD_add_response_header(native, name, value) } }
         }
         return MHD_queue_response(connection, UInt32(response.status), native)
     }
@@ -28,6 +30,15 @@ enum ResponseWriter {
             }
             buffer.handOver()
             return native
+        case .shared(let bytes):
+            // The response holds a reference until libmicrohttpd has sent it and calls `releaseShared`.
+            let owner = Unmanaged.passRetained(bytes).toOpaque()
+            guard let native = MHD_create_response_from_buffer_with_free_callback_cls(
+                bytes.count, bytes.base, releaseShared, owner) else {
+                Unmanaged<SharedBytes>.fromOpaque(owner).release()
+                return nil
+            }
+            return native
         case .file(let descriptor, let size):
             // libmicrohttpd owns the descriptor from here and closes it after sendfile.
             guard let native = MHD_create_response_from_fd(size, descriptor) else {
@@ -37,4 +48,10 @@ enum ResponseWriter {
             return native
         }
     }
+}
+
+/// libmicrohttpd's free callback for `.shared` bodies: drops the reference the response held.
+private func releaseShared(_ owner: UnsafeMutableRawPointer?) {
+    guard let owner else { return }
+    Unmanaged<SharedBytes>.fromOpaque(owner).release()
 }

@@ -244,9 +244,9 @@ public final class Server: @unchecked Sendable {
             body: .bytes(Array(message.utf8))))
     }
 
-    private func send(_ response: Response, for exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
+    private func send(_ response: consuming Response, for exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
         var response = response
-        let total = "total;dur=" + ASCII.milliseconds(exchange.elapsedSeconds)
+        let total = ASCII.timing(prefix: "total;dur=", seconds: exchange.elapsedSeconds)
         if let index = response.headers.firstIndex(where: { ASCII.equalIgnoringCase($0.name, "Server-Timing") }) {
             response.headers[index].value += ", " + total  // after what the handler measured
         } else {

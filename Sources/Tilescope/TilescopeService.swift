@@ -58,7 +58,8 @@ public final class TilescopeService: @unchecked Sendable {
                                                  jpegQuality: config.quality, rights: config.iiifRights,
                                                  attribution: config.iiifAttribution,
                                                  collectionPageSize: config.iiifCollectionPageSize),
-                               gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles)
+                               gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles,
+                               pyramidCacheBytes: config.pyramidCacheMegabytes << 20)
         if config.adminToken != nil, !Uploads.canWrite(imagesFolder) {
             Log.info(Uploads.readOnlyMessage)
         }

@@ -51,7 +51,7 @@ import Testing
         switch response.body {
         case .bytes(let bytes): body = bytes
         case .buffer(let buffer): body = buffer.bytes
-        case .empty, .file: return "error \(response.status) without a JSON body"
+        case .empty, .file, .shared: return "error \(response.status) without a JSON body"
         }
         guard response.header("Content-Type")?.hasPrefix("application/json") == true else {
             return "error \(response.status) has Content-Type \(response.header("Content-Type") ?? "none")"

@@ -32,6 +32,8 @@ public struct ServeConfig: Sendable {
     /// Base URL clients reach the server at (IIIF ids); empty: from each request's headers.
     public var publicURL = ""
     public var iiifCacheMegabytes = 256
+    /// Pyramid files (tiles, descriptors, previews) held in memory, so hot tiles cost no disk system call.
+    public var pyramidCacheMegabytes = 64
     /// IIIF Presentation: the licence URI (`rights`) and attribution (`requiredStatement`); empty: none.
     public var iiifRights = ""
     public var iiifAttribution = ""
@@ -88,6 +90,10 @@ public struct ServeConfig: Sendable {
         Setting("--iiif-cache-mb", env: "TILESCOPE_IIIF_CACHE_MB", default: "256",
                 "megabytes of rendered IIIF images kept in memory (0: none)") {
             $0.iiifCacheMegabytes = try SettingValue.integer($1, "iiif-cache-mb", in: 0...1_000_000)
+        },
+        Setting("--pyramid-cache-mb", env: "TILESCOPE_PYRAMID_CACHE_MB", default: "64",
+                "megabytes of hot pyramid files (tiles) kept in memory (0: none, every tile from its file)") {
+            $0.pyramidCacheMegabytes = try SettingValue.integer($1, "pyramid-cache-mb", in: 0...1_000_000)
         },
         Setting("--iiif-rights", env: "TILESCOPE_IIIF_RIGHTS", default: "(none)",
                 "licence URI in IIIF manifests' rights, such as http://creativecommons.org/licenses/by/4.0/") { config, value in

@@ -90,7 +90,7 @@ extension TilescopeApp {
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: record.version)
         guard let response = HTTPCaching.file(at: path, contentType: type, etag: etag,
                                               cacheControl: cacheControl, request: request,
-                                              descriptors: pyramidFiles) else {
+                                              memory: pyramidBytes, descriptors: pyramidFiles) else {
             throw APIError.notFound("the pyramid of \(record.id) has no such file")
         }
         return response

@@ -11,6 +11,8 @@ import HTTPServer
 public enum HTTPCaching {
     public static let immutable = "public, max-age=31536000, immutable"
     public static let revalidate = "public, no-cache"
+    /// Headers a file response ends up with (its own three, those `TilescopeApp.decorate` adds, Server-Timing).
+    static let headersPerResponse = 10
 
     public static func cacheControl(for request: Request, currentVersion: String) -> String {
         request.query["v"] == currentVersion ? immutable : revalidate
@@ -30,15 +32,20 @@ public enum HTTPCaching {
 
     /// A file response with validators, or a 304 when the client's copy is current.
     /// (For HEAD, libmicrohttpd sends the length and no body.)
-    /// `descriptors` caches open files that never change in place (pyramid files).
+    /// `memory` holds the bytes of, and `descriptors` keeps open, files that never change in place
+    /// (pyramid files); a file too large for `memory` is sent from its descriptor.
     public static func file(
         at path: String, contentType: String, etag: String, cacheControl: String, request: Request,
-        descriptors: OpenFileCache? = nil
+        memory: FileBytesCache? = nil, descriptors: OpenFileCache? = nil
     ) -> Response? {
-        let headers: [(name: String, value: String)] = [
+        var headers: [(name: String, value: String)] = [
             ("Content-Type", contentType), ("ETag", etag), ("Cache-Control", cacheControl),
         ]
+        headers.reserveCapacity(Self.headersPerResponse)  // room for CORS and Server-Timing: no regrowth
         if notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
+        if let memory, let bytes = memory.bytes(at: path) {
+            return Response(status: 200, headers: headers, body: .shared(bytes))
+        }
         if let descriptors {
             guard let (descriptor, size) = descriptors.open(path) else { return nil }
             return Response(status: 200, headers: headers, body: .file(descriptor: descriptor, size: size))

@@ -16,11 +16,16 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     /// Pyramid files are immutable (a new source version gets a new folder), so their
     /// descriptors can be kept open; how many is sized from the open-files limit.
     let pyramidFiles: OpenFileCache
+    /// The bytes of hot pyramid files (tiles, descriptors, previews), bounded in total; keyed by a path
+    /// that names the source version, so a new version is never answered from an old entry.
+    let pyramidBytes: FileBytesCache
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
-                gallery: Gallery, uploads: Uploads, openFiles: Int = 1024) {
+                gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20) {
         pyramidFiles = OpenFileCache(capacity: openFiles)
+        pyramidBytes = FileBytesCache(capacity: pyramidCacheBytes)
+        Self.registerGauges(of: pyramidBytes, in: operations.metrics)
         self.operations = operations
         self.iiif = iiif
         self.library = library
@@ -29,6 +34,20 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         self.corsOrigin = corsOrigin
         self.galleryData = gallery
         self.uploads = uploads
+    }
+
+    /// What the in-memory pyramid files cost and bought, read at each scrape.
+    private static func registerGauges(of cache: FileBytesCache, in metrics: Metrics) {
+        metrics.register(Gauge("tilescope_pyramid_memory_bytes", help: "Bytes of pyramid files (tiles, descriptors, previews) held in memory.") {
+            [weak cache] in Double(cache?.counts.bytes ?? 0)
+        })
+        metrics.register(Gauge("tilescope_pyramid_memory_lookups",
+                               help: "Pyramid file lookups since start, answered from memory (hit) or from disk (miss).") {
+            [weak cache] in
+            let counts = cache?.counts ?? (bytes: 0, entries: 0, hits: 0, misses: 0)
+            return [(labels: [("result", "hit")], value: Double(counts.hits)),
+                    (labels: [("result", "miss")], value: Double(counts.misses))]
+        })
     }
 
     static let maxPathBytes = 2048
@@ -125,7 +144,8 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
 
     /// Headers every response carries. Handlers never set these, so they are appended
     /// without a lookup (this runs on every tile). Uploads call it for the responses they send.
-    func decorate(_ response: Response) -> Response {
+    func decorate(_ response: consuming Response) -> Response {
+        // Consumed, not copied: the header array is appended to in place, not copied on write.
         var response = response
         response.headers.append(("Access-Control-Allow-Origin", corsOrigin))
         response.headers.append(("Access-Control-Expose-Headers", "ETag, Server-Timing, Retry-After, Location, Link"))

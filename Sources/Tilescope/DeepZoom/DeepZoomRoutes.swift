@@ -4,6 +4,7 @@ import HTTPServer
 extension TilescopeApp {
     func descriptor(_ id: String, _ request: Request) throws -> Response {
         let (record, _) = try readyImage(id)
+        if request.query["v"] == nil { return try descriptorNamingVersionedTiles(record, request) }
         return try pyramidFile(store.descriptorPath(id: id, version: record.version), type: "application/xml",
                                etag: "\"\(record.version)-dzi\"", record: record, request: request)
     }

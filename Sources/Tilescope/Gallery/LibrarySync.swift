@@ -161,8 +161,8 @@ public final class LibrarySync: @unchecked Sendable {
 
     @discardableResult
     private func syncLocked() -> Bool {
-        let changed = scanner.scan()
-        settlingNames = []
+        let (changed, settling) = scanner.scanAll()
+        settlingNames = settling
         afterScan()
         counters.withLock { fullScans += 1 }
         return changed

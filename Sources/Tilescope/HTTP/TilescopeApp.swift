@@ -75,6 +75,8 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         case .deepZoomDescriptor(let id): return .now(try descriptor(id, request))
         case let .deepZoomTile(id, level, column, row):
             return .now(try tile(id, level: level, column: column, row: row, request))
+        case let .deepZoomVersionedTile(id, version, level, column, row):
+            return .now(try versionedTile(id, version: version, level: level, column: column, row: row, request))
         case .preview(let id): return .now(try preview(id, request))
         case .staticFile(let path): return .now(try staticFile(path, request))
         case .health: return .now(health(request))

@@ -37,14 +37,21 @@ public struct FolderScanner: Sendable {
     /// One pass over the whole folder; returns true if anything changed.
     @discardableResult
     public func scan() -> Bool {
+        scanAll().changed
+    }
+
+    /// One pass over the whole folder: whether anything changed, and the names of files still being
+    /// written (looked at again by the next pass, even if no watcher reports them again).
+    public func scanAll() -> (changed: Bool, settling: Set<String>) {
         let names = (try? SourceFolder.listSources(in: folder)) ?? []
         let ids: [String: String]
         do {
             ids = try identities.ids(for: names)
         } catch {
             Log.error("cannot read or record image ids in the catalog (retried at the next scan): \(error)")
-            return false
+            return (false, Set(names))
         }
+        var stillSettling: Set<String> = []
         let previous = Dictionary(library.all.map { ($0.fileName, $0) }, uniquingKeysWith: { a, _ in a })
         var next: [ImageRecord] = []
         var changed = false
@@ -54,8 +61,11 @@ public struct FolderScanner: Sendable {
             paths.insert(path)
             guard let id = ids[name] else { continue }
             switch look(at: name, id: id, previous: previous[name]) {
-            case .unchanged(let old), .settling(let old?): next.append(old)
-            case .settling(nil), .unreadable: break
+            case .unchanged(let old): next.append(old)
+            case .settling(let old):
+                stillSettling.insert(name)
+                if let old { next.append(old) }
+            case .unreadable: break
             case .fresh(let record):
                 changed = true
                 next.append(record)
@@ -70,7 +80,7 @@ public struct FolderScanner: Sendable {
         for record in next where previous[record.fileName]?.version != record.version {
             if case .queued = record.status { builds.enqueue(record) }
         }
-        return changed
+        return (changed, stillSettling)
     }
 
     /// Looks at `names` only (the files a `FolderWatcher` saw change), with the same rules as a

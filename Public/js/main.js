@@ -1,27 +1,28 @@
 import { Gallery } from './gallery/Gallery.js';
-import { listImages } from './gallery/Api.js';
+import { openGallery } from './gallery/Api.js';
+import { readUrlState } from './gallery/UrlState.js';
 
 /**
- * Starts the gallery on GET /api/images and exposes `window.tilescope`, a small read-only hook the
+ * Starts the gallery on GET /api/gallery (three images, never the whole list) and exposes `window.tilescope`, a small read-only hook the
  * browser tests use to compare the client's geometry with the rules and with the viewport API.
  */
 async function start() {
   const root = document.getElementById('gallery');
   const message = root.querySelector('.message');
-  let images;
+  let ring;
   try {
-    images = await listImages();
+    ring = await openGallery(readUrlState().image);
   } catch (error) {
     message.textContent = `Could not load the gallery: ${error.message}`;
     message.hidden = false;
     return;
   }
-  if (images.length === 0) {
+  if (!ring) {
     message.textContent = 'No images yet. Put some in the images folder and they will appear here.';
     message.hidden = false;
     return;
   }
-  const gallery = new Gallery(root, images);
+  const gallery = new Gallery(root, ring);
   window.tilescope = {
     gallery,
     state: () => gallery.state(),

@@ -125,4 +125,6 @@ echo "== Presentation API 3.0: iiif-prezi3 and the links" >&2
 .venv/bin/python Tests/iiif/presentation.py "http://127.0.0.1:$port" || status=1
 echo "== Presentation API 3.0: OpenSeadragon in Chromium on the gallery manifest" >&2
 timeout 300 .venv/bin/python Tests/iiif/viewer.py "http://127.0.0.1:$port" "$work/openseadragon.min.js" || status=1
+echo "== Deep Zoom without ?v=: OpenSeadragon takes the descriptor's versioned tiles folder (immutable tiles)" >&2
+timeout 300 .venv/bin/python Tests/iiif/dzi_viewer.py "http://127.0.0.1:$port" "$work/openseadragon.min.js" "$ID" || status=1
 exit "$status"

@@ -12,8 +12,26 @@ async function json(response) {
   return body;
 }
 
-export async function listImages() {
-  return (await json(await fetch('/api/images'))).images;
+/**
+ * One turn of the endless carousel from GET /api/gallery: `{count, page, previous, current, next}`, by page
+ * number or around an image id. The client never loads the whole list: three images at a time.
+ */
+export async function galleryRing({ page, image } = {}) {
+  const query = image !== undefined ? `image=${encodeURIComponent(image)}` : `page=${page ?? 0}`;
+  return json(await fetch(`/api/gallery?${query}`));
+}
+
+/** The ring to start on: around `imageId` if it still exists, else the first page; null for an empty gallery. */
+export async function openGallery(imageId) {
+  const attempts = imageId ? [{ image: imageId }, { page: 0 }] : [{ page: 0 }];
+  for (const attempt of attempts) {
+    try {
+      return await galleryRing(attempt);
+    } catch (error) {
+      if (error.status !== 404) throw error;
+    }
+  }
+  return null;
 }
 
 export async function getImage(id) {

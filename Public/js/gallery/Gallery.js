@@ -2,6 +2,7 @@ import { Carousel } from './Carousel.js';
 import { PageControl } from './PageControl.js';
 import { Rating } from './Rating.js';
 import { readUrlState, writeUrlState } from './UrlState.js';
+import { galleryRing } from './Api.js';
 import { Gestures } from '../dom/Gestures.js';
 import { Keyboard } from '../dom/Keyboard.js';
 
@@ -12,12 +13,16 @@ const wrap = (i, n) => ((i % n) + n) % n;
  * The gallery: an endless carousel over the images, with the page control, caption and rating of the
  * current one, gestures and keys routed to the current page's scroll view or to the carousel, and the
  * view kept in the URL.
+ *
+ * It holds only the ring the carousel shows (`{count, page, previous, current, next}` from
+ * GET /api/gallery), never the whole list: a turn asks the server for the ring around the image it
+ * arrived at, so a gallery of 100,000 images costs the client what one of three does.
  */
 export class Gallery {
-  constructor(root, images) {
+  constructor(root, ring) {
     this.root = root;
-    this.images = images;
-    this.index = 0;
+    this.ring = ring;
+    this.loading = 0;
     this.title = root.querySelector('.title');
     this.caption = root.querySelector('.caption');
     this.carousel = new Carousel(root.querySelector('.pager'), {
@@ -38,10 +43,9 @@ export class Gallery {
     addEventListener('resize', () => this.carousel.resize());
     this.#watchPixelRatio();
     const initial = readUrlState();
-    const found = images.findIndex((image) => image.id === initial.image);
-    const view = found >= 0 && initial.zoomScale !== undefined
+    const view = ring.current.id === initial.image && initial.zoomScale !== undefined
       ? { zoomScale: initial.zoomScale, offsetX: initial.offsetX, offsetY: initial.offsetY } : {};
-    this.goTo(found >= 0 ? found : 0, view);
+    this.#show(ring, view);
   }
 
   /** A window moved to a screen of another pixel density re-chooses its tiles (rule 8 with the new scale). */
@@ -53,31 +57,57 @@ export class Gallery {
     }, { once: true });
   }
 
-  get count() { return this.images.length; }
-  get current() { return this.images[this.index]; }
+  get count() { return this.ring.count; }
+  get index() { return this.ring.page; }
+  get current() { return this.ring.current; }
   get scrollView() { return this.carousel.current.scrollView; }
 
-  /** Shows image i with its neighbours (none when it is the only one). */
+  /** Shows image i (from the server's ring of page i) with its neighbours (none when it is the only one). */
   goTo(i, view = {}) {
-    if (this.count === 0) return;
-    this.index = wrap(i, this.count);
-    const single = this.count === 1;
-    this.carousel.showAll(single ? null : this.images[wrap(this.index - 1, this.count)], this.current,
-                          single ? null : this.images[wrap(this.index + 1, this.count)], view);
-    this.#updateChrome();
+    if (this.count === 0) return Promise.resolve();
+    return this.#load({ page: wrap(i, this.count) }, (ring) => this.#show(ring, view));
   }
 
   turn(direction) {
-    if (this.count < 2 || this.carousel.animating) return Promise.resolve();
+    if (this.count < 2 || this.carousel.animating || this.loading > 0) return Promise.resolve();
     return this.carousel.turn(direction);
   }
 
+  #show(ring, view = {}) {
+    this.ring = ring;
+    const single = ring.count === 1;
+    this.carousel.showAll(single ? null : ring.previous, ring.current, single ? null : ring.next, view);
+    this.#updateChrome();
+  }
+
+  /** The carousel moved to a neighbour; the page it recycled shows the next one, from the ring around it. */
   #turned(direction, recycled) {
-    this.index = wrap(this.index + direction, this.count);
-    recycled.show(this.images[wrap(this.index + direction, this.count)]);
+    const from = this.ring;
+    const arrived = direction > 0 ? from.next : from.previous;
+    this.ring = { count: from.count, page: wrap(from.page + direction, from.count), current: arrived,
+                  previous: direction > 0 ? from.current : null, next: direction > 0 ? null : from.current };
     // A page that leaves the screen comes back at aspect fit, as in the classic photo browser.
     for (const page of [this.carousel.previous, this.carousel.next]) page.scrollView?.setView({});
     this.#updateChrome();
+    this.#load({ image: arrived.id }, (ring) => {
+      if (ring.current.id !== this.ring.current.id) return;
+      this.ring = ring;
+      recycled.show(direction > 0 ? ring.next : ring.previous);
+      this.#updateChrome();
+    });
+  }
+
+  /** Asks for a ring and applies it; a failure is shown in place of the caption. */
+  async #load(query, apply) {
+    this.loading += 1;
+    try {
+      apply(await galleryRing(query));
+    } catch (error) {
+      this.caption.textContent = `Could not load the next image: ${error.message}`;
+      this.caption.hidden = false;
+    } finally {
+      this.loading -= 1;
+    }
   }
 
   #updateChrome() {
@@ -85,17 +115,17 @@ export class Gallery {
     this.title.textContent = image?.title || image?.id || '';
     this.caption.textContent = image?.caption || '';
     this.caption.hidden = !image?.caption;
-    this.pageControl.update(this.images, this.index);
+    this.pageControl.update(this.count, this.index);
     this.rating.show(image);
     this.root.classList.toggle('single', this.count < 2);
     this.#scheduleUrl();
   }
 
   #imageUpdated(image) {
-    const i = this.images.findIndex((candidate) => candidate.id === image.id);
-    if (i < 0) return;
-    this.images[i] = image;
-    if (i === this.index) {
+    for (const place of ['previous', 'current', 'next']) {
+      if (this.ring[place]?.id === image.id) this.ring[place] = image;
+    }
+    if (this.current?.id === image.id) {
       this.title.textContent = image.title || image.id;
       this.caption.textContent = image.caption || '';
       this.caption.hidden = !image.caption;
@@ -205,7 +235,7 @@ export class Gallery {
       width: sv?.width ?? null,
       height: sv?.height ?? null,
       scale: sv?.scale ?? null,
-      idle: !this.carousel.animating && this.carousel.offset === 0 && (!sv || sv.isIdle),
+      idle: !this.carousel.animating && this.carousel.offset === 0 && this.loading === 0 && (!sv || sv.isIdle),
       pages: this.carousel.pages.map((page) => page.image?.id ?? null),
       cachedTiles: sv?.layer.cache.size ?? 0,
       tilesInDom: sv ? sv.layer.shown.size : 0,

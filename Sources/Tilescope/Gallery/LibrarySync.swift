@@ -16,6 +16,9 @@ public final class LibrarySync: @unchecked Sendable {
     private var settlingNames: Set<String> = []
     private let counters = NSLock()
     private var fullScans = 0
+    /// Restored records still queued for a build (id -> version): built once the first full scan has
+    /// confirmed their files, so a file removed while the server was down is never built (and failed).
+    private var restoredQueue: [String: String] = [:]
 
     /// Files in the images folder that are an upload still arriving, or a deletion under way.
     static let uploadPrefix = ".upload-"
@@ -61,7 +64,7 @@ public final class LibrarySync: @unchecked Sendable {
         scanner.library.replaceAll(records)
         _ = scanner.library.takeUncatalogued()  // nothing was removed: the library was empty
         for record in records {
-            if case .queued = record.status { scanner.builds.enqueue(record) }
+            if case .queued = record.status { restoredQueue[record.id] = record.version }
         }
         Self.returnFreedMemory()
         return records.count
@@ -164,6 +167,11 @@ public final class LibrarySync: @unchecked Sendable {
     private func syncLocked() -> Bool {
         let (changed, settling) = scanner.scanAll()
         settlingNames = settling
+        for (id, version) in restoredQueue {
+            guard let record = scanner.library.record(id), record.version == version, case .queued = record.status else { continue }
+            scanner.builds.enqueue(record)
+        }
+        restoredQueue = [:]
         afterScan()
         counters.withLock { fullScans += 1 }
         Self.returnFreedMemory()

@@ -6,23 +6,29 @@ import Imaging
 ///
 /// This is a cache of what the folder and the pyramid store say, rebuilt from them at
 /// start; nothing here needs sharing between replicas.
+///
+/// Records live in one array in id order with an index from id to position: a dictionary of
+/// whole records would round its table up to a power of two of ~200-byte slots, about 600 bytes
+/// per image in a 100,000-image gallery, where the array costs one slot per image (docs/gallery-scale.md).
 public final class ImageLibrary: @unchecked Sendable {
     private let lock = NSLock()
-    private var records: [String: ImageRecord] = [:]
-    private var order: [String] = []
+    /// Sorted by id.
+    private var records: [ImageRecord] = []
+    /// id -> position in `records`.
+    private var positions: [String: Int] = [:]
     private var membership = 0
-    /// Ids removed since `takeRemovals` was last called: the catalog forgets them.
+    /// Ids removed since `takeUncatalogued` was last called: the catalog forgets them.
     private var removals: [String] = []
 
     public init() {}
 
     public func record(_ id: String) -> ImageRecord? {
-        lock.withLock { records[id] }
+        lock.withLock { positions[id].map { records[$0] } }
     }
 
     /// Records in id order.
     public var all: [ImageRecord] {
-        lock.withLock { order.compactMap { records[$0] } }
+        lock.withLock { records }
     }
 
     public var count: Int { lock.withLock { records.count } }
@@ -35,11 +41,10 @@ public final class ImageLibrary: @unchecked Sendable {
     /// so a late report from an outdated build cannot overwrite a newer state.
     public func update(_ id: String, version: String, _ change: (inout ImageRecord) -> Void) {
         lock.withLock {
-            guard var record = records[id], record.version == version else { return }
-            let state = record.status.name
-            change(&record)
-            if record.status.name != state { record.catalogued = false }
-            records[id] = record
+            guard let at = positions[id], records[at].version == version else { return }
+            let state = records[at].status.name
+            change(&records[at])
+            if records[at].status.name != state { records[at].catalogued = false }
         }
     }
 
@@ -52,24 +57,26 @@ public final class ImageLibrary: @unchecked Sendable {
     /// found that version's pyramid published ("ready" is then a fact, not a report).
     func replaceAll(_ new: [ImageRecord]) {
         lock.withLock {
-            var next: [String: ImageRecord] = [:]
+            var next: [ImageRecord] = []
             next.reserveCapacity(new.count)
             var moved = new.count != records.count
             for var record in new {
-                if let current = records[record.id] {
-                    keepBuildState(of: current, in: &record)
-                    moved = moved || current.fileName != record.fileName
+                if let at = positions[record.id] {
+                    keepBuildState(of: records[at], in: &record)
+                    moved = moved || records[at].fileName != record.fileName
                 } else {
                     moved = true
                 }
-                next[record.id] = record
+                next.append(record)
             }
-            removals += records.keys.filter { next[$0] == nil }
+            next.sort { $0.id < $1.id }
+            var nextPositions: [String: Int] = [:]
+            nextPositions.reserveCapacity(next.count)
+            for (at, record) in next.enumerated() { nextPositions[record.id] = at }
+            removals += positions.keys.filter { nextPositions[$0] == nil }
             records = next
-            if moved {
-                order = records.keys.sorted()
-                membership += 1
-            }
+            positions = nextPositions
+            if moved { membership += 1 }
         }
     }
 
@@ -79,21 +86,28 @@ public final class ImageLibrary: @unchecked Sendable {
         guard !changed.isEmpty || !removed.isEmpty else { return }
         lock.withLock {
             var moved = false
-            for id in removed where records.removeValue(forKey: id) != nil {
+            var shifted = false
+            for id in removed {
+                guard let at = positions.removeValue(forKey: id) else { continue }
+                records.remove(at: at)
                 removals.append(id)
-                let at = position(of: id)
-                if at < order.count, order[at] == id { order.remove(at: at) }
                 moved = true
+                shifted = true
             }
             for var record in changed {
-                if let current = records[record.id] {
-                    keepBuildState(of: current, in: &record)
-                    moved = moved || current.fileName != record.fileName
+                if let at = positions[record.id] {
+                    keepBuildState(of: records[at], in: &record)
+                    moved = moved || records[at].fileName != record.fileName
+                    records[at] = record
                 } else {
-                    order.insert(record.id, at: position(of: record.id))
+                    records.insert(record, at: insertionPoint(of: record.id))
                     moved = true
+                    shifted = true
                 }
-                records[record.id] = record
+            }
+            if shifted {
+                positions.removeAll(keepingCapacity: true)
+                for (at, record) in records.enumerated() { positions[record.id] = at }
             }
             if moved { membership += 1 }
         }
@@ -103,7 +117,7 @@ public final class ImageLibrary: @unchecked Sendable {
     func takeUncatalogued() -> (records: [ImageRecord], removed: [String]) {
         lock.withLock {
             defer { removals = [] }
-            return (records.values.filter { !$0.catalogued }, removals)
+            return (records.filter { !$0.catalogued }, removals)
         }
     }
 
@@ -111,10 +125,9 @@ public final class ImageLibrary: @unchecked Sendable {
     func markCatalogued(_ saved: [ImageRecord]) {
         lock.withLock {
             for record in saved {
-                guard var current = records[record.id], current.version == record.version,
-                      current.status.name == record.status.name else { continue }
-                current.catalogued = true
-                records[record.id] = current
+                guard let at = positions[record.id], records[at].version == record.version,
+                      records[at].status.name == record.status.name else { continue }
+                records[at].catalogued = true
             }
         }
     }
@@ -135,13 +148,13 @@ public final class ImageLibrary: @unchecked Sendable {
         record.catalogued = current.catalogued && current.status.name == record.status.name
     }
 
-    /// Where `id` is or would go in `order` (binary search; the lock is held).
-    private func position(of id: String) -> Int {
+    /// Where a record of `id` goes in `records` (binary search; the lock is held).
+    private func insertionPoint(of id: String) -> Int {
         var low = 0
-        var high = order.count
+        var high = records.count
         while low < high {
             let middle = low + (high - low) / 2
-            if order[middle] < id { low = middle + 1 } else { high = middle }
+            if records[middle].id < id { low = middle + 1 } else { high = middle }
         }
         return low
     }

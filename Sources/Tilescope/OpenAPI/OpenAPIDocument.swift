@@ -192,6 +192,9 @@ enum OpenAPIDocument {
        }
       }
      },
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
      "400": {
       "$ref": "#/components/responses/BadRequest"
      }
@@ -762,6 +765,9 @@ enum OpenAPIDocument {
         }
        }
       }
+     },
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
      },
      "400": {
       "$ref": "#/components/responses/BadRequest"

@@ -85,10 +85,12 @@ enum OpenAPIDocument {
      {
       "name": "cursor",
       "in": "query",
-      "description": "The `next` value of the previous page, unchanged (opaque; 400 for anything else).",
+      "description": "The `next` value of the previous page, unchanged (opaque base64url; 400 for anything else).",
       "schema": {
        "type": "string",
-       "maxLength": 4096
+       "minLength": 1,
+       "maxLength": 4096,
+       "pattern": "^[A-Za-z0-9_-]+$"
       }
      }
     ],
@@ -715,7 +717,7 @@ enum OpenAPIDocument {
       "in": "query",
       "description": "An image id; the page is that image's (404 if there is no such image). Wins over `page`.",
       "schema": {
-       "type": "string"
+       "$ref": "#/components/schemas/ImageID"
       }
      },
      {

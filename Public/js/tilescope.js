@@ -1,6 +1,8 @@
 import { Viewer } from './ui/Viewer.js';
 import { tilescopeImage, deepZoomImage, iiifImage, withAbsoluteUrls } from './ui/Sources.js';
-import { listImages } from './gallery/Api.js';
+import { galleryRing, openGallery } from './gallery/Api.js';
+import { listRings } from './gallery/Gallery.js';
+import { readUrlState } from './gallery/UrlState.js';
 
 /**
  * Tilescope's embeddable viewer, an ES module with no build step:
@@ -23,17 +25,26 @@ export function createViewer(element, options = {}) {
   if (sources !== 1) throw new TypeError('createViewer needs exactly one of image, gallery: true, dzi or iiif');
   const sameServer = !server || new URL(server, location.href).origin === location.origin;
   const viewer = new Viewer(element, { gallery, rating: (gallery || image !== undefined) && sameServer, ...rest });
+  // The carousel holds three images at a time: the gallery's come from the server's rings (GET /api/gallery),
+  // one image's from a ring over itself.
+  const absolute = (ring) => ring && ({ ...ring, previous: ring.previous && withAbsoluteUrls(server, ring.previous),
+                                        current: withAbsoluteUrls(server, ring.current),
+                                        next: ring.next && withAbsoluteUrls(server, ring.next) });
   const load = async () => {
-    if (gallery) return (await listImages()).map((one) => withAbsoluteUrls(server, one));
-    if (dzi !== undefined) return [await deepZoomImage(dzi)];
-    if (iiif !== undefined) return [await iiifImage(iiif)];
-    return [await tilescopeImage(server, image)];
+    if (gallery) {
+      const wanted = rest.urlState ? readUrlState().image : rest.initial?.image;
+      return { ring: absolute(await openGallery(wanted)), loadRing: async (query) => absolute(await galleryRing(query)) };
+    }
+    const one = dzi !== undefined ? await deepZoomImage(dzi)
+      : iiif !== undefined ? await iiifImage(iiif) : await tilescopeImage(server, image);
+    const loadRing = listRings([one]);
+    return { ring: await loadRing({ page: 0 }), loadRing };
   };
-  viewer.ready = load().then((images) => {
-    if (images.length === 0) {
+  viewer.ready = load().then(({ ring, loadRing }) => {
+    if (!ring) {
       viewer.showMessage('No images yet. Put some in the images folder and they will appear here.');
     } else {
-      viewer.open(images);
+      viewer.open(ring, loadRing);
     }
     return viewer;
   }, (error) => {

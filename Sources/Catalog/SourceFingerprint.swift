@@ -17,6 +17,11 @@ public struct SourceFingerprint: Hashable, Sendable, CustomStringConvertible {
         public var size: Int
         public var modifiedNanoseconds: Int
 
+        public init(size: Int, modifiedNanoseconds: Int) {
+            self.size = size
+            self.modifiedNanoseconds = modifiedNanoseconds
+        }
+
         public static func read(_ path: String) -> Stamp? {
             var info = stat()
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }

@@ -10,11 +10,19 @@ public enum SourceFolder {
 
     public static func listSources(in folder: String) throws -> [String] {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder)
-        return names.filter { name in
-            guard !name.hasPrefix("."), !name.hasSuffix("~") else { return false }
-            let ext = name.split(separator: ".").count > 1 ? name.split(separator: ".").last!.lowercased() : ""
-            guard !ignoredExtensions.contains(ext) else { return false }
-            return SourceFingerprint.Stamp.read((folder as NSString).appendingPathComponent(name)) != nil
-        }.sorted()
+        return names.filter { isSource($0, in: folder) }.sorted()
+    }
+
+    /// Whether the file `name` in `folder` is a candidate source now (a regular file of a name not ignored).
+    public static func isSource(_ name: String, in folder: String) -> Bool {
+        guard isSourceName(name) else { return false }
+        return SourceFingerprint.Stamp.read((folder as NSString).appendingPathComponent(name)) != nil
+    }
+
+    /// Whether a file of this name would be a candidate (not hidden, not a backup, sidecar or note).
+    public static func isSourceName(_ name: String) -> Bool {
+        guard !name.isEmpty, !name.hasPrefix("."), !name.hasSuffix("~"), !name.contains("/") else { return false }
+        let ext = name.split(separator: ".").count > 1 ? name.split(separator: ".").last!.lowercased() : ""
+        return !ignoredExtensions.contains(ext)
     }
 }

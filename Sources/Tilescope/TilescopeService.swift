@@ -48,7 +48,8 @@ public final class TilescopeService: @unchecked Sendable {
                                 limits: SourceLimits(maxPixels: config.maxPixels),
                                 settling: SettlingFiles(interval: config.settleSeconds), failures: failures)
         captions = CaptionsCache(imagesFolder: imagesFolder)
-        sync = LibrarySync(scanner: scanner, store: store, ratings: ratings, captions: captions)
+        sync = LibrarySync(scanner: scanner, store: store, ratings: ratings, captions: captions,
+                           catalog: SQLiteImageCatalogStore(database: ratings.database))
         gallery = Gallery(library: library, ratings: ratings, captions: captions)
         let uploads = Uploads(token: AdminToken(config.adminToken), maxBytes: config.maxUploadBytes,
                               maxPixels: config.maxPixels, sync: sync, library: library)
@@ -88,7 +89,12 @@ public final class TilescopeService: @unchecked Sendable {
         return min(1 << 20, Int(clamping: limit.rlim_cur))  // RLIM_INFINITY is the largest value
     }
 
-    /// Scans, starts listening and keeps the library in step with the folder.
+    /// Starts listening and keeps the library in step with the folder.
+    ///
+    /// With a catalog that remembers the last run, the library is restored from it and served at
+    /// once, and the first full scan runs in the background; only the first start with a data
+    /// folder scans before listening (there is nothing to serve from yet). Changes are watched for
+    /// from before that scan, so none is missed (docs/gallery-scale.md).
     public func start() throws {
         if config.isDemo, let demo {
             try FileManager.default.createDirectory(atPath: imagesFolder, withIntermediateDirectories: true)
@@ -96,10 +102,14 @@ public final class TilescopeService: @unchecked Sendable {
             scanner.settling.vouchForSources(in: imagesFolder)  // written whole here: no need to wait
         }
         sync.recoverAtStart()
-        sync.sync()
+        let changes: any FolderChangeFeed = Self.watcher(for: imagesFolder)
+        let restored = sync.restore()
+        if restored == 0 { sync.sync() }
         try server.start()
-        Log.info("serving \(library.all.count) images from \(imagesFolder) at http://\(config.host == "0.0.0.0" ? "localhost" : config.host):\(server.port)/")
-        startRescanning()
+        Log.info("serving \(library.count) images from \(imagesFolder) at http://\(config.host == "0.0.0.0" ? "localhost" : config.host):\(server.port)/"
+                 + (restored > 0 ? " (remembered from the last run; rescanning the folder in the background)" : ""))
+        if restored > 0 { scanInBackground() }
+        startRescanning(changes)
         if config.isDemo && config.demoGigapixel, let demo { startLargeDemoImage(demo) }
     }
 
@@ -113,10 +123,32 @@ public final class TilescopeService: @unchecked Sendable {
         Log.info("stopped")
     }
 
-    private func startRescanning() {
+    /// inotify where the kernel has it, a `stat` of the folder otherwise.
+    static func watcher(for folder: String) -> any FolderChangeFeed {
+        #if canImport(Glibc)
+        if let watcher = InotifyWatcher(folder: folder) { return watcher }
+        Log.info("inotify is not available for \(folder): watching the folder's modification time instead")
+        #endif
+        return DirectoryStampWatcher(folder: folder)
+    }
+
+    /// The first full scan after a restore, while requests are already answered from the catalog.
+    private func scanInBackground() {
+        let sync = self.sync
+        let thread = Thread {
+            if sync.sync() { Log.info("images folder changed while the server was down: \(sync.folder)") }
+            Log.info("first scan of \(sync.folder) done: \(sync.scanner.library.count) images")
+        }
+        thread.name = "first-scan"
+        thread.start()
+    }
+
+    private func startRescanning(_ changes: any FolderChangeFeed) {
         let sync = self.sync
         rescan = PeriodicTask(name: "rescan", interval: Double(config.rescanSeconds)) {
-            if sync.sync() { Log.info("images folder changed: \(sync.folder)") }
+            // Until the first full scan is done, what the watcher saw is covered by that scan.
+            guard sync.fullScansCompleted > 0 else { return }
+            if sync.sync(changes.takeChanges()) { Log.info("images folder changed: \(sync.folder)") }
         }
     }
 

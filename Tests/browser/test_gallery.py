@@ -197,7 +197,7 @@ def test_many_images_get_a_compact_counter(session, server):
         const { PageControl } = await import('/js/gallery/PageControl.js');
         const element = document.createElement('nav');
         const control = new PageControl(element, { onSelect() {} });
-        control.update(Array.from({length: 24}, (_, i) => ({id: 'i' + i})), 2);
+        control.update(24, 2);  // a count: the client never holds the whole list
         return [element.textContent, element.querySelectorAll('button').length];
     }""")
     assert text == ['3 / 24', 0]

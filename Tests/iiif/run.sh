@@ -142,4 +142,6 @@ done
 echo "== WebP and AVIF tiles: OpenSeadragon in Chromium" >&2
 timeout 300 .venv/bin/python Tests/iiif/formats_viewer.py "http://127.0.0.1:$port" portrait "$work/openseadragon.min.js" \
   || status=1
+echo "== Deep Zoom without ?v=: OpenSeadragon takes the descriptor's versioned tiles folder (immutable tiles)" >&2
+timeout 300 .venv/bin/python Tests/iiif/dzi_viewer.py "http://127.0.0.1:$port" "$work/openseadragon.min.js" "$ID" || status=1
 exit "$status"

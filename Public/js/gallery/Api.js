@@ -14,10 +14,33 @@ async function json(response) {
   return body;
 }
 
-/** Images come with tile URLs in the format TileFormat.js chooses for this browser (WebP in today's). */
-export async function listImages() {
-  const [body, format] = await Promise.all([fetch('/api/images').then(json), tileFormat()]);
-  return body.images.map((image) => withTileFormat(image, format));
+/** An image record with its tile URLs in the format TileFormat.js chose for this browser (WebP in today's). */
+async function formatted(image) {
+  return image ? withTileFormat(image, await tileFormat()) : image;
+}
+
+/**
+ * One turn of the endless carousel from GET /api/gallery: `{count, page, previous, current, next}`, by page
+ * number or around an image id. The client never loads the whole list: three images at a time.
+ */
+export async function galleryRing({ page, image } = {}) {
+  const query = image !== undefined ? `image=${encodeURIComponent(image)}` : `page=${page ?? 0}`;
+  const ring = await json(await fetch(`/api/gallery?${query}`));
+  const [previous, current, next] = await Promise.all([ring.previous, ring.current, ring.next].map(formatted));
+  return { ...ring, previous, current, next };
+}
+
+/** The ring to start on: around `imageId` if it still exists, else the first page; null for an empty gallery. */
+export async function openGallery(imageId) {
+  const attempts = imageId ? [{ image: imageId }, { page: 0 }] : [{ page: 0 }];
+  for (const attempt of attempts) {
+    try {
+      return await galleryRing(attempt);
+    } catch (error) {
+      if (error.status !== 404) throw error;
+    }
+  }
+  return null;
 }
 
 export async function getImage(id) {

@@ -2,6 +2,7 @@ import { Carousel } from './Carousel.js';
 import { PageControl } from './PageControl.js';
 import { Rating } from './Rating.js';
 import { readUrlState, writeUrlState } from './UrlState.js';
+import { galleryRing } from './Api.js';
 import { Gestures } from '../dom/Gestures.js';
 
 const URL_DELAY = 200;
@@ -13,14 +14,20 @@ const wrap = (i, n) => ((i % n) + n) % n;
  * view kept in the URL. `parts` are the elements Chrome.js built. Hooks: `onScrollView(scrollView)` when
  * the current page's scroll view changes, `onPageChange({page, image})` when the current image changes,
  * `onSingleTap(point)` for a touch tap, `scrollOptions()` for every new scroll view.
+ *
+ * It holds only the ring the carousel shows (`{count, page, previous, current, next}`, as GET /api/gallery
+ * answers), never the whole list: a turn asks `loadRing` for the ring around the image it arrived at, so a
+ * gallery of 100,000 images costs the client what one of three does. `loadRing({page} | {image})` is the
+ * server's by default; `listRings(images)` makes one over a list in memory (one image, a foreign source).
  */
 export class Gallery {
-  constructor(parts, images, { urlState = false, pagingEnabled = true, scrollOptions = () => ({}), onScrollView,
-    onPageChange, onSingleTap, initial = {} } = {}) {
+  constructor(parts, ring, { loadRing = galleryRing, urlState = false, pagingEnabled = true, scrollOptions = () => ({}),
+    onScrollView, onPageChange, onSingleTap, initial = {} } = {}) {
     this.parts = parts;
     this.root = parts.root;
-    this.images = images;
-    this.index = 0;
+    this.ring = ring;
+    this.loadRing = loadRing;
+    this.loading = 0;
     this.urlState = urlState;
     this.pagingEnabled = pagingEnabled;
     this.onScrollView = onScrollView;
@@ -46,10 +53,9 @@ export class Gallery {
     this.gestures = new Gestures(parts.pager, this);
     this.#watchPixelRatio();
     const state = urlState ? readUrlState() : initial;
-    const found = images.findIndex((image) => image.id === state.image);
-    const view = found >= 0 && state.zoomScale !== undefined
+    const view = ring.current.id === state.image && state.zoomScale !== undefined
       ? { zoomScale: state.zoomScale, offsetX: state.offsetX, offsetY: state.offsetY } : {};
-    this.goTo(found >= 0 ? found : 0, view);
+    this.#show(ring, view);
   }
 
   destroy() {
@@ -70,8 +76,9 @@ export class Gallery {
     }, { once: true, signal: this.listening.signal });
   }
 
-  get count() { return this.images.length; }
-  get current() { return this.images[this.index]; }
+  get count() { return this.ring.count; }
+  get index() { return this.ring.page; }
+  get current() { return this.ring.current; }
   get scrollView() { return this.carousel.current.scrollView; }
   /** The current page's index (0-based), UIPageControl's currentPage. */
   get page() { return this.index; }
@@ -79,34 +86,60 @@ export class Gallery {
   next() { return this.turn(+1); }
   previous() { return this.turn(-1); }
 
-  /** Shows image i with its neighbours (none when it is the only one). */
+  /** Shows image i (from the ring of page i) with its neighbours (none when it is the only one). */
   goTo(i, view = {}) {
-    if (this.count === 0) return;
-    this.index = wrap(i, this.count);
-    const single = this.count === 1;
-    this.carousel.showAll(single ? null : this.images[wrap(this.index - 1, this.count)], this.current,
-                          single ? null : this.images[wrap(this.index + 1, this.count)], view);
-    this.#updateChrome();
+    if (this.count === 0) return Promise.resolve();
+    return this.#load({ page: wrap(i, this.count) }, (ring) => this.#show(ring, view));
   }
 
   turn(direction) {
-    if (this.count < 2 || this.carousel.animating) return Promise.resolve();
+    if (this.count < 2 || this.carousel.animating || this.loading > 0) return Promise.resolve();
     return this.carousel.turn(direction);
   }
 
+  #show(ring, view = {}) {
+    this.ring = ring;
+    const single = ring.count === 1;
+    this.carousel.showAll(single ? null : ring.previous, ring.current, single ? null : ring.next, view);
+    this.#updateChrome();
+  }
+
+  /** The carousel moved to a neighbour; the page it recycled shows the next one, from the ring around it. */
   #turned(direction, recycled) {
-    this.index = wrap(this.index + direction, this.count);
-    recycled.show(this.images[wrap(this.index + direction, this.count)]);
+    const from = this.ring;
+    const arrived = direction > 0 ? from.next : from.previous;
+    this.ring = { count: from.count, page: wrap(from.page + direction, from.count), current: arrived,
+                  previous: direction > 0 ? from.current : null, next: direction > 0 ? null : from.current };
     // A page that leaves the screen comes back at aspect fit, as in the classic photo browser.
     for (const page of [this.carousel.previous, this.carousel.next]) page.scrollView?.setView({});
     this.#updateChrome();
+    this.#load({ image: arrived.id }, (ring) => {
+      if (this.destroyed || ring.current.id !== this.ring.current.id) return;
+      this.ring = ring;
+      recycled.show(direction > 0 ? ring.next : ring.previous);
+      this.#updateChrome();
+    });
+  }
+
+  /** Asks for a ring and applies it; a failure is shown in place of the caption. */
+  async #load(query, apply) {
+    this.loading += 1;
+    try {
+      apply(await this.loadRing(query));
+    } catch (error) {
+      if (this.destroyed) return;
+      this.caption.textContent = `Could not load the next image: ${error.message}`;
+      this.parts.captionToggle.hidden = false;
+    } finally {
+      this.loading -= 1;
+    }
   }
 
   #updateChrome() {
     const image = this.current;
     this.title.textContent = image?.title || image?.id || '';
     this.#showCaption(image);
-    this.pageControl.update(this.images, this.index);
+    this.pageControl.update(this.count, this.index);
     this.rating?.show(image);
     this.root.classList.toggle('single', this.count < 2);
     this.#scheduleUrl();
@@ -127,10 +160,10 @@ export class Gallery {
   }
 
   #imageUpdated(image) {
-    const i = this.images.findIndex((candidate) => candidate.id === image.id);
-    if (i < 0) return;
-    this.images[i] = image;
-    if (i === this.index) {
+    for (const place of ['previous', 'current', 'next']) {
+      if (this.ring[place]?.id === image.id) this.ring[place] = image;
+    }
+    if (this.current?.id === image.id) {
       this.title.textContent = image.title || image.id;
       this.#showCaption(image);
     }
@@ -254,11 +287,26 @@ export class Gallery {
       width: sv?.width ?? null,
       height: sv?.height ?? null,
       scale: sv?.scale ?? null,
-      idle: !this.carousel.animating && this.carousel.offset === 0 && (!sv || sv.isIdle),
+      idle: !this.carousel.animating && this.carousel.offset === 0 && this.loading === 0 && (!sv || sv.isIdle),
       pages: this.carousel.pages.map((page) => page.image?.id ?? null),
       insets: sv?.insets ?? null,
       cachedTiles: sv?.layer.cache.size ?? 0,
       tilesInDom: sv ? sv.layer.shown.size : 0,
     };
   }
+}
+
+/** `loadRing` over a list held in memory: the rings GET /api/gallery would answer for it. */
+export function listRings(images) {
+  const ringAt = (page) => {
+    const n = images.length;
+    const at = wrap(page, n);
+    return { count: n, page: at, previous: images[wrap(at - 1, n)], current: images[at], next: images[wrap(at + 1, n)] };
+  };
+  return async ({ page, image } = {}) => {
+    if (image === undefined) return ringAt(page ?? 0);
+    const found = images.findIndex((candidate) => candidate.id === image);
+    if (found < 0) throw Object.assign(new Error(`no image ${image}`), { status: 404 });
+    return ringAt(found);
+  };
 }

@@ -8,10 +8,10 @@ export class PageControl {
     this.count = -1;
   }
 
-  update(images, index) {
-    if (images.length !== this.count) this.#build(images);
-    if (images.length > MAX_DOTS) {
-      this.element.querySelector('.counter').textContent = `${index + 1} / ${images.length}`;
+  update(count, index) {
+    if (count !== this.count) this.#build(count);
+    if (count > MAX_DOTS) {
+      this.element.querySelector('.counter').textContent = `${index + 1} / ${count}`;
       return;
     }
     this.element.querySelectorAll('button').forEach((dot, i) => {
@@ -20,23 +20,24 @@ export class PageControl {
     });
   }
 
-  #build(images) {
-    this.count = images.length;
+  #build(count) {
+    this.count = count;
     this.element.replaceChildren();
-    if (images.length > MAX_DOTS) {
+    if (count > MAX_DOTS) {
       const counter = document.createElement('span');
       counter.className = 'counter';
       counter.setAttribute('aria-live', 'polite');
       this.element.append(counter);
       return;
     }
-    images.forEach((image, i) => {
+    // Labelled by position: the client holds only the three images around the current one.
+    for (let i = 0; i < count; i += 1) {
       const dot = document.createElement('button');
       dot.type = 'button';
       dot.className = 'dot';
-      dot.setAttribute('aria-label', `Image ${i + 1} of ${images.length}: ${image.title || image.id}`);
+      dot.setAttribute('aria-label', `Image ${i + 1} of ${count}`);
       dot.addEventListener('click', () => this.onSelect(i));
       this.element.append(dot);
-    });
+    }
   }
 }

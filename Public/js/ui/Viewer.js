@@ -55,11 +55,12 @@ export class Viewer {
     this.#layout();
   }
 
-  /** Shows the images (descriptors from Sources.js or GET /api/images); once only. */
-  open(images) {
+  /** Shows the carousel from its first `ring` (Gallery.js), turning through `loadRing`; once only. */
+  open(ring, loadRing) {
     if (this.destroyed || this.gallery) return;
-    this.gallery = new Gallery(this.parts, images, {
+    this.gallery = new Gallery(this.parts, ring, {
       ...this.galleryOptions,
+      loadRing,
       scrollOptions: () => ({ ...this.creationSettings, ...this.settings, insets: this.insets }),
       onScrollView: (sv) => this.#attach(sv),
       onPageChange: (change) => this.#pageChanged(change),

@@ -48,7 +48,7 @@ public enum GallerySort: String, CaseIterable, Sendable {
 
     // MARK: - Internals
 
-    private struct Decorated {
+    struct Decorated {
         let keys: Keys
         let name: NaturalSortKey
 
@@ -58,7 +58,7 @@ public enum GallerySort: String, CaseIterable, Sendable {
         }
     }
 
-    private func areInIncreasingOrder(_ a: Decorated, _ b: Decorated) -> Bool {
+    func areInIncreasingOrder(_ a: Decorated, _ b: Decorated) -> Bool {
         switch self {
         case .name:
             break

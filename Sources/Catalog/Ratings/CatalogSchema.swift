@@ -35,5 +35,20 @@ public enum CatalogSchema {
                 failed_ms INTEGER NOT NULL  -- milliseconds since 1970-01-01 UTC
             ) WITHOUT ROWID;
             """),
+        DatabaseMigration(version: 4, name: "library_images: the library remembered between runs", sql: """
+            -- Each image's file, last seen version and, once built, its pyramid's geometry: a restart
+            -- serves from here at once and rescans the folder in the background (docs/gallery-scale.md).
+            CREATE TABLE library_images (
+                id TEXT NOT NULL PRIMARY KEY CHECK (length(id) > 0),
+                file_name TEXT NOT NULL CHECK (length(file_name) > 0),
+                size INTEGER NOT NULL,
+                modified_ns INTEGER NOT NULL,
+                version TEXT NOT NULL,
+                width INTEGER NOT NULL,
+                height INTEGER NOT NULL,
+                tile_size INTEGER,  -- NULL until this version's pyramid is published
+                overlap INTEGER
+            ) WITHOUT ROWID;
+            """),
     ]
 }

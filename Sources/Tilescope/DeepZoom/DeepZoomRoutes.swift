@@ -17,6 +17,7 @@ extension TilescopeApp {
             let body = DeepZoomFormatTiles.descriptor(manifest.pyramid, format: format)
             return Response(status: 200, headers: headers, body: .bytes(Array(body.utf8)))
         }
+        if request.query["v"] == nil { return try descriptorNamingVersionedTiles(record, request) }
         return try pyramidFile(store.descriptorPath(id: id, version: record.version), type: "application/xml",
                                etag: "\"\(record.version)-dzi\"", record: record, request: request)
     }

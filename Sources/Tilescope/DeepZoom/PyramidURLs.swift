@@ -4,15 +4,11 @@ import ScrollGeometry
 ///
 /// The version in every URL makes them cacheable forever: a rebuilt pyramid gets new URLs. The id is
 /// percent-encoded (everything but `A-Z a-z 0-9 - . _ ~`), so any id yields a well-formed path.
+///
+/// Every library record holds one, so it keeps only the two byte strings the viewport answer writes
+/// (`/dzi/{id}_files/` and `.jpeg?v={version}`) and makes the other URLs from them when asked: a
+/// gallery of 100,000 images pays two small buffers per image, not seven strings (docs/gallery-scale.md).
 public struct PyramidURLs: Hashable, Sendable {
-    /// `/dzi/{id}.dzi?v={version}`
-    public let dzi: String
-    /// `/dzi/{id}_files/{level}/{col}_{row}.jpeg?v={version}`, the template as `ImageJSON.urls.tiles` shows it.
-    public let tiles: String
-    /// `/images/{id}/preview.jpeg?v={version}`
-    public let preview: String
-    private let tilePrefix: String
-    private let tileSuffix: String
     /// The same pieces as bytes, for `ViewportJSON`: percent-encoded, so they never need JSON escaping.
     let tilePrefixBytes: [UInt8]
     let tileSuffixBytes: [UInt8]
@@ -20,20 +16,28 @@ public struct PyramidURLs: Hashable, Sendable {
     public init(imageID: String, version: some CustomStringConvertible) {
         let id = Self.percentEncoded(imageID)
         let v = Self.percentEncoded(version.description)
-        dzi = "/dzi/\(id).dzi?v=\(v)"
-        tilePrefix = "/dzi/\(id)_files/"
-        tileSuffix = ".jpeg?v=\(v)"
-        tiles = tilePrefix + "{level}/{col}_{row}" + tileSuffix
-        preview = "/images/\(id)/preview.jpeg?v=\(v)"
-        tilePrefixBytes = Array(tilePrefix.utf8)
-        tileSuffixBytes = Array(tileSuffix.utf8)
+        tilePrefixBytes = Array("/dzi/\(id)_files/".utf8)
+        tileSuffixBytes = Array(".jpeg?v=\(v)".utf8)
     }
+
+    private var tilePrefix: String { String(decoding: tilePrefixBytes, as: UTF8.self) }
+    private var tileSuffix: String { String(decoding: tileSuffixBytes, as: UTF8.self) }
+    /// `{id}` percent-encoded, from the tile prefix `/dzi/{id}_files/`.
+    private var encodedID: String { String(decoding: tilePrefixBytes.dropFirst(5).dropLast(7), as: UTF8.self) }
+    /// `v={version}` percent-encoded, from the tile suffix `.jpeg?v={version}`.
+    private var versionQuery: String { String(decoding: tileSuffixBytes.dropFirst(6), as: UTF8.self) }
+
+    /// `/dzi/{id}.dzi?v={version}`
+    public var dzi: String { "/dzi/\(encodedID).dzi?\(versionQuery)" }
+    /// `/dzi/{id}_files/{level}/{col}_{row}.jpeg?v={version}`, the template as `ImageJSON.urls.tiles` shows it.
+    public var tiles: String { tilePrefix + "{level}/{col}_{row}" + tileSuffix }
+    /// `/images/{id}/preview.jpeg?v={version}`
+    public var preview: String { "/images/\(encodedID)/preview.jpeg?\(versionQuery)" }
 
     /// `/dzi/{id}_files/{level}/{column}_{row}.jpeg?v={version}`
     public func tile(_ address: TileAddress) -> String {
         "\(tilePrefix)\(address.level)/\(address.column)_\(address.row)\(tileSuffix)"
     }
-
     public static func percentEncoded(_ text: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)

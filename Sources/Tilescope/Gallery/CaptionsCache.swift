@@ -11,12 +11,16 @@ public final class CaptionsCache: @unchecked Sendable {
     private var captions = Captions()
     private var signature: String?
     private var rejected = 0
+    private var changes = 0
 
     public init(imagesFolder: String) {
         self.imagesFolder = imagesFolder
     }
 
     public var current: Captions { lock.withLock { captions } }
+
+    /// Counts the times new captions came into use: what the gallery's cached order is checked against.
+    public var generation: Int { lock.withLock { changes } }
 
     /// Sidecar versions refused as malformed since start (each logged once, the last good captions kept).
     public var rejectedVersions: Int { lock.withLock { rejected } }
@@ -41,6 +45,7 @@ public final class CaptionsCache: @unchecked Sendable {
             signature = now
             let changed = loaded != captions
             captions = loaded
+            if changed { changes += 1 }
             return changed
         }
     }

@@ -3,10 +3,18 @@ import Foundation
 
 /// The library's images joined with their captions (sidecar) and ratings (catalog), in a
 /// gallery order. The image list and the paging endpoint both take their order from here.
-public final class Gallery: Sendable {
+///
+/// The name order depends only on which files exist and on the captions, so it is sorted once
+/// per change of either and kept: a page of a 100,000-image gallery is then a binary search and
+/// a rating lookup for that page's images only. The rating and added orders read every image's
+/// rating or date from the catalog per request (another replica may have changed them).
+public final class Gallery: @unchecked Sendable { // @unchecked: `nameOrder` is behind `lock`.
     public let library: ImageLibrary
     public let ratings: any RatingStore
     public let captions: CaptionsCache
+    private let lock = NSLock()
+    /// The name order and the library and captions generations it was made from.
+    private var nameOrder: (library: Int, captions: Int, order: GalleryOrder)?
 
     public init(library: ImageLibrary, ratings: any RatingStore, captions: CaptionsCache) {
         self.library = library
@@ -17,18 +25,32 @@ public final class Gallery: Sendable {
     /// Every image in `sort` order, with one batch lookup of ratings (and of added dates for `.added`).
     /// The order is total (ties broken by title, then id), so pages cut from it are stable.
     public func entries(sortedBy sort: GallerySort) throws -> [GalleryEntry] {
-        let records = library.all
-        let ids = records.map(\.id)
-        let ratings = try self.ratings.ratings(for: ids)
-        let added = sort == .added ? try self.ratings.addedDates(for: ids) : [:]
+        try entries(try order(sortedBy: sort).keys[...])
+    }
+
+    /// The images in `sort` order, as keys (id, title, rating, added date).
+    public func order(sortedBy sort: GallerySort) throws -> GalleryOrder {
+        guard sort == .name else { return try freshOrder(sort) }
+        let stamp = (library: library.membershipGeneration, captions: captions.generation)
+        if let cached = lock.withLock({ nameOrder }), cached.library == stamp.library, cached.captions == stamp.captions {
+            return cached.order
+        }
+        let order = try freshOrder(.name)
+        lock.withLock { nameOrder = (stamp.library, stamp.captions, order) }
+        return order
+    }
+
+    /// The entries of `keys` (a slice of an order), with one rating lookup for them; an image removed
+    /// since the order was made is left out.
+    public func entries(_ keys: ArraySlice<GallerySort.Keys>) throws -> [GalleryEntry] {
+        let records = keys.compactMap { library.record($0.id) }
+        let ratings = try self.ratings.ratings(for: records.map(\.id))
         let captions = self.captions.current
-        let entries = records.map { record in
+        let added = Dictionary(keys.map { ($0.id, $0.added) }, uniquingKeysWith: { a, _ in a })
+        return records.map { record in
             GalleryEntry(record: record, title: captions.title(forFile: record.fileName),
                          caption: captions.caption(forFile: record.fileName),
-                         rating: ratings[record.id], added: added[record.id])
-        }
-        return sort.sorted(entries) { entry in
-            GallerySort.Keys(id: entry.record.id, name: entry.title, rating: entry.rating, added: entry.added)
+                         rating: ratings[record.id], added: added[record.id] ?? nil)
         }
     }
 
@@ -42,5 +64,19 @@ public final class Gallery: Sendable {
         let captions = self.captions.current
         return GalleryEntry(record: record, title: captions.title(forFile: record.fileName),
                             caption: captions.caption(forFile: record.fileName), rating: rating, added: nil)
+    }
+
+    // MARK: - Internals
+
+    private func freshOrder(_ sort: GallerySort) throws -> GalleryOrder {
+        let records = library.all
+        let ids = records.map(\.id)
+        let ratings = sort == .rating ? try self.ratings.ratings(for: ids) : [:]
+        let added = sort == .added ? try self.ratings.addedDates(for: ids) : [:]
+        let captions = self.captions.current
+        return GalleryOrder(sort: sort, keys: records.map { record in
+            GallerySort.Keys(id: record.id, name: captions.title(forFile: record.fileName),
+                             rating: ratings[record.id], added: added[record.id])
+        })
     }
 }

@@ -9,27 +9,93 @@ public final class LibrarySync: @unchecked Sendable {
     let store: any PyramidStore
     let ratings: any RatingStore
     let captions: CaptionsCache
+    /// Where the library is remembered between runs; nil: not remembered (every start scans first).
+    let catalog: (any ImageCatalogStore)?
     private let lock = NSLock()
-    /// Ids already recorded in the catalog by this process (a cache: the catalog keeps the dates).
-    private var recorded: Set<String> = []
+    /// Names a watcher reported that were still being written: looked at again at the next pass.
+    private var settlingNames: Set<String> = []
+    private let counters = NSLock()
+    private var fullScans = 0
+    /// Restored records still queued for a build (id -> version): built once the first full scan has
+    /// confirmed their files, so a file removed while the server was down is never built (and failed).
+    private var restoredQueue: [String: String] = [:]
 
     /// Files in the images folder that are an upload still arriving, or a deletion under way.
     static let uploadPrefix = ".upload-"
     static let deletionPrefix = ".deleted."
 
-    public init(scanner: FolderScanner, store: any PyramidStore, ratings: any RatingStore, captions: CaptionsCache) {
+    public init(scanner: FolderScanner, store: any PyramidStore, ratings: any RatingStore, captions: CaptionsCache,
+                catalog: (any ImageCatalogStore)? = nil) {
         self.scanner = scanner
         self.store = store
         self.ratings = ratings
         self.captions = captions
+        self.catalog = catalog
     }
 
     var folder: String { scanner.folder }
+
+    /// Full scans of the folder completed since start.
+    public var fullScansCompleted: Int { counters.withLock { fullScans } }
+
+    /// Fills the library with what the catalog remembers of the last run (ready images are served at
+    /// once; the others are queued for their builds). Returns how many images it restored; the next
+    /// full scan corrects whatever changed in the folder meanwhile.
+    @discardableResult
+    public func restore() -> Int {
+        guard let catalog else { return 0 }
+        let images: [CataloguedImage]
+        do {
+            images = try catalog.all()
+        } catch {
+            Log.error("cannot read the remembered library from the catalog (the folder is scanned instead): \(error)")
+            return 0
+        }
+        let records = images.map { image in
+            var record = ImageRecord(image, folder: folder)
+            // A build that failed after the catalog last saw this version: failed, not built again.
+            if record.manifest == nil, let failure = try? scanner.failures?.failure(fileName: image.fileName, version: image.version) {
+                record.status = .failed(failure.reason)
+                record.catalogued = false
+            }
+            return record
+        }
+        // Before any scan, upload or deletion can run (the server is not listening yet): no lock.
+        scanner.library.replaceAll(records)
+        _ = scanner.library.takeUncatalogued()  // nothing was removed: the library was empty
+        for record in records {
+            if case .queued = record.status { restoredQueue[record.id] = record.version }
+        }
+        Self.returnFreedMemory()
+        return records.count
+    }
 
     /// One pass over the folder and the sidecars; true if the images changed.
     @discardableResult
     public func sync() -> Bool {
         lock.withLock { syncLocked() }
+    }
+
+    /// The periodic pass: looks only at what `changes` reports (nothing, a few names, or everything),
+    /// plus names still settling from before. True if the images changed.
+    @discardableResult
+    public func sync(_ changes: FolderChange) -> Bool {
+        lock.withLock {
+            switch changes {
+            case .everything:
+                return syncLocked()
+            case .nothing where settlingNames.isEmpty:
+                afterScan()  // builds that finished since are remembered
+                return false
+            case .nothing, .names:
+                var names = settlingNames
+                if case .names(let reported) = changes { names.formUnion(reported) }
+                let (changed, settling) = scanner.scan(only: names)
+                settlingNames = settling
+                afterScan()
+                return changed
+            }
+        }
     }
 
     /// Runs `change` on the folder with no scan in between, then scans, so the change and its
@@ -94,23 +160,56 @@ public final class LibrarySync: @unchecked Sendable {
     private func finishDeletion(id: String, file: String) throws {
         store.removeVersions(of: id, except: nil)
         try ratings.forget(id)
-        recorded.remove(id)  // if the file comes back, it is added anew
         unlink(file)
     }
 
     @discardableResult
     private func syncLocked() -> Bool {
-        let changed = scanner.scan()
-        let fresh = scanner.library.all.map(\.id).filter { !recorded.contains($0) }
-        if !fresh.isEmpty {
-            do {
-                try ratings.recordSeen(fresh)
-                recorded.formUnion(fresh)
-            } catch {
-                Log.error("cannot record new images in the catalog (retried at the next scan): \(error)")
+        let (changed, settling) = scanner.scanAll()
+        settlingNames = settling
+        for (id, version) in restoredQueue {
+            guard let record = scanner.library.record(id), record.version == version, case .queued = record.status else { continue }
+            scanner.builds.enqueue(record)
+        }
+        restoredQueue = [:]
+        afterScan()
+        counters.withLock { fullScans += 1 }
+        Self.returnFreedMemory()
+        return changed
+    }
+
+    /// A full scan of a large folder builds big temporary tables (names, paths, the previous records);
+    /// glibc keeps their freed pages in its arenas, where they count as the process's memory. Handing
+    /// them back keeps the resident size at what the library itself needs (docs/gallery-scale.md).
+    private static func returnFreedMemory() {
+        // glibc's `malloc_trim` (<malloc.h>, which Swift's Glibc module leaves out), looked up once.
+        guard let trim = Self.mallocTrim else { return }
+        _ = trim(0)
+    }
+
+    private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
+        guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+    }()
+
+    /// Records new images' added dates, saves what the catalog does not remember yet, rereads captions.
+    private func afterScan() {
+        let (pending, removed) = scanner.library.takeUncatalogued()
+        do {
+            if !pending.isEmpty { try ratings.recordSeen(pending.map(\.id)) }
+            if let catalog {
+                var keep: [CataloguedImage] = []
+                var forget = removed
+                for record in pending {
+                    if let image = CataloguedImage(record) { keep.append(image) } else { forget.append(record.id) }
+                }
+                try catalog.save(keep, removing: forget)
             }
+            scanner.library.markCatalogued(pending)
+        } catch {
+            scanner.library.returnRemovals(removed)
+            Log.error("cannot record new images in the catalog (retried at the next scan): \(error)")
         }
         captions.refresh()
-        return changed
     }
 }

@@ -14,6 +14,8 @@ public enum Endpoint: Equatable, Sendable {
     case deepZoomTile(id: String, level: Int, column: Int, row: Int)
     /// A tile in another format than the stored JPEG: `.webp` or `.avif` (`DeepZoomTileFormat`).
     case deepZoomFormatTile(id: String, level: Int, column: Int, row: Int, format: String)
+    /// `/dzi/{id}/{version}_files/{level}/{column}_{row}.jpeg`: the tiles folder a descriptor without `?v=` names.
+    case deepZoomVersionedTile(id: String, version: String, level: Int, column: Int, row: Int)
     case preview(id: String)
     case staticFile(path: [String])
     case health
@@ -73,6 +75,10 @@ public enum Endpoint: Equatable, Sendable {
     private static func parseDeepZoom(_ rest: [String]) throws -> Endpoint {
         if rest.count == 1, rest[0].hasSuffix(".dzi") {
             return .deepZoomDescriptor(id: String(rest[0].dropLast(4)))
+        }
+        if rest.count == 4, rest[1].hasSuffix("_files"),
+           case let .deepZoomTile(_, level, column, row) = try parseDeepZoom(Array(rest.dropFirst())) {
+            return .deepZoomVersionedTile(id: rest[0], version: String(rest[1].dropLast(6)), level: level, column: column, row: row)
         }
         guard rest.count == 3, rest[0].hasSuffix("_files") else {
             throw APIError.notFound("Deep Zoom paths are /dzi/{id}.dzi and /dzi/{id}_files/{level}/{column}_{row}.jpeg")

@@ -99,6 +99,8 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
                 throw APIError.notFound("\(format) tiles are not offered here (libvips has no encoder for them)")
             }
             return try formatTile(id, level: level, column: column, row: row, format: format, request)
+        case let .deepZoomVersionedTile(id, version, level, column, row):
+            return .now(try versionedTile(id, version: version, level: level, column: column, row: row, request))
         case .preview(let id): return .now(try preview(id, request))
         case .staticFile(let path): return .now(try staticFile(path, request))
         case .health: return .now(health(request))

@@ -34,17 +34,24 @@ public struct FolderScanner: Sendable {
         self.failures = failures
     }
 
-    /// One pass; returns true if anything changed.
+    /// One pass over the whole folder; returns true if anything changed.
     @discardableResult
     public func scan() -> Bool {
+        scanAll().changed
+    }
+
+    /// One pass over the whole folder: whether anything changed, and the names of files still being
+    /// written (looked at again by the next pass, even if no watcher reports them again).
+    public func scanAll() -> (changed: Bool, settling: Set<String>) {
         let names = (try? SourceFolder.listSources(in: folder)) ?? []
         let ids: [String: String]
         do {
             ids = try identities.ids(for: names)
         } catch {
             Log.error("cannot read or record image ids in the catalog (retried at the next scan): \(error)")
-            return false
+            return (false, Set(names))
         }
+        var stillSettling: Set<String> = []
         let previous = Dictionary(library.all.map { ($0.fileName, $0) }, uniquingKeysWith: { a, _ in a })
         var next: [ImageRecord] = []
         var changed = false
@@ -53,19 +60,16 @@ public struct FolderScanner: Sendable {
             let path = (folder as NSString).appendingPathComponent(name)
             paths.insert(path)
             guard let id = ids[name] else { continue }
-            let stamp = SourceFingerprint.Stamp.read(path)
-            if let old = previous[name], old.id == id, stamp == old.stamp {
-                next.append(old)
-                continue
+            switch look(at: name, id: id, previous: previous[name]) {
+            case .unchanged(let old): next.append(old)
+            case .settling(let old):
+                stillSettling.insert(name)
+                if let old { next.append(old) }
+            case .unreadable: break
+            case .fresh(let record):
+                changed = true
+                next.append(record)
             }
-            // Still being written: not listed yet, or still its previous version, until it settles.
-            guard let stamp, settling.isSettled(path, stamp) else {
-                if let old = previous[name], old.id == id { next.append(old) }
-                continue
-            }
-            guard let record = freshRecord(id: id, name: name, path: path) else { continue }
-            changed = true
-            next.append(record)
         }
         settling.keepOnly(paths)
         changed = changed || next.count != previous.count
@@ -76,7 +80,63 @@ public struct FolderScanner: Sendable {
         for record in next where previous[record.fileName]?.version != record.version {
             if case .queued = record.status { builds.enqueue(record) }
         }
-        return changed
+        return (changed, stillSettling)
+    }
+
+    /// Looks at `names` only (the files a `FolderWatcher` saw change), with the same rules as a
+    /// full scan for each. Returns whether anything changed and the names still settling, to be
+    /// looked at again.
+    public func scan(only names: Set<String>) -> (changed: Bool, settling: Set<String>) {
+        let present = names.filter { SourceFolder.isSource($0, in: folder) }.sorted()
+        let ids: [String: String]
+        do {
+            ids = try identities.ids(for: present)
+        } catch {
+            Log.error("cannot read or record image ids in the catalog (retried at the next scan): \(error)")
+            return (false, names)
+        }
+        var fresh: [ImageRecord] = []
+        var removed: [ImageRecord] = []
+        var stillSettling: Set<String> = []
+        for name in names where SourceFolder.isSourceName(name) {
+            let known = ((try? identities.id(of: name)) ?? nil).flatMap { library.record($0) }.flatMap { $0.fileName == name ? $0 : nil }
+            guard let id = ids[name] else {
+                if let known { removed.append(known) }
+                continue
+            }
+            switch look(at: name, id: id, previous: known) {
+            case .unchanged, .unreadable: break
+            case .settling: stillSettling.insert(name)
+            case .fresh(let record): fresh.append(record)
+            }
+        }
+        library.apply(changed: fresh, removed: removed.map(\.id))
+        for old in removed { store.removeVersions(of: old.id, except: nil) }
+        for record in fresh {
+            if case .queued = record.status { builds.enqueue(record) }
+        }
+        return (!fresh.isEmpty || !removed.isEmpty, stillSettling)
+    }
+
+    /// What one file in the folder is now, given its id and its record so far.
+    private enum Sighting {
+        /// Same size and mtime as the record: the record stands.
+        case unchanged(ImageRecord)
+        /// Still being written: its previous record (if any) stands until it settles.
+        case settling(ImageRecord?)
+        case fresh(ImageRecord)
+        /// Gone or unreadable between the listing and now.
+        case unreadable
+    }
+
+    private func look(at name: String, id: String, previous: ImageRecord?) -> Sighting {
+        let path = (folder as NSString).appendingPathComponent(name)
+        let stamp = SourceFingerprint.Stamp.read(path)
+        let old = previous.flatMap { $0.id == id ? $0 : nil }
+        if let old, stamp == old.stamp { return .unchanged(old) }
+        guard let stamp, settling.isSettled(path, stamp) else { return .settling(old) }
+        guard let record = freshRecord(id: id, name: name, path: path) else { return .unreadable }
+        return .fresh(record)
     }
 
     private func freshRecord(id: String, name: String, path: String) -> ImageRecord? {

@@ -6,29 +6,45 @@ import Imaging
 ///
 /// This is a cache of what the folder and the pyramid store say, rebuilt from them at
 /// start; nothing here needs sharing between replicas.
+///
+/// Records live in one array in id order with an index from id to position: a dictionary of
+/// whole records would round its table up to a power of two of ~200-byte slots, about 600 bytes
+/// per image in a 100,000-image gallery, where the array costs one slot per image (docs/gallery-scale.md).
 public final class ImageLibrary: @unchecked Sendable {
     private let lock = NSLock()
-    private var records: [String: ImageRecord] = [:]
-    private var order: [String] = []
+    /// Sorted by id.
+    private var records: [ImageRecord] = []
+    /// id -> position in `records`.
+    private var positions: [String: Int] = [:]
+    private var membership = 0
+    /// Ids removed since `takeUncatalogued` was last called: the catalog forgets them.
+    private var removals: [String] = []
 
     public init() {}
 
     public func record(_ id: String) -> ImageRecord? {
-        lock.withLock { records[id] }
+        lock.withLock { positions[id].map { records[$0] } }
     }
 
     /// Records in id order.
     public var all: [ImageRecord] {
-        lock.withLock { order.compactMap { records[$0] } }
+        lock.withLock { records }
     }
+
+    public var count: Int { lock.withLock { records.count } }
+
+    /// Counts the changes of which images exist under which file names (not of their build
+    /// states): a gallery order made at one generation holds until the next.
+    public var membershipGeneration: Int { lock.withLock { membership } }
 
     /// Applies `change` to the record only if it still is that source version,
     /// so a late report from an outdated build cannot overwrite a newer state.
     public func update(_ id: String, version: String, _ change: (inout ImageRecord) -> Void) {
         lock.withLock {
-            guard var record = records[id], record.version == version else { return }
-            change(&record)
-            records[id] = record
+            guard let at = positions[id], records[at].version == version else { return }
+            let state = records[at].status.name
+            change(&records[at])
+            if records[at].status.name != state { records[at].catalogued = false }
         }
     }
 
@@ -41,18 +57,106 @@ public final class ImageLibrary: @unchecked Sendable {
     /// found that version's pyramid published ("ready" is then a fact, not a report).
     func replaceAll(_ new: [ImageRecord]) {
         lock.withLock {
-            var next: [String: ImageRecord] = [:]
+            var next: [ImageRecord] = []
             next.reserveCapacity(new.count)
+            var moved = new.count != records.count
             for var record in new {
-                if let current = records[record.id], current.version == record.version, record.manifest == nil {
-                    record.status = current.status
-                    record.partial = current.partial
-                    record.header = current.header ?? record.header
+                if let at = positions[record.id] {
+                    keepBuildState(of: records[at], in: &record)
+                    moved = moved || records[at].fileName != record.fileName
+                } else {
+                    moved = true
                 }
-                next[record.id] = record
+                next.append(record)
             }
+            next.sort { $0.id < $1.id }
+            var nextPositions: [String: Int] = [:]
+            nextPositions.reserveCapacity(next.count)
+            for (at, record) in next.enumerated() { nextPositions[record.id] = at }
+            removals += positions.keys.filter { nextPositions[$0] == nil }
             records = next
-            order = records.keys.sorted()
+            positions = nextPositions
+            if moved { membership += 1 }
         }
+    }
+
+    /// Changes some records and removes others (after a scan of a few files): the same rules as
+    /// `replaceAll` for the records given, the rest untouched.
+    func apply(changed: [ImageRecord], removed: [String]) {
+        guard !changed.isEmpty || !removed.isEmpty else { return }
+        lock.withLock {
+            var moved = false
+            var shifted = false
+            for id in removed {
+                guard let at = positions.removeValue(forKey: id) else { continue }
+                records.remove(at: at)
+                removals.append(id)
+                moved = true
+                shifted = true
+            }
+            for var record in changed {
+                if let at = positions[record.id] {
+                    keepBuildState(of: records[at], in: &record)
+                    moved = moved || records[at].fileName != record.fileName
+                    records[at] = record
+                } else {
+                    records.insert(record, at: insertionPoint(of: record.id))
+                    moved = true
+                    shifted = true
+                }
+            }
+            if shifted {
+                positions.removeAll(keepingCapacity: true)
+                for (at, record) in records.enumerated() { positions[record.id] = at }
+            }
+            if moved { membership += 1 }
+        }
+    }
+
+    /// The records the catalog does not remember as they are, and the ids removed since the last call.
+    func takeUncatalogued() -> (records: [ImageRecord], removed: [String]) {
+        lock.withLock {
+            defer { removals = [] }
+            return (records.filter { !$0.catalogued }, removals)
+        }
+    }
+
+    /// Notes that the catalog now remembers `saved` (unless the record changed meanwhile).
+    func markCatalogued(_ saved: [ImageRecord]) {
+        lock.withLock {
+            for record in saved {
+                guard let at = positions[record.id], records[at].version == record.version,
+                      records[at].status.name == record.status.name else { continue }
+                records[at].catalogued = true
+            }
+        }
+    }
+
+    /// Gives back removals that could not be saved, for the next attempt.
+    func returnRemovals(_ ids: [String]) {
+        lock.withLock { removals += ids }
+    }
+
+    // MARK: - Internals
+
+    private func keepBuildState(of current: ImageRecord, in record: inout ImageRecord) {
+        guard current.version == record.version else { return }
+        if record.manifest == nil {
+            record.status = current.status
+            record.partial = current.partial
+            record.header = current.header ?? record.header
+        }
+        record.catalogued = current.catalogued && current.status.name == record.status.name
+    }
+
+    /// Where a record of `id` goes in `records` (binary search; the lock is held).
+    private func insertionPoint(of id: String) -> Int {
+        var low = 0
+        var high = records.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if records[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

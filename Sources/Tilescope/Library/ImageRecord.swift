@@ -19,6 +19,9 @@ public struct ImageRecord: Sendable {
     public var partial: PyramidManifest?
     /// The public URLs of this version, made once: every viewport answer and image listing needs them.
     public let urls: PyramidURLs
+    /// Whether the catalog remembers this version in this state (`ImageCatalogStore`); a new version
+    /// or a status of another name clears it, and `LibrarySync` saves such records after each scan.
+    var catalogued = false
 
     public init(id: String, fileName: String, sourcePath: String, version: String, stamp: SourceFingerprint.Stamp,
                 header: ImageHeader?, status: ImageStatus) {

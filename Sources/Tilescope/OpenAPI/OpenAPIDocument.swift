@@ -66,15 +66,37 @@ enum OpenAPIDocument {
      "images"
     ],
     "operationId": "listImages",
-    "summary": "Every image, in gallery order.",
+    "summary": "Every image in gallery order, or one page of them (`limit`, `cursor`).",
+    "description": "Without `limit` and `cursor`: every image, `{\"images\": [...]}`. With either: one page,\n`{\"images\": [...], \"count\": N, \"next\": cursor-or-null}`. Paging is by keys, not positions:\na page starts after the image the cursor names, so images added or removed meanwhile never\nmake another one skipped or repeated. A cursor belongs to its `sort`.\n",
     "parameters": [
      {
       "$ref": "#/components/parameters/Sort"
+     },
+     {
+      "name": "limit",
+      "in": "query",
+      "description": "Images per page (default 100 when only `cursor` is given).",
+      "schema": {
+       "type": "integer",
+       "minimum": 1,
+       "maximum": 1000
+      }
+     },
+     {
+      "name": "cursor",
+      "in": "query",
+      "description": "The `next` value of the previous page, unchanged (opaque base64url; 400 for anything else).",
+      "schema": {
+       "type": "string",
+       "minLength": 1,
+       "maxLength": 4096,
+       "pattern": "^[A-Za-z0-9_-]+$"
+      }
      }
     ],
     "responses": {
      "200": {
-      "description": "The images.",
+      "description": "The images, or one page of them.",
       "headers": {
        "Cache-Control": {
         "$ref": "#/components/headers/NoStore"
@@ -83,19 +105,53 @@ enum OpenAPIDocument {
       "content": {
        "application/json": {
         "schema": {
-         "type": "object",
-         "additionalProperties": false,
-         "required": [
-          "images"
-         ],
-         "properties": {
-          "images": {
-           "type": "array",
-           "items": {
-            "$ref": "#/components/schemas/Image"
+         "oneOf": [
+          {
+           "type": "object",
+           "additionalProperties": false,
+           "required": [
+            "images"
+           ],
+           "properties": {
+            "images": {
+             "type": "array",
+             "items": {
+              "$ref": "#/components/schemas/Image"
+             }
+            }
+           }
+          },
+          {
+           "type": "object",
+           "additionalProperties": false,
+           "required": [
+            "images",
+            "count",
+            "next"
+           ],
+           "properties": {
+            "images": {
+             "type": "array",
+             "maxItems": 1000,
+             "items": {
+              "$ref": "#/components/schemas/Image"
+             }
+            },
+            "count": {
+             "type": "integer",
+             "minimum": 0,
+             "description": "every image in the gallery"
+            },
+            "next": {
+             "type": [
+              "string",
+              "null"
+             ],
+             "description": "the cursor of the next page; null after the last"
+            }
            }
           }
-         }
+         ]
         }
        }
       },
@@ -137,6 +193,9 @@ enum OpenAPIDocument {
         }
        }
       }
+     },
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
      },
      "400": {
       "$ref": "#/components/responses/BadRequest"
@@ -648,7 +707,7 @@ enum OpenAPIDocument {
      "gallery"
     ],
     "operationId": "getGalleryPage",
-    "summary": "The endless carousel - page N (modulo the count) with its neighbours.",
+    "summary": "The endless carousel - page N (modulo the count), or the page of an image, with its neighbours.",
     "parameters": [
      {
       "name": "page",
@@ -659,6 +718,14 @@ enum OpenAPIDocument {
        "minimum": -9223372036854775808,
        "maximum": 9223372036854775807,
        "default": 0
+      }
+     },
+     {
+      "name": "image",
+      "in": "query",
+      "description": "An image id; the page is that image's (404 if there is no such image). Wins over `page`.",
+      "schema": {
+       "$ref": "#/components/schemas/ImageID"
       }
      },
      {
@@ -709,11 +776,24 @@ enum OpenAPIDocument {
        }
       }
      },
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
      "400": {
       "$ref": "#/components/responses/BadRequest"
      },
      "404": {
-      "description": "The gallery is empty.",
+      "description": "The gallery is empty, or it has no image `image`.",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "description": "An image of the page was removed while it was made; ask again.",
       "content": {
        "application/json": {
         "schema": {
@@ -774,7 +854,7 @@ enum OpenAPIDocument {
     ],
     "operationId": "getDeepZoomDescriptor",
     "summary": "The Deep Zoom descriptor, as OpenSeadragon reads it.",
-    "description": "With `format=webp` or `format=avif` the descriptor says `Format=\"webp\"` (or avif) and the same geometry: viewers then ask for `{column}_{row}.webp` tiles, made from the stored JPEG tiles on first request and served as files after (docs/iiif.md#formats).",
+    "description": "With `format=webp` or `format=avif` the descriptor says `Format=\"webp\"` (or avif) and the same\ngeometry: viewers then ask for `{column}_{row}.webp` tiles, made from the stored JPEG tiles on first\nrequest and served as files after (docs/iiif.md#formats). Without `v`, the `Image` element of the\nJPEG descriptor carries `Url`, the absolute URL of the current version's tiles folder\n(`/dzi/{id}/{version}_files/`), so OpenSeadragon requests tiles that are cacheable for good\n(docs/api.md#deep-zoom-without-v).\n",
     "parameters": [
      {
       "$ref": "#/components/parameters/Version"
@@ -1011,6 +1091,100 @@ enum OpenAPIDocument {
      {
       "$ref": "#/components/parameters/Version"
      },
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     }
+    ],
+    "responses": {
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
+     "200": {
+      "description": "The tile.",
+      "headers": {
+       "ETag": {
+        "$ref": "#/components/headers/ETag"
+       },
+       "Cache-Control": {
+        "$ref": "#/components/headers/PyramidCacheControl"
+       }
+      },
+      "content": {
+       "image/jpeg": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/jpeg"
+        }
+       }
+      }
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFoundOrFailed"
+     },
+     "503": {
+      "$ref": "#/components/responses/Building"
+     }
+    }
+   }
+  },
+  "/dzi/{id}/{version}_files/{level}/{column}_{row}.jpeg": {
+   "parameters": [
+    {
+     "$ref": "#/components/parameters/ImageID"
+    },
+    {
+     "name": "version",
+     "in": "path",
+     "required": true,
+     "description": "The source version a descriptor without `v` named (404 for any other).",
+     "schema": {
+      "type": "string"
+     }
+    },
+    {
+     "name": "level",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 999999999
+     }
+    },
+    {
+     "name": "column",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 999999999
+     }
+    },
+    {
+     "name": "row",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 999999999
+     }
+    }
+   ],
+   "get": {
+    "tags": [
+     "deep-zoom"
+    ],
+    "operationId": "getDeepZoomVersionedTile",
+    "summary": "One tile of one source version, cacheable for good; 404 once that version is not current.",
+    "parameters": [
      {
       "$ref": "#/components/parameters/IfNoneMatch"
      }

@@ -51,7 +51,7 @@ extension Endpoint {
         case .rating: return .rating
         case .gallery: return .gallery
         case .deepZoomDescriptor: return .deepZoomDescriptor
-        case .deepZoomTile, .deepZoomFormatTile: return .deepZoomTile
+        case .deepZoomTile, .deepZoomFormatTile, .deepZoomVersionedTile: return .deepZoomTile
         case .preview: return .preview
         case .staticFile: return .staticFile
         case .health: return .health
@@ -87,7 +87,7 @@ extension Endpoint {
         case ("api", 4) where segments[1] == "images" && segments[3] == "rating": return Route.rating.index
         case ("api", _): return unmatchedRoute
         case ("dzi", 2) where segments[1].hasSuffix(".dzi"): return Route.deepZoomDescriptor.index
-        case ("dzi", 4): return Route.deepZoomTile.index
+        case ("dzi", 4), ("dzi", 5): return Route.deepZoomTile.index
         case ("dzi", _): return unmatchedRoute
         case ("images", 3) where segments[2] == "preview.jpeg": return Route.preview.index
         case ("images", _): return unmatchedRoute

@@ -33,6 +33,10 @@ enum OpsWiring {
             }
         })
 
+        metrics.register(Gauge("tilescope_library_full_scans", help: "Full scans of the images folder completed since start (0 while a restart still serves from the catalog alone).") {
+            [weak sync = service.sync] in Double(sync?.fullScansCompleted ?? 0)
+        })
+
         let readiness = operations.readiness
         readiness.add(Readiness.writableFolder("data_folder_writable", path: service.store.dataFolder))
         readiness.add(Readiness.existingFolder("pyramid_store", path: service.store.pyramidsFolder))

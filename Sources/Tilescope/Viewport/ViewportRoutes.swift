@@ -20,21 +20,26 @@ extension TilescopeApp {
                                                ("Cache-Control", "no-store")], body: .buffer(answer.jsonBuffer()))
     }
 
-    /// The endless carousel: page N modulo the count, with its neighbours.
+    /// The endless carousel: page N modulo the count (or the page of `?image={id}`), with its neighbours.
+    /// Only those three images are looked up, so any page of a large gallery costs the same.
     func gallery(_ request: Request) throws -> Response {
-        let requested: Int
+        var requested = 0
         if let text = request.query["page"] {
             guard let page = Int(text) else { throw APIError.badRequest("page must be an integer, not '\(text.prefix(40))'") }
             requested = page
-        } else {
-            requested = 0
         }
-        let entries = try galleryOrder(request)
-        guard let ring = PagingRing(page: requested, count: entries.count) else {
+        let order = try galleryData.order(sortedBy: try gallerySort(request))
+        if let id = request.query["image"] {
+            guard let index = order.index(of: id) else { throw APIError.notFound("no image '\(id.prefix(80))'") }
+            requested = index
+        }
+        guard let ring = PagingRing(page: requested, count: order.count) else {
             throw APIError.notFound("the gallery is empty: add images to the images folder")
         }
-        return JSON.response(GalleryPage(count: ring.count, page: ring.page, previous: entries[ring.previous].json,
-                                         current: entries[ring.current].json, next: entries[ring.next].json))
+        let entries = try galleryData.entries([order.keys[ring.previous], order.keys[ring.current], order.keys[ring.next]][...])
+        guard entries.count == 3 else { throw APIError(503, "gallery_changed", "an image was removed while this page was made: ask again", headers: [("Retry-After", "1")]) }
+        return JSON.response(GalleryPage(count: ring.count, page: ring.page, previous: entries[0].json,
+                                         current: entries[1].json, next: entries[2].json))
     }
 }
 

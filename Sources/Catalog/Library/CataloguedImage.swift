@@ -1,0 +1,34 @@
+import Foundation
+
+/// What the catalog remembers of one image between runs: its file, the version last seen, its
+/// size and, once its pyramid is published, that pyramid's geometry. Enough to serve the image at
+/// start before the images folder has been looked at again.
+public struct CataloguedImage: Sendable, Equatable {
+    public var id: String
+    public var fileName: String
+    public var size: Int
+    public var modifiedNanoseconds: Int
+    public var version: String
+    public var width: Int
+    public var height: Int
+    /// The published pyramid's tile size and overlap; nil while the version is not built.
+    public var built: (tileSize: Int, overlap: Int)?
+
+    public init(id: String, fileName: String, size: Int, modifiedNanoseconds: Int, version: String,
+                width: Int, height: Int, built: (tileSize: Int, overlap: Int)?) {
+        self.id = id
+        self.fileName = fileName
+        self.size = size
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.version = version
+        self.width = width
+        self.height = height
+        self.built = built
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.id == b.id && a.fileName == b.fileName && a.size == b.size && a.modifiedNanoseconds == b.modifiedNanoseconds
+            && a.version == b.version && a.width == b.width && a.height == b.height
+            && a.built?.tileSize == b.built?.tileSize && a.built?.overlap == b.built?.overlap
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The remembered library in the `library_images` table of the catalog database (`CatalogSchema`).
+public struct SQLiteImageCatalogStore: ImageCatalogStore {
+    public let database: Database
+
+    /// Uses `database`, which must have been opened with `CatalogSchema.migrations`.
+    public init(database: Database) {
+        self.database = database
+    }
+
+    /// Rows are read in batches of `batchSize` (by id), so restoring 100,000 images never holds
+    /// 100,000 rows at once: their memory is reused batch after batch instead of being left as holes
+    /// between the records that outlive them.
+    public func all() throws -> [CataloguedImage] {
+        var images: [CataloguedImage] = []
+        var after = ""
+        while true {
+            let rows = try database.read {
+                try $0.query("""
+                    SELECT id, file_name, size, modified_ns, version, width, height, tile_size, overlap
+                    FROM library_images WHERE id > ? ORDER BY id LIMIT ?
+                    """, .text(after), .integer(Int64(Self.batchSize)))
+            }
+            images += rows.compactMap(Self.image)
+            guard rows.count == Self.batchSize, let last = rows.last?["id"].text else { return images }
+            after = last
+        }
+    }
+
+    static let batchSize = 2000
+
+    private static func image(_ row: DatabaseRow) -> CataloguedImage? {
+        guard let id = row["id"].text, let fileName = row["file_name"].text, let version = row["version"].text,
+              let size = row["size"].integer, let modified = row["modified_ns"].integer,
+              let width = row["width"].integer, let height = row["height"].integer else { return nil }
+        let built = row["tile_size"].integer.flatMap { tileSize in
+            row["overlap"].integer.map { (tileSize: Int(tileSize), overlap: Int($0)) }
+        }
+        return CataloguedImage(id: id, fileName: fileName, size: Int(size), modifiedNanoseconds: Int(modified),
+                               version: version, width: Int(width), height: Int(height), built: built)
+    }
+
+    public func save(_ images: [CataloguedImage], removing removed: [String]) throws {
+        guard !images.isEmpty || !removed.isEmpty else { return }
+        try database.write { transaction in
+            for id in removed {
+                try transaction.execute("DELETE FROM library_images WHERE id = ?", .text(id))
+            }
+            for image in images {
+                try transaction.execute("""
+                    INSERT INTO library_images (id, file_name, size, modified_ns, version, width, height, tile_size, overlap)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET file_name = excluded.file_name, size = excluded.size,
+                        modified_ns = excluded.modified_ns, version = excluded.version, width = excluded.width,
+                        height = excluded.height, tile_size = excluded.tile_size, overlap = excluded.overlap
+                    """, .text(image.id), .text(image.fileName), .integer(Int64(image.size)),
+                    .integer(Int64(image.modifiedNanoseconds)), .text(image.version), .integer(Int64(image.width)),
+                    .integer(Int64(image.height)), image.built.map { .integer(Int64($0.tileSize)) } ?? .null,
+                    image.built.map { .integer(Int64($0.overlap)) } ?? .null)
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import HTTPServer
+
+/// Cacheable tiles for viewers that load `/dzi/{id}.dzi` without `?v=` (issue #13, goal 7).
+///
+/// OpenSeadragon derives tile URLs from the descriptor's URL, so an unversioned descriptor led to
+/// unversioned tiles, which must be revalidated on every reuse. Such a descriptor now names the
+/// current version's tiles folder in the `Url` attribute of its `Image` element (OpenSeadragon's
+/// `DziTileSource` takes `Image.Url` as its tiles URL): `/dzi/{id}/{version}_files/`. Those tiles
+/// are immutable for a year; a tile of any other version answers 404, never the new version's
+/// bytes, and the descriptor itself stays `no-cache`, so a viewer that loads it again after the
+/// source changed is led to the new version's folder. Viewers that ignore `Url` still work: the
+/// unversioned tiles are answered as before.
+extension TilescopeApp {
+    func descriptorNamingVersionedTiles(_ record: ImageRecord, _ request: Request) throws -> Response {
+        let etag = "\"\(record.version)-dzi-url\""
+        let headers: [(name: String, value: String)] = [
+            ("Content-Type", "application/xml"), ("ETag", etag), ("Cache-Control", HTTPCaching.revalidate),
+            ("Vary", "Host, X-Forwarded-Host, X-Forwarded-Proto"),
+        ]
+        if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
+        guard let stored = FileManager.default.contents(atPath: store.descriptorPath(id: record.id, version: record.version)),
+              var xml = String(data: stored, encoding: .utf8), let image = xml.range(of: "<Image ") else {
+            throw APIError.notFound("the pyramid of \(record.id) has no descriptor")
+        }
+        // The id is percent-encoded, the version is hex and the host is checked: nothing to escape for XML.
+        let folder = iiif.url("/dzi/\(PyramidURLs.percentEncoded(record.id))/\(PyramidURLs.percentEncoded(record.version))_files/",
+                              request: request)
+        xml.replaceSubrange(image, with: "<Image Url=\"\(folder)\" ")
+        return Response(status: 200, headers: headers, body: .bytes(Array(xml.utf8)))
+    }
+
+    /// A tile of `/dzi/{id}/{version}_files/`: cacheable for good when `version` is current, 404 otherwise.
+    func versionedTile(_ id: String, version: String, level: Int, column: Int, row: Int, _ request: Request) throws -> Response {
+        let gone = APIError.notFound("image \(id.prefix(80)) has no current version \(version.prefix(40)): load /dzi/{id}.dzi again")
+        guard library.record(id)?.version == version else { throw gone }
+        var response = try tile(id, level: level, column: column, row: row, request)
+        // The source may have changed between the check and the file: the tile's ETag says which version it is.
+        guard response.header("ETag")?.hasPrefix("\"\(version)-") == true else { throw gone }
+        response.setHeader("Cache-Control", HTTPCaching.immutable)
+        return response
+    }
+}

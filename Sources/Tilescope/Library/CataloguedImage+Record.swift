@@ -1,0 +1,37 @@
+import Catalog
+import Imaging
+import ScrollGeometry
+
+/// Turning library records into what the catalog remembers of them, and back at start.
+extension CataloguedImage {
+    /// What to remember of `record`; nil for one with nothing worth serving from memory at the next
+    /// start (no header: it failed to read; failed builds are judged again by the scan).
+    init?(_ record: ImageRecord) {
+        guard let header = record.header ?? record.manifest.map({ ImageHeader(width: $0.width, height: $0.height, bands: 3) }) else {
+            return nil
+        }
+        switch record.status {
+        case .failed: return nil
+        case .queued, .building, .ready: break
+        }
+        self.init(id: record.id, fileName: record.fileName, size: record.stamp.size,
+                  modifiedNanoseconds: record.stamp.modifiedNanoseconds, version: record.version,
+                  width: header.width, height: header.height,
+                  built: record.manifest.map { (tileSize: $0.tileSize, overlap: $0.overlap) })
+    }
+}
+
+extension ImageRecord {
+    /// The record as the last run left it: ready if its pyramid was published, else queued for a build.
+    init(_ image: CataloguedImage, folder: String) {
+        self.init(id: image.id, fileName: image.fileName, sourcePath: folder + "/" + image.fileName, version: image.version,
+                  stamp: SourceFingerprint.Stamp(size: image.size, modifiedNanoseconds: image.modifiedNanoseconds),
+                  header: ImageHeader(width: image.width, height: image.height, bands: 3), status: .queued)
+        if let built = image.built {
+            status = .ready(PyramidManifest(pyramid: Pyramid(width: image.width, height: image.height,
+                                                             tileSize: built.tileSize, overlap: built.overlap),
+                                            source: image.fileName, version: image.version))
+        }
+        catalogued = true
+    }
+}

@@ -1,0 +1,16 @@
+/// What changed in the images folder since the last look: the periodic rescan asks a
+/// `FolderChangeFeed` and scans only what it names, so a 100,000-image folder where nothing
+/// happens costs nothing, and a new file costs a look at that file.
+public enum FolderChange: Equatable, Sendable {
+    case nothing
+    /// These file names were created, written, renamed, removed or touched.
+    case names(Set<String>)
+    /// Unknown (events were lost, or the feed cannot tell names): scan the whole folder.
+    case everything
+}
+
+/// Reports changes to one folder (`InotifyWatcher` on Linux, `DirectoryStampWatcher` elsewhere).
+public protocol FolderChangeFeed: AnyObject, Sendable {
+    /// The changes since the previous call (the first call reports those since the feed was made).
+    func takeChanges() -> FolderChange
+}

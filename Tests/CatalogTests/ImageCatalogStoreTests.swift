@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+@testable import Catalog
+
+/// The library remembered between runs: saved, replaced, forgotten, and read back across batches.
+@Suite struct ImageCatalogStoreTests {
+    func store(_ folder: String) throws -> SQLiteImageCatalogStore {
+        try SQLiteImageCatalogStore(database: Database(path: folder + "/" + CatalogSchema.fileName,
+                                                       migrations: CatalogSchema.migrations))
+    }
+
+    static func image(_ i: Int, built: Bool) -> CataloguedImage {
+        CataloguedImage(id: String(format: "img-%05d", i), fileName: String(format: "img-%05d.jpg", i), size: 100 + i,
+                        modifiedNanoseconds: 1_000_000_007 * i, version: String(format: "%016x", i), width: 16 + i % 7,
+                        height: 12, built: built ? (tileSize: 254, overlap: 1) : nil)
+    }
+
+    @Test func everyImageComesBackAcrossBatchesAndChangesReplaceOrForget() throws {
+        let folder = try TemporaryFolder()
+        let count = 2 * SQLiteImageCatalogStore.batchSize + 1  // three batches, the last of one row
+        let images = (0..<count).map { Self.image($0, built: $0 % 3 != 0) }
+        try store(folder.path).save(images.reversed(), removing: [])
+        let reopened = try store(folder.path)
+        #expect(try reopened.all() == images)
+        // A new version replaces the row; a removal forgets it; the rest stay.
+        var changed = Self.image(5, built: false)
+        changed.version = "ffffffffffffffff"
+        try reopened.save([changed], removing: [images[7].id, "never-there"])
+        let after = try reopened.all()
+        #expect(after.count == count - 1)
+        #expect(after.first { $0.id == changed.id } == changed)
+        #expect(!after.contains { $0.id == images[7].id })
+        #expect(after.map(\.id) == after.map(\.id).sorted())
+    }
+}

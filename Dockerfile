@@ -10,7 +10,7 @@ ARG SWIFT_IMAGE=swift:6.3-bookworm
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libvips-dev libjpeg62-turbo-dev libmicrohttpd-dev libsqlite3-dev pkg-config \
+ && apt-get install -y --no-install-recommends libvips-dev libjpeg62-turbo-dev libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The manifest names every target, tests included, so SwiftPM wants their folders too.
@@ -25,7 +25,7 @@ FROM debian:bookworm-slim
 # The libraries `readelf -d tilescope` lists as NEEDED, beyond libc (libvips42 brings the image codecs;
 # its loaders stay, since libvips picks them at run time).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libvips42 libjpeg62-turbo libmicrohttpd12 libsqlite3-0 libglib2.0-0 libstdc++6 \
+ && apt-get install -y --no-install-recommends libvips42 libjpeg62-turbo libmicrohttpd12 libsqlite3-0 libpq5 libglib2.0-0 libstdc++6 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 tilescope \
  && useradd --system --uid 10001 --gid 10001 --home-dir /data --no-create-home --shell /usr/sbin/nologin tilescope \

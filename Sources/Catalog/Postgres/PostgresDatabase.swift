@@ -239,7 +239,7 @@ public final class PostgresDatabase: SQLDatabase, @unchecked Sendable { // @unch
     }
 
     /// `postgres://user:secret@host/db` -> `postgres://user:***@host/db`; key=value strings lose `password=...`.
-    static func redacted(_ url: String) -> String {
+    public static func redacted(_ url: String) -> String {
         if let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") {
             let credentials = url[scheme.upperBound..<at]
             if let colon = credentials.firstIndex(of: ":") {

@@ -20,6 +20,16 @@ public final class BuildQueue: @unchecked Sendable {
     private let builder: PyramidBuilder
     private let expressPixels: Int
     private let failures: (any BuildFailureStore)?
+    /// Who builds what when replicas share the pyramid store; `LocalBuildLeases` alone.
+    private let leases: any BuildLeases
+    /// Images another replica is building: watched until their pyramid appears (or the lease lapses).
+    private var elsewhere: [String: ImageRecord] = [:]
+    private var watching = false
+    /// Ids being built on this replica's builders right now: a watched image queued again while
+    /// its build already runs here is not built twice.
+    private var buildingHere: Set<String> = []
+    /// The version of each image already logged as built elsewhere: said once, not at every retry.
+    private var announced: [String: String] = [:]
     private let log: @Sendable (String) -> Void
     /// Told how each build ended ("built", "failed" or "discarded") and how long it took.
     private let finished: @Sendable (_ outcome: String, _ seconds: Double) -> Void
@@ -28,6 +38,7 @@ public final class BuildQueue: @unchecked Sendable {
     /// them once a file builds) so that an unchanged failed file is not built again at the next start.
     public init(store: any PyramidStore, library: ImageLibrary, builder: PyramidBuilder,
                 concurrency: Int, expressPixels: Int = 0, failures: (any BuildFailureStore)? = nil,
+                leases: any BuildLeases = LocalBuildLeases(),
                 log: @escaping @Sendable (String) -> Void,
                 finished: @escaping @Sendable (_ outcome: String, _ seconds: Double) -> Void = { _, _ in }) {
         self.finished = finished
@@ -36,6 +47,7 @@ public final class BuildQueue: @unchecked Sendable {
         self.builder = builder
         self.expressPixels = max(0, expressPixels)
         self.failures = failures
+        self.leases = leases
         self.log = log
         for index in 0..<max(1, concurrency) {
             start(name: "build-\(index)", express: false)
@@ -104,6 +116,13 @@ public final class BuildQueue: @unchecked Sendable {
     private func build(_ record: ImageRecord) {
         let (id, version) = (record.id, record.version)
         guard library.record(id)?.version == version else { return }  // superseded while queued
+        condition.lock()
+        let alreadyHere = !buildingHere.insert(id).inserted
+        if !alreadyHere { elsewhere[id] = nil }
+        condition.unlock()
+        guard !alreadyHere else { return }
+        defer { condition.lock(); buildingHere.remove(id); condition.unlock() }
+        guard let lease = claim(record) else { return }
         let started = Date()
         log("building \(id) (\(record.fileName))")
         let library = self.library
@@ -118,6 +137,7 @@ public final class BuildQueue: @unchecked Sendable {
             // The source may have changed while it was read: publish only what matches the fingerprint.
             guard SourceFingerprint.compute(record.sourcePath)?.0.value == version else {
                 store.discard(stagingFolder: folder)
+                lease.end(published: false)
                 finished("discarded", Date().timeIntervalSince(started))
                 log("\(id) changed while building; its new version will be built")
                 return
@@ -125,6 +145,7 @@ public final class BuildQueue: @unchecked Sendable {
             let manifest = PyramidManifest(pyramid: pyramid, source: record.fileName, version: version)
             _ = try store.publish(stagingFolder: folder, manifest: manifest, id: id, version: version)
             staging = nil
+            lease.end(published: true)
             library.update(id, version: version) { $0.status = .ready(manifest) }
             store.removeVersions(of: id, except: version)
             try? failures?.forget(fileName: record.fileName)
@@ -132,6 +153,7 @@ public final class BuildQueue: @unchecked Sendable {
             log("built \(id): \(pyramid.width)x\(pyramid.height) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         } catch {
             if let staging { store.discard(stagingFolder: staging) }
+            lease.end(published: false)
             let reason = FailureReason.text(fileName: record.fileName, sourcePath: record.sourcePath, error)
             library.update(id, version: version) { $0.status = .failed(reason) }
             // libvips's verdict on the file is remembered; a store error (a full disk) is not the file's.
@@ -140,6 +162,87 @@ public final class BuildQueue: @unchecked Sendable {
             }
             finished("failed", Date().timeIntervalSince(started))
             log("failed to build \(id): \(reason)")
+        }
+    }
+
+    // MARK: - Builds shared with other replicas
+
+    /// The lease to build `record` now, or nil when another replica builds it (or already has):
+    /// then it is watched until its pyramid is published, and built here if that replica's lease lapses.
+    private func claim(_ record: ImageRecord) -> BuildLeaseKeeper? {
+        let (id, version) = (record.id, record.version)
+        do {
+            switch try leases.claim(id: id, version: version) {
+            case .granted:
+                let lease = BuildLeaseKeeper(leases: leases, id: id, version: version, log: log)
+                // Published meanwhile by a replica whose lease ended before it could say so.
+                if let manifest = store.manifest(id: id, version: version) {
+                    lease.end(published: true)
+                    library.update(id, version: version) { $0.status = .ready(manifest) }
+                    return nil
+                }
+                return lease
+            case .alreadyPublished:
+                if let manifest = store.manifest(id: id, version: version) {
+                    library.update(id, version: version) { $0.status = .ready(manifest) }
+                } else {
+                    watch(record, because: "already published by another replica")
+                }
+            case .heldElsewhere(let holder):
+                watch(record, because: "being built by \(holder ?? "another replica")")
+            }
+        } catch {
+            watch(record, because: "its build lease cannot be claimed now (\(error))")
+        }
+        return nil
+    }
+
+    /// Seconds between looks at images another replica builds.
+    static let recheckSeconds = 1.0
+
+    private func watch(_ record: ImageRecord, because reason: String) {
+        condition.lock()
+        let first = announced.updateValue(record.version, forKey: record.id) != record.version
+        elsewhere[record.id] = record
+        let startWatcher = !watching
+        watching = true
+        condition.unlock()
+        if first { log("not building \(record.id) here: \(reason)") }
+        library.update(record.id, version: record.version) {
+            if case .queued = $0.status { $0.status = .building(BuildProgress(percent: 0, etaSeconds: 0)) }
+        }
+        if startWatcher {
+            let thread = Thread { self.watchElsewhere() }
+            thread.name = "build-watch"
+            thread.start()
+        }
+    }
+
+    /// Every `recheckSeconds`: an image published elsewhere is served from the shared store;
+    /// one still unpublished is queued again, so its claim is retried (and taken over once the
+    /// other replica's lease has lapsed).
+    private func watchElsewhere() {
+        while true {
+            Thread.sleep(forTimeInterval: Self.recheckSeconds)
+            condition.lock()
+            if stopping { condition.unlock(); return }
+            let records = Array(elsewhere.values)
+            elsewhere.removeAll()
+            condition.unlock()
+            for record in records where library.record(record.id)?.version == record.version {
+                if let manifest = store.manifest(id: record.id, version: record.version) {
+                    library.update(record.id, version: record.version) { $0.status = .ready(manifest) }
+                    log("\(record.id) was built by another replica; serving it")
+                } else if let failure = try? failures?.failure(fileName: record.fileName, version: record.version) {
+                    library.update(record.id, version: record.version) { $0.status = .failed(failure.reason) }
+                } else {
+                    condition.lock()
+                    let here = buildingHere.contains(record.id)
+                    if !here { elsewhere[record.id] = record }  // still watched, quietly
+                    condition.unlock()
+                    if !here { enqueue(record) }
+                }
+            }
         }
     }
 

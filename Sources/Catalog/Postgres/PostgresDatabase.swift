@@ -176,16 +176,17 @@ public final class PostgresDatabase: SQLDatabase, @unchecked Sendable { // @unch
         condition.unlock()
     }
 
-    /// Drops a dead connection, and every idle one too: after a server restart they are all dead.
+    /// Drops a dead connection, and every idle one too: after a server restart they are all dead,
+    /// though libpq only finds out when each is next used (which would fail one more request each).
     private func discard(_ connection: PostgresConnection, because reason: String) {
         connection.close()
         condition.lock()
-        let stale = idle.filter { !$0.isHealthy }
-        idle.removeAll { !$0.isHealthy }
-        for other in stale { other.close() }
+        let stale = idle
+        idle.removeAll()
         opened -= 1 + stale.count
         condition.broadcast()
         condition.unlock()
+        for other in stale { other.close() }
     }
 
     /// Called with `condition` held: schedules the next connection attempt.

@@ -365,6 +365,7 @@ def main():
     restarted = time.time()
     log("PostgreSQL started again")
     recovered = wait_until("ratings answer again", lambda: rating_answers and rating_answers[-1][1] == 200, 30)
+    recovered_after = time.time() - restarted
     time.sleep(1)
     stop_rating.set()
     rater.join()
@@ -373,7 +374,7 @@ def main():
     check(gap and all(status == 503 and retry for _, status, retry in gap),
           f"ratings answered 503 with Retry-After while PostgreSQL was down ({len(gap)} of {len(rating_answers)}; "
           f"others: {sorted({s for _, s, _ in gap} - {503})})")
-    check(recovered, f"ratings recover by themselves after the restart ({time.time() - restarted:.1f} s after)")
+    check(recovered, f"ratings recover by themselves after the restart ({recovered_after:.1f} s after it)")
     check(not errors and statuses.get(200, 0) > 20,
           f"tiles kept flowing through nginx meanwhile: {statuses.get(200, 0)} tiles, 0 failed ({errors[:3]})")
     check(wait_until("readyz ok again", lambda: all(ready(p) for p in REPLICA_PORTS.values()), 30),

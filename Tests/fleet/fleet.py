@@ -3,6 +3,7 @@
 
 Checks, in order: 1,000 concurrent rating writes through nginx and directly, all acknowledged ones
 present and equal on every replica; a new image built by exactly one replica and then served by all;
+an upload through one replica served by all, and its deletion through another seen by all;
 kill -9 of the building replica -> another takes the build over after the lease, no partial tile
 meanwhile; kill -9 of a replica under tile load -> 0 failed tile requests through nginx; PostgreSQL
 restarted under load -> ratings 503 + Retry-After for the gap, tiles keep flowing, all recovers.
@@ -107,11 +108,12 @@ def pg_stop():
 REPLICA_PORTS = {name: free_port() for name in ("r1", "r2", "r3")}
 NGINX_PORT = free_port()
 DATABASE = f"postgres://postgres@127.0.0.1:{PG_PORT}/tilescope"
+TOKEN = "fleet-test-admin-token-0123456789abcdef"
 
 
 def start_replica(name):
     out = open(f"{WORK}/{name}.log", "ab")
-    environment = dict(os.environ, TILESCOPE_DATABASE=DATABASE)
+    environment = dict(os.environ, TILESCOPE_DATABASE=DATABASE, TILESCOPE_ADMIN_TOKEN=TOKEN)
     processes[name] = subprocess.Popen(
         [BINARY, "serve", "--images", IMAGES, "--data", DATA, "--port", str(REPLICA_PORTS[name]), "--host", "127.0.0.1",
          "--replica-id", name, "--build-lease", str(LEASE_SECONDS), "--rescan", "1", "--settle", "0",
@@ -294,6 +296,23 @@ def main():
     paths = tile_paths(REPLICA_PORTS["r1"], "newcomer")
     served = all(request(p, "GET", paths[0])[0] == 200 for p in list(REPLICA_PORTS.values()) + [NGINX_PORT])
     check(served, "its tiles are served by every replica and through nginx")
+
+    # An upload through one replica is built once and served by all; a delete through another is seen by all.
+    make_image(f"{WORK}/upload.jpg", 900, 640)
+    with open(f"{WORK}/upload.jpg", "rb") as f:
+        status, _, body = request(REPLICA_PORTS["r2"], "POST", "/api/images?name=uploaded.jpg", body=f.read(),
+                                  headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "image/jpeg"})
+    check(status in (201, 202), f"an upload through r2 is accepted ({status} {body[:100]!r})")
+    uploaded = json.loads(body).get("id", "uploaded") if status in (201, 202) else "uploaded"
+    check(wait_until("the upload ready everywhere", lambda: all(
+        (image_json(p, uploaded) or {}).get("status") == "ready" for p in REPLICA_PORTS.values()), 60),
+        "the uploaded image becomes ready on every replica")
+    check(len(builders_of(uploaded)) == 1, f"the upload was built by exactly one replica ({builders_of(uploaded)})")
+    status = request(REPLICA_PORTS["r3"], "DELETE", f"/api/images/{uploaded}", headers={"Authorization": f"Bearer {TOKEN}"})[0]
+    check(status == 204, f"a delete through r3 answers 204 ({status})")
+    check(wait_until("the delete seen everywhere", lambda: all(
+        request(p, "GET", f"/api/images/{uploaded}")[0] == 404 for p in REPLICA_PORTS.values()), 30),
+        "the deleted image answers 404 on every replica")
 
     # kill -9 of the replica building a large image: another takes the build over after the lease.
     make_image(f"{IMAGES}/huge.jpg", 9000, 7000)

@@ -20,13 +20,24 @@ COPY Tests ./Tests
 RUN swift build -c release --static-swift-stdlib --product tilescope \
  && install -D -m 755 "$(swift build -c release --show-bin-path)/tilescope" /out/tilescope \
  && strip /out/tilescope
+# The runtime libraries: exactly what the binary and libvips's HEIF module (HEIC/AVIF, documented
+# formats) load, found by ldd and copied under their own paths. Installing Debian's libvips42 instead
+# would also bring ImageMagick, poppler, OpenSlide and libjxl for loaders Tilescope never uses
+# (423 MB image against ~230 MB; see docs/ops.md). The HEIF module keeps its place, where libvips looks.
+RUN for file in /out/tilescope /usr/lib/*/vips-modules-*/vips-heif.so; do ldd "$file"; done \
+    | awk '$3 ~ /^\// { print $3 }' | sort -u > /out/libraries.txt \
+ && mkdir -p /out/root \
+ && xargs -a /out/libraries.txt cp -L --parents -t /out/root \
+ && cp --parents /usr/lib/*/vips-modules-*/vips-heif.so /out/root
 
 FROM debian:bookworm-slim
-# The libraries `readelf -d tilescope` lists as NEEDED, beyond libc (libvips42 brings the image codecs;
-# its loaders stay, since libvips picks them at run time).
-RUN apt-get update \
- && apt-get install -y --no-install-recommends libvips42 libjpeg62-turbo libmicrohttpd12 libsqlite3-0 libpq5 libglib2.0-0 libstdc++6 \
- && rm -rf /var/lib/apt/lists/* \
+# The copied libraries go in where the base image has none of its own: the base's libc, zlib, ...
+# stay as Debian installed them.
+RUN --mount=type=bind,from=build,source=/out/root,target=/runtime \
+    cd /runtime && find . -type f | while read -r file; do \
+      [ -e "/$file" ] || { mkdir -p "$(dirname "/$file")" && cp -p "$file" "/$file"; }; \
+    done \
+ && ldconfig \
  && groupadd --system --gid 10001 tilescope \
  && useradd --system --uid 10001 --gid 10001 --home-dir /data --no-create-home --shell /usr/sbin/nologin tilescope \
  && mkdir -p /data /images \
@@ -42,7 +53,8 @@ ENV TILESCOPE_HOST=0.0.0.0 \
     TILESCOPE_LOG_FORMAT=common \
     TILESCOPE_SHUTDOWN_SECONDS=10
 # Pyramids, staging and the catalog database. The images folder can be mounted read-only while
-# uploads are off (no TILESCOPE_ADMIN_TOKEN): uploads and deletions write there.
+# uploads are off (no TILESCOPE_ADMIN_TOKEN): uploads and deletions write there, and on a read-only
+# mount they are answered 403 images_folder_read_only.
 VOLUME /data
 EXPOSE 8080
 USER tilescope:tilescope

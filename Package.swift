@@ -31,11 +31,13 @@ let package = Package(
         .executableTarget(name: "tilescope", dependencies: ["Tilescope", "TilescopeDemo"]),
 
         .target(name: "TestSupport", dependencies: ["Imaging", "ScrollGeometry"], path: "Tests/TestSupport"),
-        .testTarget(name: "ScrollGeometryTests", dependencies: ["ScrollGeometry"]),
+        // The one seeded generator every property test draws from.
+        .target(name: "SeededRandom", path: "Tests/SeededRandom"),
+        .testTarget(name: "ScrollGeometryTests", dependencies: ["ScrollGeometry", "SeededRandom"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "CatalogTests", dependencies: ["Catalog", "TestSupport"]),
-        .testTarget(name: "TilescopeTests", dependencies: ["Tilescope", "TestSupport"]),
+        .testTarget(name: "CatalogTests", dependencies: ["Catalog", "SeededRandom", "TestSupport"]),
+        .testTarget(name: "TilescopeTests", dependencies: ["Tilescope", "TestSupport", "SeededRandom"]),
         .testTarget(name: "TilescopeDemoTests", dependencies: ["TilescopeDemo", "Imaging", "ScrollGeometry"]),
     ]
 )

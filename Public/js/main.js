@@ -1,28 +1,23 @@
-import { Gallery } from './gallery/Gallery.js';
-import { listImages } from './gallery/Api.js';
+import { createViewer } from './tilescope.js';
 
 /**
- * Starts the gallery on GET /api/images and exposes `window.tilescope`, a small read-only hook the
- * browser tests use to compare the client's geometry with the rules and with the viewport API.
+ * The gallery page: one viewer over every image of this server, built on the same API as any embed
+ * (tilescope.js), its view kept in the URL and its keys on the whole page. `window.tilescope` exposes
+ * the viewer and the gallery for automation, and the read-only hooks the browser tests compare with the
+ * geometry rules and the viewport API.
  */
 async function start() {
   const root = document.getElementById('gallery');
-  const message = root.querySelector('.message');
-  let images;
+  const viewer = createViewer(root, { gallery: true, urlState: true, keyboardTarget: document });
   try {
-    images = await listImages();
-  } catch (error) {
-    message.textContent = `Could not load the gallery: ${error.message}`;
-    message.hidden = false;
-    return;
+    await viewer.ready;
+  } catch {
+    return; // the viewer shows the reason
   }
-  if (images.length === 0) {
-    message.textContent = 'No images yet. Put some in the images folder and they will appear here.';
-    message.hidden = false;
-    return;
-  }
-  const gallery = new Gallery(root, images);
+  const gallery = viewer.gallery;
+  if (!gallery) return; // no images: the viewer says so
   window.tilescope = {
+    viewer,
     gallery,
     state: () => gallery.state(),
     viewport: () => gallery.scrollView?.viewport() ?? null,

@@ -26,7 +26,11 @@ public struct ScrollState: Hashable, Sendable {
         self.zoomScale = zoomScale
         self.contentSize = contentSize
         self.contentOffset = offset
-        self.visibleRect = viewport.intersection(content).scaled(by: 1 / zoomScale)
+        // Divided, not multiplied by `1 / zoomScale`: one rounding instead of two, so that the whole image reads
+        // exactly W x H (it read 2048.9999999999995 for 2049) and the browser client gets the same bits.
+        let visible = viewport.intersection(content)
+        self.visibleRect = Rect(x: visible.x / zoomScale, y: visible.y / zoomScale,
+                                width: visible.width / zoomScale, height: visible.height / zoomScale)
         self.viewportCentre = Point(x: viewport.center.x / zoomScale, y: viewport.center.y / zoomScale)
     }
 }

@@ -6,11 +6,13 @@ public enum Zoom: Hashable, Sendable {
     /// `zoomRect=x,y,w,h`: zoomScale `min(aw / w, ah / h)` clamped, the rectangle's centre at the centre of the
     /// available area. `width` and `height` must be > 0.
     case toRect(Rect)
-    /// `tap=x,y&factor=F`: zoomScale `clamp(zoomScale x F)`, then zoom to the rectangle of size
-    /// `available / newScale` centred on the tap, which amounts to centring the tap. `factor` must be > 0.
-    case tap(Point, factor: Double)
+    /// `tap=x,y&factor=F[&tapDirection=out]`: zoomScale `clamp(zoomScale x F)` (in) or `clamp(zoomScale / F)`
+    /// (out), then zoom to the rectangle of size `available / newScale` centred on the tap, which amounts to
+    /// centring the tap. `factor` must be > 0.
+    case tap(Point, factor: Double, direction: TapDirection = .in)
 
-    /// The classic double-tap factor; `0.6667` is the two-finger tap that zooms out.
+    /// The classic double-tap factor. The two-finger tap divides by the same factor (`tapDirection=out`):
+    /// `x / 1.5` is not always `x * 0.6666...` to the last bit, and a client that divides must get the same number.
     public static let defaultTapFactor = 1.5
 
     public func applied(to scrollView: ScrollView, imageSize: Size) -> ScrollView {
@@ -20,12 +22,13 @@ public enum Zoom: Hashable, Sendable {
         case .toRect(let rect):
             let zoomScale = range.clamp(min(available.width / rect.width, available.height / rect.height))
             return Self.centre(rect.center, at: zoomScale, in: scrollView)
-        case .tap(let point, let factor):
+        case .tap(let point, let factor, let direction):
             let current = range.clamp(scrollView.zoomScale ?? range.minimum)
+            let wanted = direction == .in ? current * factor : current / factor
             // The rectangle of size available / newScale around the tap zooms back to newScale itself
             // (after clamping, which it already satisfies), so only its centre matters. Going through the
             // rectangle would overflow for extreme zoom limits.
-            return Self.centre(point, at: range.clamp(current * factor), in: scrollView)
+            return Self.centre(point, at: range.clamp(wanted), in: scrollView)
         }
     }
 

@@ -67,6 +67,9 @@ public final class TilescopeService: @unchecked Sendable {
                                                  attribution: config.iiifAttribution,
                                                  collectionPageSize: config.iiifCollectionPageSize),
                                gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles)
+        if config.adminToken != nil, !Uploads.canWrite(imagesFolder) {
+            Log.info(Uploads.readOnlyMessage)
+        }
         let connectionLimit = descriptors.connections(wanted: config.connectionLimit)
         if connectionLimit < config.connectionLimit {
             Log.info("serving at most \(connectionLimit) connections, not \(config.connectionLimit): the open-files limit is \(descriptors.limit)")

@@ -1,3 +1,4 @@
+import SeededRandom
 import Foundation
 import Testing
 @testable import Catalog
@@ -68,18 +69,5 @@ import Testing
         let sorted = GallerySort.rating.sorted(images) { GallerySort.Keys(id: $0.file, name: $0.file, rating: $0.stars, added: nil) }
         #expect(sorted.map(\.file) == ["c.jpg", "b.jpg", "a.jpg"])
         #expect(GallerySort.name.sorted([Image]()) { _ in Self.keys("x") }.isEmpty)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so shuffles repeat between runs.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import SeededRandom
 @testable import ScrollGeometry
 
 /// A random image pyramid and a random scroll view over it, for property tests.

@@ -64,6 +64,17 @@ import Testing
         #expect(state.contentOffset == .zero)
     }
 
+    @Test func twoFingerTapDividesExactly() {
+        // 0.48 / 1.5 is 0.32, but 0.48 x (1 / 1.5) is 0.31999999999999995: only a division matches the client.
+        var at = view
+        at.zoomScale = 0.48
+        let out = Zoom.tap(Point(x: 2048, y: 1024), factor: 1.5, direction: .out).applied(to: at, imageSize: image)
+        #expect(ScrollState(imageSize: image, scrollView: out).zoomScale == 0.32)
+        #expect(0.48 * (1 / 1.5) != 0.32)
+        let back = Zoom.tap(Point(x: 2048, y: 1024), factor: 1.5).applied(to: out, imageSize: image)
+        #expect(ScrollState(imageSize: image, scrollView: back).zoomScale == 0.48)
+    }
+
     @Test func tapWithExtremeLimitsStaysFinite() {
         var tiny = view
         tiny.minimumZoomScale = 1e-300

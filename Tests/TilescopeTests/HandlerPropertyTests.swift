@@ -1,3 +1,4 @@
+import SeededRandom
 import Foundation
 import HTTPServer
 import TestSupport
@@ -163,11 +164,11 @@ extension Response {
 /// with random methods, headers and bodies. Seeded, so a failure replays.
 struct RequestGenerator {
     let ids: [String]
-    var rng: LinearCongruential
+    var rng: SeededGenerator
 
     init(ids: [String], seed: UInt64) {
         self.ids = ids
-        rng = LinearCongruential(seed: seed)
+        rng = SeededGenerator(seed: seed)
     }
 
     static let methods = ["GET", "GET", "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "get", "", "TRACE", "G\u{0}T"]

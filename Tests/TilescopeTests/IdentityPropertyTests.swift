@@ -1,3 +1,4 @@
+import SeededRandom
 import Foundation
 import TestSupport
 import Imaging
@@ -32,7 +33,7 @@ import Testing
             config.rescanSeconds = 1
         }, populate: { _ in })
         let scratch = try TestImages.folder("identity-property-scratch")
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var model = Model()
         for step in 0..<120 {
             try Self.randomStep(&random, &model, server, scratch: scratch, step: step)
@@ -57,7 +58,7 @@ import Testing
     }
 
     /// One random change to the folder or the catalog, recorded in `model`.
-    static func randomStep(_ random: inout SplitMix64, _ model: inout Model, _ server: TestServer,
+    static func randomStep(_ random: inout SeededGenerator, _ model: inout Model, _ server: TestServer,
                            scratch: String, step: Int) throws {
         let folder = server.images
         let present = model.present.sorted()
@@ -127,20 +128,5 @@ import Testing
             model.nameOfID[record.id] = record.fileName
         }
         #expect(server.service.library.all.count == model.present.count)
-    }
-}
-
-/// SplitMix64: a seedable generator, so that a failing history names a seed that replays it.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -77,6 +77,21 @@ import ScrollGeometry
         #expect(rectObject.zoom == .toRect(Rect(x: 0, y: 0, width: 5, height: 6)))
     }
 
+    @Test func tapDirection() throws {
+        #expect(try query(["tap": "5,6", "tapDirection": "out"]).zoom == .tap(Point(x: 5, y: 6), factor: 1.5, direction: .out))
+        #expect(try query(["tap": "5,6", "tapDirection": "in", "factor": "2"]).zoom == .tap(Point(x: 5, y: 6), factor: 2))
+        let json = try ViewportQuery.parse(json: Array(#"{"width":10,"height":10,"tap":[1,2],"tapDirection":"out"}"#.utf8))
+        #expect(json.zoom == .tap(Point(x: 1, y: 2), factor: 1.5, direction: .out))
+        for bad in ["OUT", "", "down", "1"] {
+            #expect(throws: ViewportQueryError(field: "tapDirection", message: "tapDirection must be in or out")) {
+                try query(["tap": "5,6", "tapDirection": bad])
+            }
+        }
+        #expect(throws: ViewportQueryError.self) {
+            try ViewportQuery.parse(json: Array(#"{"width":10,"height":10,"tapDirection":-1}"#.utf8))
+        }
+    }
+
     @Test func missingSizes() {
         #expect(failure([:]) == ViewportQueryError(field: "width", message: "width is required"))
         #expect(failure(["width": "10"])?.field == "height")

@@ -186,7 +186,7 @@ class Session:
         return self.page.evaluate('window.tilescope.state()')
 
     def hide_chrome(self):
-        self.page.add_style_tag(content='.chrome { visibility: hidden !important; }')
+        self.page.add_style_tag(content='.chrome, .navigator { visibility: hidden !important; transition: none !important; }')
 
 
 def save_artefact(page, name):

@@ -45,7 +45,9 @@ def limits(img, req):
     ah = req['height'] - ins[0] - ins[2]
     scale = req.get('scale', 1)
     lo = req.get('minZoomScale', min(aw / img['width'], ah / img['height']))
-    hi = req.get('maxZoomScale', max(lo, 2 / scale))
+    if 'minZoomScale' not in req and 'maxZoomScale' in req:
+        lo = min(lo, req['maxZoomScale'])  # a maximum sent alone pulls the minimum down to it
+    hi = max(lo, req.get('maxZoomScale', max(lo, 2 / scale)))
     return aw, ah, ins, lo, hi
 
 

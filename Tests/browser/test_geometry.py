@@ -1,5 +1,6 @@
 """The client's geometry agrees with the written rules (random cases, in the browser's own module) and, where
 the server has it, with GET /api/images/{id}/viewport exactly."""
+import json
 import random
 import urllib.parse
 
@@ -47,8 +48,9 @@ def random_cases(seed, count):
         req['offsetX'] = rng.uniform(-500, 60000)
         req['offsetY'] = rng.uniform(-500, 60000)
         img = {'width': w, 'height': h, 'tileSize': 254, 'overlap': 1}
-        if req['width'] - sum(req.get('insets', [0] * 4)[1::2]) <= 0:
-            continue
+        insets = req.get('insets', [0] * 4)
+        if req['width'] - sum(insets[1::2]) <= 0 or req['height'] - sum(insets[0::2]) <= 0:
+            continue  # insets that leave no available area: the API refuses them (400)
         cases.append((img, req))
     return cases
 
@@ -115,6 +117,8 @@ def test_client_agrees_with_the_viewport_api(session, server):
             client = session.page.evaluate('window.tilescope.viewport()')
             req = session.page.evaluate('window.tilescope.request()')
             query = urllib.parse.urlencode({k: req[k] for k in ('width', 'height', 'scale', 'zoomScale', 'offsetX', 'offsetY')})
+            if req.get('insets'):  # the bars' contentInset (top, left, bottom, right)
+                query += '&insets=' + ','.join(repr(req['insets'][k]) for k in ('top', 'left', 'bottom', 'right'))
             status, api = http('GET', f"{server.base}/api/images/{image['id']}/viewport?{query}")
             assert status == 200, api
             compare(client, api, f"{image['id']} {view}")
@@ -123,3 +127,132 @@ def test_client_agrees_with_the_viewport_api(session, server):
             for t in client['tiles']:
                 assert t['url'] == urls[(t['level'], t['column'], t['row'])]
             assert client['preview']['url'] == api['preview']['url']
+
+
+# Images whose sizes the geometry finds awkward: 1 x 1, sides just past a tile or a power of two, and
+# long sides of 70,001 and 100,001 pixels (17 levels) that cost little to build because the other side is thin.
+ODD_IMAGES = [(1, 1), (2, 3), (255, 254), (509, 1025), (1025, 7), (4097, 2049), (100001, 3), (2, 70001)]
+
+
+@pytest.fixture(scope='module')
+def odd_server(tmp_path_factory):
+    from PIL import Image
+    from conftest import OUTPUT, Server
+    folder = tmp_path_factory.mktemp('odd-images')
+    for w, h in ODD_IMAGES:
+        Image.new('RGB', (w, h), (w % 256, h % 256, 90)).save(folder / f'odd-{w}x{h}.png')
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    srv = Server(folder, tmp_path_factory.mktemp('odd-data'), OUTPUT / 'odd-server.log')
+    try:
+        srv.images = srv.wait_ready(len(ODD_IMAGES))
+        yield srv
+    finally:
+        srv.stop()
+
+
+def exact_cases(seed, images, count):
+    """Random viewport requests (JSON bodies) that use every field the API reads, valid by its rules."""
+    rng = random.Random(seed)
+    log_uniform = lambda lo, hi: 10 ** rng.uniform(lo, hi)
+    cases = []
+    while len(cases) < count:
+        image = rng.choice(images)
+        width = rng.choice([1280, 390, 800.5, rng.uniform(1, 2000), rng.uniform(0.001, 5), 16384])
+        height = rng.choice([800, 844, 600.25, rng.uniform(1, 2000), rng.uniform(0.001, 5), 16384])
+        if width * height > 4e6:  # a 16384-point side only with a thin other side: the tile lists stay short
+            width, height = (width, rng.uniform(1, 200)) if width > height else (rng.uniform(1, 200), height)
+        req = {'width': width, 'height': height}
+        if rng.random() < 0.8:
+            req['scale'] = rng.choice([1, 2, 3, 4, rng.uniform(1, 4)])
+        if rng.random() < 0.5:
+            # Some sides only, as an object: missing insets are 0. Together they leave an available area.
+            share = rng.uniform(0, 0.98)
+            top, bottom = [share * height * f for f in (rng.random(), 1)]
+            bottom -= top
+            share = rng.uniform(0, 0.98)
+            left, right = [share * width * f for f in (rng.random(), 1)]
+            right -= left
+            insets = {'top': top, 'left': left, 'bottom': bottom, 'right': right}
+            req['insets'] = {k: v for k, v in insets.items() if rng.random() < 0.8}
+        if rng.random() < 0.8:
+            req['zoomScale'] = rng.choice([log_uniform(-6, 2), 1, 0.5, 2, log_uniform(-300, 6)])
+        for axis in ('offsetX', 'offsetY'):
+            if rng.random() < 0.8:
+                req[axis] = rng.choice([rng.uniform(-1000, 100000), 0, -1e9, 1e12, rng.uniform(-5, 5)])
+        limits = rng.random()
+        if limits < 0.15:
+            req['maxZoomScale'] = log_uniform(-5, 1)  # alone: may pull the minimum down to it
+        elif limits < 0.25:
+            req['minZoomScale'] = log_uniform(-5, 1)
+        elif limits < 0.35:
+            lo, hi = sorted([log_uniform(-5, 2), log_uniform(-5, 2)])
+            req['minZoomScale'], req['maxZoomScale'] = lo, hi
+        elif limits < 0.37:
+            req['minZoomScale'] = req['maxZoomScale'] = rng.choice([1e-300, 1e6, 1])
+        zoom = rng.random()
+        if zoom < 0.3:
+            req['tap'] = {'x': rng.uniform(-10, image['width'] + 10), 'y': rng.uniform(-10, image['height'] + 10)}
+            if rng.random() < 0.4:
+                req['factor'] = rng.choice([1.5, 2, rng.uniform(0.1, 10)])
+            if rng.random() < 0.7:
+                req['tapDirection'] = rng.choice(['in', 'out', 'out'])
+        elif zoom < 0.55:
+            req['zoomRect'] = {'x': rng.uniform(-100, image['width']), 'y': rng.uniform(-100, image['height']),
+                               'width': rng.choice([rng.uniform(0.01, image['width']), log_uniform(-3, 6)]),
+                               'height': rng.choice([rng.uniform(0.01, image['height']), log_uniform(-3, 6)])}
+        cases.append((image, req))
+    return cases
+
+
+def answer_fields(v):
+    """Every number of a viewport answer that the client computes, in order, for exact comparison."""
+    tiles = [(t['level'], t['column'], t['row'], t['frame']['x'], t['frame']['y'], t['frame']['width'],
+              t['frame']['height']) for t in v['tiles']]
+    return {
+        'zoomScale': v['zoomScale'], 'minimumZoomScale': v['minimumZoomScale'],
+        'maximumZoomScale': v['maximumZoomScale'], 'contentSize': v['contentSize'],
+        'contentOffset': v['contentOffset'], 'visibleRect': v['visibleRect'], 'resolution': v['resolution'],
+        'threshold': v['threshold'], 'level': v['level'],
+        'preview': (v['preview']['width'], v['preview']['height']), 'tiles': tiles,
+    }
+
+
+def test_client_equals_the_viewport_api_exactly(session, odd_server):
+    """Public/js/geometry against POST /api/images/{id}/viewport on 2,000 seeded random requests that use every
+    field (insets, zoom limits, taps in and out, zoomRect, scale), on tiny, odd and 17-level images: every number
+    equal to the last bit, every tile in the same order."""
+    import http.client
+    images = [{'id': i['id'], 'width': i['width'], 'height': i['height']} for i in odd_server.images]
+    assert sorted((i['width'], i['height']) for i in images) == sorted(ODD_IMAGES)
+    cases = exact_cases(15, images, 2000)
+    connection = http.client.HTTPConnection('127.0.0.1', odd_server.port, timeout=10)
+    expected = []
+    for image, req in cases:
+        connection.request('POST', f"/api/images/{image['id']}/viewport", body=json.dumps(req),
+                           headers={'Content-Type': 'application/json'})
+        response = connection.getresponse()
+        body = response.read()
+        assert response.status == 200, (req, body[:300])
+        expected.append(answer_fields(json.loads(body)))
+    connection.close()
+
+    session.open()
+    got = session.page.evaluate("""async (cases) => {
+        const { Pyramid } = await import('/js/geometry/Pyramid.js');
+        const V = await import('/js/geometry/Viewport.js');
+        return cases.map(([img, req]) => V.computeViewport(new Pyramid(img.width, img.height), req));
+    }""", cases)
+    mismatches = []
+    for (image, req), client, server in zip(cases, got, expected):
+        client = answer_fields(client)
+        for key in server:
+            if client[key] != server[key]:
+                mismatches.append(f"{image['width']}x{image['height']} {json.dumps(req)}: {key} "
+                                  f"client {str(client[key])[:200]} server {str(server[key])[:200]}")
+                break
+    assert not mismatches, f'{len(mismatches)} of {len(cases)} differ, e.g.:\n' + '\n'.join(mismatches[:8])
+    kinds = {'tap out': sum(r.get('tapDirection') == 'out' for _, r in cases),
+             'zoomRect': sum('zoomRect' in r for _, r in cases), 'insets': sum('insets' in r for _, r in cases),
+             'maxZoomScale alone': sum('maxZoomScale' in r and 'minZoomScale' not in r for _, r in cases),
+             'high': sum(e['resolution'] == 'high' for e in expected)}
+    assert all(n >= 100 for n in kinds.values()), kinds  # the seed really exercises every field

@@ -6,7 +6,20 @@ import pytest
 import geometry
 from conftest import VIEW, TimedInput
 
-REQ = {'width': VIEW['width'], 'height': VIEW['height'], 'scale': 1}
+
+def frame(session):
+    """The page's scroll-view frame: its size and scale, and the contentInset its bars give it (top, left,
+    bottom, right), which the rules take into account."""
+    st = session.state()
+    i = st['insets']
+    assert (st['width'], st['height']) == (VIEW['width'], VIEW['height'])
+    return {'width': st['width'], 'height': st['height'], 'scale': st['scale'],
+            'insets': (i['top'], i['left'], i['bottom'], i['right'])}
+
+
+def available_centre(req):
+    top, left, bottom, right = req['insets']
+    return (left + (req['width'] - left - right) / 2, top + (req['height'] - top - bottom) / 2)
 
 
 def image(server, image_id):
@@ -40,12 +53,12 @@ def test_drag_pans_by_the_pointer_movement(session, server):
     session.open('#image=a-land&zoomScale=1&offsetX=1000&offsetY=700')
     slow_drag(session, (400, 300), (300, 250))
     session.wait_idle()
-    assert_view(session.state(), geometry.settle(land, {**REQ, 'zoomScale': 1, 'offsetX': 1100, 'offsetY': 750}), 'drag')
+    assert_view(session.state(), geometry.settle(land, {**frame(session), 'zoomScale': 1, 'offsetX': 1100, 'offsetY': 750}), 'drag')
 
 
 def test_drag_past_the_edge_bounces_back_to_the_edge(session, server):
     land = image(server, 'a-land')
-    session.open('#image=a-land&zoomScale=1&offsetX=1000&offsetY=50')
+    session.open('#image=a-land&zoomScale=1&offsetX=1000&offsetY=-50')
     page = session.page
     page.mouse.move(400, 200)
     page.mouse.down()
@@ -53,10 +66,11 @@ def test_drag_past_the_edge_bounces_back_to_the_edge(session, server):
         page.mouse.move(400, 200 + 30 * i)
     # While held past the edge, the content shows beyond it, with resistance (less than the finger moved).
     held = session.state()
-    assert -250 < held['offsetY'] < 0, f'rubber band: offsetY {held["offsetY"]}'
+    edge = -frame(session)['insets'][0]  # the top of the allowed range: the content's top under the top bar's edge
+    assert edge - 250 < held['offsetY'] < edge, f'rubber band: offsetY {held["offsetY"]}'
     page.mouse.up()
     session.wait_idle()
-    assert_view(session.state(), geometry.settle(land, {**REQ, 'zoomScale': 1, 'offsetX': 1000, 'offsetY': -250}),
+    assert_view(session.state(), geometry.settle(land, {**frame(session), 'zoomScale': 1, 'offsetX': 1000, 'offsetY': -250}),
                 'after the bounce')
     assert session.state()['imageId'] == 'a-land'
 
@@ -68,7 +82,7 @@ def test_flick_keeps_moving_then_settles_inside_the_range(session, server):
     session.wait_idle()
     st = session.state()
     assert st['offsetY'] > 700 + 100 + 20, 'momentum carries the content past the release point'
-    assert_view(st, geometry.settle(land, {**REQ, 'zoomScale': 1, 'offsetX': st['offsetX'], 'offsetY': st['offsetY']}),
+    assert_view(st, geometry.settle(land, {**frame(session), 'zoomScale': 1, 'offsetX': st['offsetX'], 'offsetY': st['offsetY']}),
                 'momentum ends settled')
     assert st['offsetX'] == pytest.approx(1000, abs=0.01)
 
@@ -81,20 +95,20 @@ def test_wheel_zooms_around_the_pointer(session, server):
     page.mouse.move(250, 200)
     page.mouse.wheel(0, -100)
     session.wait_idle()
-    req = {**REQ, 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
+    req = {**frame(session), 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
     expected = geometry.zoom_around(land, req, before['zoomScale'] * math.exp(100 * 0.002), (250, 200))
     assert_view(session.state(), expected, 'wheel in')
     mid = session.state()
     page.mouse.wheel(0, 100)
     session.wait_idle()
-    req = {**REQ, 'zoomScale': mid['zoomScale'], 'offsetX': mid['offsetX'], 'offsetY': mid['offsetY']}
+    req = {**frame(session), 'zoomScale': mid['zoomScale'], 'offsetX': mid['offsetX'], 'offsetY': mid['offsetY']}
     assert_view(session.state(), geometry.zoom_around(land, req, mid['zoomScale'] * math.exp(-0.2), (250, 200)),
                 'wheel out')
     # Zooming out past aspect fit stops at it (rule 3).
     for _ in range(5):
         page.mouse.wheel(0, 400)
     session.wait_idle()
-    assert_view(session.state(), geometry.settle(land, REQ), 'wheel out to the minimum')
+    assert_view(session.state(), geometry.settle(land, frame(session)), 'wheel out to the minimum')
 
 
 def test_double_click_zooms_in_around_the_point(session, server):
@@ -102,7 +116,7 @@ def test_double_click_zooms_in_around_the_point(session, server):
     session.open('#image=a-land')
     for point in [(300, 260), (700, 100), (100, 500)]:
         before = session.state()
-        req = {**REQ, 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
+        req = {**frame(session), 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
         image_point = ((before['offsetX'] + point[0]) / before['zoomScale'],
                        (before['offsetY'] + point[1]) / before['zoomScale'])
         session.page.mouse.dblclick(*point)
@@ -116,13 +130,14 @@ def test_keyboard_zooms_pans_and_fits(session, server):
     page = session.page
     page.keyboard.press('+')
     session.wait_idle()
-    fit = geometry.settle(land, REQ)
-    req = {**REQ, 'zoomScale': fit[0], 'offsetX': fit[1], 'offsetY': fit[2]}
-    zoomed = geometry.zoom_around(land, req, fit[0] * 1.5, (400, 300))
+    fit = geometry.settle(land, frame(session))
+    req = {**frame(session), 'zoomScale': fit[0], 'offsetX': fit[1], 'offsetY': fit[2]}
+    # Keys and buttons zoom about the centre of the area the bars leave free.
+    zoomed = geometry.zoom_around(land, req, fit[0] * 1.5, available_centre(req))
     assert_view(session.state(), zoomed, '+')
     page.keyboard.press('ArrowDown')
     session.wait_idle()
-    req = {**REQ, 'zoomScale': zoomed[0], 'offsetX': zoomed[1], 'offsetY': zoomed[2] + 60}
+    req = {**frame(session), 'zoomScale': zoomed[0], 'offsetX': zoomed[1], 'offsetY': zoomed[2] + 60}
     assert_view(session.state(), geometry.settle(land, req), 'ArrowDown')
     page.keyboard.press('0')
     session.wait_idle()
@@ -143,7 +158,7 @@ def test_swipe_turns_to_the_next_image_at_fit(session, server):
     session.wait_idle()
     st = session.state()
     assert st['imageId'] == ids[1]
-    assert_view(st, geometry.settle(image(server, ids[1]), REQ), 'the next image opens at aspect fit')
+    assert_view(st, geometry.settle(image(server, ids[1]), frame(session)), 'the next image opens at aspect fit')
     # A short, slow pull springs back to the same image.
     slow_drag(session, (300, 300), (380, 300))
     session.wait_idle()
@@ -162,7 +177,7 @@ def test_zoomed_in_drag_pans_before_it_pages(session, server):
     session.wait_idle()
     st = session.state()
     assert st['imageId'] == 'a-land'
-    assert_view(st, geometry.settle(land, {**REQ, 'zoomScale': 1, 'offsetX': 1300, 'offsetY': 500}), 'pan')
+    assert_view(st, geometry.settle(land, {**frame(session), 'zoomScale': 1, 'offsetX': 1300, 'offsetY': 500}), 'pan')
 
 
 def test_touch_pinch_zooms_around_the_fingers(session, server):
@@ -173,7 +188,7 @@ def test_touch_pinch_zooms_around_the_fingers(session, server):
     frames = [(16 * i, [(400 - 50 - 5 * i, 300), (400 + 50 + 5 * i, 300)]) for i in range(11)]
     TimedInput(session.page).touches(frames + [(16 * 11 + 300, [])])
     session.wait_idle()
-    req = {**REQ, 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
+    req = {**frame(session), 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
     assert_view(session.state(), geometry.zoom_around(land, req, before['zoomScale'] * 2, centre), 'pinch x2')
 
 
@@ -183,7 +198,7 @@ def test_two_finger_tap_zooms_out(session, server):
     before = session.state()
     TimedInput(session.page).touches([(0, [(380, 300), (420, 300)]), (80, [])])
     session.wait_idle()
-    req = {**REQ, 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
+    req = {**frame(session), 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
     point = ((before['offsetX'] + 400) / before['zoomScale'], (before['offsetY'] + 300) / before['zoomScale'])
     assert_view(session.state(), geometry.tap(land, req, point, 1 / 1.5), 'two-finger tap')
 
@@ -194,7 +209,7 @@ def test_double_tap_on_touch_zooms_in(session, server):
     before = session.state()
     TimedInput(session.page).touches([(0, [(500, 250)]), (60, []), (160, [(502, 251)]), (220, [])])
     session.wait_idle()
-    req = {**REQ, 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
+    req = {**frame(session), 'zoomScale': before['zoomScale'], 'offsetX': before['offsetX'], 'offsetY': before['offsetY']}
     # Centred where the second tap landed.
     point = ((before['offsetX'] + 502) / before['zoomScale'], (before['offsetY'] + 251) / before['zoomScale'])
     assert_view(session.state(), geometry.tap(land, req, point, 1.5), 'double tap')

@@ -78,18 +78,24 @@ def seam_errors(shot, ref, expected, scale):
     return found
 
 
+def insets_of(state):
+    """The contentInset the page's bars give its scroll view, as (top, left, bottom, right)."""
+    i = state['insets']
+    return (i['top'], i['left'], i['bottom'], i['right'])
+
+
 def expect_view(session, image, fragment_view, scale=1):
     """The page's settled view equals the rules applied to the requested one."""
     st = session.state()
-    req = {'width': VIEW['width'], 'height': VIEW['height'], 'scale': scale, **fragment_view}
+    req = {'width': VIEW['width'], 'height': VIEW['height'], 'scale': scale, 'insets': insets_of(st), **fragment_view}
     z, ox, oy = geometry.settle(image, req)
     assert st['zoomScale'] == pytest.approx(z, rel=1e-6)
     assert st['offsetX'] == pytest.approx(ox, abs=1e-3)
     assert st['offsetY'] == pytest.approx(oy, abs=1e-3)
     expected = geometry.viewport(image, {**req, 'zoomScale': st['zoomScale'], 'offsetX': st['offsetX'],
                                          'offsetY': st['offsetY']})
-    drawn = session.page.evaluate("""() => [...document.querySelectorAll('.page.current .tile.loaded')]
-        .map(t => t.getAttribute('src'))""")
+    drawn = session.page.evaluate("""() => [...document.querySelectorAll('.page.current .tile.loaded:not(.base)')]
+        .map(t => t.dataset.url)""")
     wanted = {f"/{t['level']}/{t['column']}_{t['row']}.jpeg" for t in expected['tiles']}
     drawn_keys = {'/' + '/'.join(src.split('?')[0].split('/')[-2:]) for src in drawn}
     assert wanted <= drawn_keys, f'tiles missing from the page: {sorted(wanted - drawn_keys)}'
@@ -113,7 +119,9 @@ def test_fit_deep_zoom_and_corner_match_libvips(browser, server, image_folder, r
             session.open(fragment)
             expected = expect_view(session, land, view, scale)
             if label == 'fit':
-                assert session.state()['zoomScale'] == pytest.approx(min(800 / 3000, 600 / 2000))
+                top, left, bottom, right = insets_of(session.state())
+                assert session.state()['zoomScale'] == pytest.approx(min((800 - left - right) / 3000,
+                                                                         (600 - top - bottom) / 2000))
             else:
                 assert expected['resolution'] == 'high'
             compare_with_reference(session, image_folder, server, f'{label}-{scale}x', scale)
@@ -138,24 +146,25 @@ def test_retina_fetches_sharper_tiles_than_plain(browser, server, request):
 
 
 def test_tile_cache_stays_bounded_while_panning(session, server):
-    """Pan across the whole image at the deepest zoom: cached tiles never exceed the cap, DOM tiles stay few."""
+    """Pan across the whole image at the deepest zoom: cached tile bytes never exceed the cap, DOM tiles stay few."""
     session.open('#image=d-wide&zoomScale=2&offsetX=0&offsetY=0')
     wide = by_id(server, 'd-wide')
     worst = session.page.evaluate("""async ({width, height}) => {
         const sv = window.tilescope.gallery.scrollView;
+        sv.layer.cache.maxBytes = 8 * 1024 * 1024;  // about 32 tiles: small enough that panning fills it
         let worst = {cached: 0, dom: 0};
         for (let y = 0; y < height * 2; y += 500) {
           for (let x = 0; x < width * 2; x += 700) {
             sv.setView({zoomScale: 2, offsetX: x, offsetY: y});
             await new Promise(r => setTimeout(r, 15));
             const s = window.tilescope.state();
-            worst = {cached: Math.max(worst.cached, s.cachedTiles), dom: Math.max(worst.dom, s.tilesInDom)};
+            worst = {cached: Math.max(worst.cached, sv.layer.cache.bytes), dom: Math.max(worst.dom, s.tilesInDom)};
           }
         }
         return worst;
     }""", {'width': wide['width'], 'height': wide['height']})
     session.wait_idle()
-    cap = session.page.evaluate('window.tilescope.gallery.scrollView.layer.cache.capacity')
+    cap = session.page.evaluate('window.tilescope.gallery.scrollView.layer.cache.maxBytes')
     assert worst['cached'] <= cap, worst
     # One screen of tiles at 800 x 600 is at most 5 x 4 of one level, plus a previous level kept while loading.
     assert worst['dom'] <= 2 * 5 * 4, worst
@@ -172,12 +181,14 @@ def test_last_good_level_stays_until_the_new_one_has_loaded(session, server):
     assert (before['level'], after['level']) == (11, 12)
     snapshot = session.page.evaluate("""() => {
         const sv = window.tilescope.gallery.scrollView;
-        const shown = () => [...sv.layer.shown].map(t => ({level: t.level, loaded: t.loaded, src: t.img.getAttribute('src')}));
+        // The base tile (the one-tile level, always underneath) aside.
+        const shown = () => [...sv.layer.shown].filter(t => t.level !== sv.layer.baseLevel)
+            .map(t => ({level: t.level, loaded: t.loaded}));
         sv.setView({zoomScale: 0.8, offsetX: 400, offsetY: 250});
         const during = shown();
+        const pending = sv.layer.loader.pendingKeys.filter(k => k.startsWith('12/'));
         sv.setView({zoomScale: 2, offsetX: 4000, offsetY: 3000});
-        const pending = during.filter(t => t.level === 12 && !t.loaded).map(t => t.src);
-        const stillLoading = [...sv.layer.cache.entries.values()].filter(t => pending.includes(t.img.getAttribute('src')));
+        const stillLoading = sv.layer.loader.pendingKeys.filter(k => pending.includes(k));
         sv.setView({zoomScale: 0.8, offsetX: 400, offsetY: 250});
         return {during, pendingCount: pending.length, stillLoading: stillLoading.length};
     }""")
@@ -186,7 +197,8 @@ def test_last_good_level_stays_until_the_new_one_has_loaded(session, server):
     assert {t['level'] for t in during} <= {11, 12}
     assert snapshot['pendingCount'] > 0 and snapshot['stillLoading'] == 0, 'tiles left behind are cancelled'
     session.wait_idle()
-    levels = session.page.evaluate("[...window.tilescope.gallery.scrollView.layer.shown].map(t => t.level)")
+    levels = session.page.evaluate("""(() => { const layer = window.tilescope.gallery.scrollView.layer;
+        return [...layer.shown].filter(t => t.level !== layer.baseLevel).map(t => t.level); })()""")
     assert set(levels) == {12}
     assert len(levels) == len(after['tiles'])
 
@@ -198,6 +210,6 @@ def test_window_resize_keeps_aspect_fit(session, server):
     session.page.wait_for_timeout(100)
     session.wait_idle()
     st = session.state()
-    z, ox, oy = geometry.settle(tall, {'width': 390, 'height': 700})
+    z, ox, oy = geometry.settle(tall, {'width': 390, 'height': 700, 'insets': insets_of(st)})
     assert (st['width'], st['height']) == (390, 700)
     assert st['zoomScale'] == pytest.approx(z) and st['offsetX'] == pytest.approx(ox) and st['offsetY'] == pytest.approx(oy)

@@ -146,6 +146,11 @@ png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, heigh
     + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 open(sys.argv[1], "wb").write(png)
 EOF
+# One source in every documented format (docs/api.md), so the slim runtime proves it still has each
+# loader: libvips's own (JPEG, WebP, GIF, TIFF) and its HEIF module (AVIF).
+FORMATS=(photo.jpg still.webp anim.gif scan.tif phone.avif)
+command -v vips >/dev/null || fail "the vips CLI is missing (apt-get install libvips-tools)"
+for name in "${FORMATS[@]}"; do vips copy "$run/images/gradient.png" "$run/images/$name" || fail "vips could not write $name"; done
 chmod -R a+rX "$run/images"
 
 bind() { mount --bind "$1" "$2"; mounted+=("$2"); }
@@ -161,7 +166,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 mapfile -t environment < <(inspect '{{range .Config.Env}}{{println .}}{{end}}' | grep -v '^$')
 entrypoint=$(inspect '{{range .Config.Entrypoint}}{{.}} {{end}}')
 say "starting '$entrypoint' as $uid:$gid on port $port"
-env -i "${environment[@]}" TILESCOPE_PORT="$port" \
+env -i "${environment[@]}" TILESCOPE_PORT="$port" TILESCOPE_ADMIN_TOKEN=container-test \
   chroot --userspec="$uid:$gid" --groups="$gid" "$mnt" $entrypoint >"$run/stdout.log" 2>"$run/stderr.log" &
 server=$!
 
@@ -187,10 +192,29 @@ done
 [ -n "$tile" ] || fail "no tile: $(curl -sS "http://127.0.0.1:$port/api/images/gradient")"
 [ "$(head -c 2 "$run/tile.jpeg" | od -An -tx1 | tr -d ' ')" = "ffd8" ] || fail "the tile is not a JPEG"
 curl -fsS -o "$run/deep.jpeg" "http://127.0.0.1:$port/dzi/gradient_files/10/2_1.jpeg" || fail "no deep tile"
+for name in "${FORMATS[@]}"; do
+  id=${name%.*}
+  built=""
+  for _ in $(seq 1 300); do
+    curl -fsS "http://127.0.0.1:$port/api/images/$id" 2>/dev/null | grep -q '"status":"ready"' && { built=1; break; }
+    sleep 0.1
+  done
+  [ -n "$built" ] || fail "$name was not built: $(curl -sS "http://127.0.0.1:$port/api/images/$id")"
+done
 [ -n "$(find "$run/data/pyramids" -type f -user "$uid" -name 'image.dzi')" ] || fail "pyramids not written by the user"
 grep -q '"GET /dzi/gradient_files/10/2_1.jpeg HTTP/1.1" 200' "$run/stdout.log" || fail "no access log line"
 curl -fsS -o "$run/metrics.txt" "http://127.0.0.1:$port/metrics" || fail "no /metrics"
 grep -q '^tilescope_tiles_served_total 2$' "$run/metrics.txt" || fail "metrics: $(grep tiles_served "$run/metrics.txt")"
+
+# Uploads and deletions write the images folder: on this read-only mount both are refused, plainly.
+upload=$(curl -sS -o "$run/upload.json" -w '%{http_code}' -H 'Authorization: Bearer container-test' \
+  -H 'Content-Type: image/png' --data-binary @"$run/images/gradient.png" "http://127.0.0.1:$port/api/images?name=new.png")
+[ "$upload" = 403 ] && grep -q images_folder_read_only "$run/upload.json" || fail "upload on a read-only folder: $upload $(cat "$run/upload.json")"
+deleted=$(curl -sS -o "$run/delete.json" -w '%{http_code}' -X DELETE -H 'Authorization: Bearer container-test' \
+  "http://127.0.0.1:$port/api/images/photo")
+[ "$deleted" = 403 ] && grep -q images_folder_read_only "$run/delete.json" || fail "delete on a read-only folder: $deleted"
+[ -f "$run/images/photo.jpg" ] || fail "the delete removed the file"
+grep -q "cannot write the images folder" "$run/stderr.log" "$run/stdout.log" || fail "no start-up line about the read-only images folder"
 
 say "SIGTERM"
 kill -TERM "$server"

@@ -76,9 +76,8 @@ def urllib_get(server, path):
     return body
 
 
-def raw_exchange(port, request):
-    s = socket.create_connection(('127.0.0.1', port), timeout=10)
-    s.sendall(request)
+def read_until_closed(s):
+    """Everything the server sends on `s` until it closes the connection; closes `s` too."""
     data = b''
     while True:
         chunk = s.recv(65536)
@@ -86,6 +85,13 @@ def raw_exchange(port, request):
             break
         data += chunk
     s.close()
+    return data
+
+
+def raw_exchange(port, request):
+    s = socket.create_connection(('127.0.0.1', port), timeout=10)
+    s.sendall(request)
+    data = read_until_closed(s)
     head, _, body = data.partition(b'\r\n\r\n')
     return head.decode('latin1'), body
 
@@ -260,14 +266,8 @@ def test_a_flood_of_a_thousand_requests_is_served_and_the_server_recovers_at_onc
         s.sendall(f'GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'.encode())
     statuses = []
     for s in sockets:
-        data = b''
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
+        data = read_until_closed(s)
         statuses.append(data.split(b' ', 2)[1] if data.startswith(b'HTTP/1.1 ') else data[:40])
-        s.close()
     bad = [status for status in statuses if status != b'200']
     failures, latencies = normal_client(server, 50)
     record('tiles right after a flood of 1,000 connections', latencies)

@@ -30,22 +30,29 @@ const BOUNCE_TIME = 90; // ms: the time constant of the critically damped spring
 const RETURN_TIME = 320;
 
 /**
- * One axis after the finger lifts: momentum that decays, and at an edge a bounce (a critically damped
- * spring that takes the remaining speed and brings it back); released beyond an edge, it eases back.
+ * One axis after the finger lifts: momentum that decays by `rate` per ms (UIScrollView's
+ * decelerationRate), and at an edge a bounce (a critically damped spring that takes the remaining speed
+ * and brings it back), or a stop at the edge when `bounces` is false; released beyond an edge, it eases back.
  */
 export class MomentumAxis {
-  constructor(position, velocity, lo, hi) {
+  constructor(position, velocity, lo, hi, { rate = DECELERATION, bounces = true } = {}) {
     this.done = false;
+    this.rate = rate;
     if (position < lo || position > hi) {
       const edge = position < lo ? lo : hi;
+      this.moves = true;
       this.at = (t) => this.#ease(position, edge, t);
       return;
     }
-    const duration = momentumDuration(velocity);
+    const duration = momentumDuration(velocity, rate);
+    this.moves = duration > 0;
     this.at = (t) => {
       const time = Math.min(t, duration);
-      const p = position + momentumDistance(velocity, time);
-      if (p < lo || p > hi) return this.#bounce(position, velocity, lo, hi, t);
+      const p = position + momentumDistance(velocity, time, rate);
+      if (p < lo || p > hi) {
+        if (!bounces) { this.done = true; return p < lo ? lo : hi; }
+        return this.#bounce(position, velocity, lo, hi, t);
+      }
       if (t >= duration) this.done = true;
       return p;
     };
@@ -61,7 +68,7 @@ export class MomentumAxis {
     // Find when the glide crossed the edge, and its speed there.
     if (this.crossing === undefined) {
       const edge = velocity < 0 ? lo : hi;
-      const k = Math.log(DECELERATION);
+      const k = Math.log(this.rate);
       // position + v (r^t - 1)/k = edge  =>  r^t = 1 + (edge - position) k / v
       const rt = 1 + ((edge - position) * k) / velocity;
       this.crossing = { time: Math.log(Math.max(rt, 1e-9)) / k, speed: velocity * Math.max(rt, 0), edge };

@@ -4,8 +4,9 @@
  *   pinchStart(centre), pinchMove(ratio, centre), pinchEnd()   two fingers
  *   wheelZoom(factor, point)                                wheel, and trackpad pinch (ctrl + wheel)
  *   doubleTap(point), twoFingerTap(point)                   double click counts as a double tap
+ *   singleTap(point)                                        a touch tap not followed by a second one (optional)
  *   key(event) -> boolean (handled)
- * Points are relative to `target.origin()` (the current page's view).
+ * Points are relative to `target.origin()` (the current page's view). `destroy()` removes every listener.
  */
 const TAP_SLOP = 10; // points a tap may wander
 const TAP_TIME = 250; // ms a tap may last
@@ -21,13 +22,21 @@ export class Gestures {
     this.mode = null; // 'drag' | 'pinch' | null
     this.lastTap = null;
     this.multiTouch = null;
-    element.addEventListener('pointerdown', (e) => this.#down(e));
-    element.addEventListener('pointermove', (e) => this.#move(e));
-    element.addEventListener('pointerup', (e) => this.#up(e));
-    element.addEventListener('pointercancel', (e) => this.#up(e, true));
-    element.addEventListener('dblclick', (e) => { e.preventDefault(); this.target.doubleTap(this.#point(e)); });
-    element.addEventListener('wheel', (e) => this.#wheel(e), { passive: false });
-    element.addEventListener('dragstart', (e) => e.preventDefault());
+    this.singleTapTimer = null;
+    this.listening = new AbortController();
+    const on = (name, fn, options = {}) => element.addEventListener(name, fn, { ...options, signal: this.listening.signal });
+    on('pointerdown', (e) => this.#down(e));
+    on('pointermove', (e) => this.#move(e));
+    on('pointerup', (e) => this.#up(e));
+    on('pointercancel', (e) => this.#up(e, true));
+    on('dblclick', (e) => { e.preventDefault(); this.target.doubleTap(this.#point(e)); });
+    on('wheel', (e) => this.#wheel(e), { passive: false });
+    on('dragstart', (e) => e.preventDefault());
+  }
+
+  destroy() {
+    this.listening.abort();
+    clearTimeout(this.singleTapTimer);
   }
 
   #point(e) {
@@ -46,11 +55,12 @@ export class Gestures {
   }
 
   #down(e) {
-    if (e.button !== 0 || e.target.closest('.chrome')) return;
+    if (e.button !== 0 || e.target.closest('.chrome, .navigator')) return;
     try { this.element.setPointerCapture(e.pointerId); } catch { /* a pointer that is already gone */ }
     const p = this.#point(e);
     this.pointers.set(e.pointerId, { ...p, start: p, time: e.timeStamp, type: e.pointerType });
     if (this.pointers.size === 1) {
+      clearTimeout(this.singleTapTimer); // a second touch is coming: not a single tap
       this.mode = 'drag';
       this.samples = [{ ...p, t: e.timeStamp }];
       this.target.dragStart();
@@ -123,9 +133,13 @@ export class Gestures {
     const last = this.lastTap;
     if (last && time - last.time <= DOUBLE_TAP_TIME && Math.hypot(p.x - last.x, p.y - last.y) <= 3 * TAP_SLOP) {
       this.lastTap = null;
+      clearTimeout(this.singleTapTimer);
       this.target.doubleTap(p);
     } else {
       this.lastTap = { ...p, time };
+      // A single tap only once no second tap can follow (photo viewers hide their bars on it).
+      clearTimeout(this.singleTapTimer);
+      if (this.target.singleTap) this.singleTapTimer = setTimeout(() => this.target.singleTap(p), DOUBLE_TAP_TIME);
     }
   }
 

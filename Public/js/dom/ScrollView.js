@@ -1,35 +1,92 @@
 import {
   computeViewport, settle, zoomLimits, offsetRanges, visibleRect, resolutionFor, tilesCovering,
-  zoomAround, tapZoom, imagePointAt,
+  zoomAround, tapZoom, imagePointAt, zoomToRect, normalizedInsets,
 } from '../geometry/Viewport.js';
-import { rubberBanded, rubberBandInverse, easeOutCubic } from '../geometry/Motion.js';
+import { rubberBanded, rubberBandInverse, easeOutCubic, DECELERATION } from '../geometry/Motion.js';
 import { Pyramid } from '../geometry/Pyramid.js';
 import { TileLayer, tileURL } from '../tiles/TileLayer.js';
 import { Animator, MomentumAxis } from './Animator.js';
+import { Emitter } from './Emitter.js';
+import { ScrollIndicators } from './ScrollIndicators.js';
+import { motionDuration } from './Motion.js';
 
 const ZOOM_DURATION = 300;
 
+/** UIScrollView's two named deceleration rates (velocity kept per ms); any number in (0, 1) also works. */
+export const DECELERATION_RATES = { normal: DECELERATION, fast: 0.99 };
+
+function decelerationRateOf(value) {
+  const rate = typeof value === 'string' ? DECELERATION_RATES[value] : value;
+  if (!(rate > 0 && rate < 1)) throw new RangeError(`decelerationRate must be "normal", "fast" or a number in (0, 1), got ${value}`);
+  return rate;
+}
+
+function zoomScaleOption(name, value) {
+  if (value === undefined || value === null) return undefined;
+  if (!(Number.isFinite(value) && value > 0)) throw new RangeError(`${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+/**
+ * A pyramid whose preview is not Tilescope's 1024-px one: for a foreign Deep Zoom or IIIF source the
+ * "preview" is the single tile of the largest level that fits in one tile, so rule 8 asks for tiles as soon
+ * as that is too coarse.
+ */
+class ForeignPyramid extends Pyramid {
+  constructor(width, height, tileSize, overlap, previewSide) {
+    super(width, height, tileSize, overlap);
+    this.previewSide = previewSide;
+  }
+
+  previewLevel(maxSide = this.previewSide) {
+    return super.previewLevel(maxSide);
+  }
+}
+
+export function pyramidOf(image) {
+  const { width, height, tileSize, overlap } = image;
+  return image.previewSide ? new ForeignPyramid(width, height, tileSize, overlap, image.previewSide)
+    : new Pyramid(width, height, tileSize, overlap);
+}
+
 /**
  * A zooming scroll view over one deep-zoom image, in the manner of UIScrollView: it owns zoomScale and
- * contentOffset, settles them by the geometry rules, animates zooms, momentum and bounces, and hands the
- * resulting view to its TileLayer. Gestures arrive from outside as calls.
+ * contentOffset, settles them by the geometry rules (contentInset included), animates zooms, momentum and
+ * bounces, shows scroll indicators and tells its delegate (`on(event, fn)`) what happens:
+ *   scroll, zoom, beginDragging, endDragging {willDecelerate}, endDecelerating, beginZooming,
+ *   endZooming {scale}, endScrollingAnimation, fullyLoaded.
+ * Gestures arrive from outside as calls (see Gestures.js).
  */
 export class ScrollView {
-  constructor(element, image, { onChange, initialView = {} } = {}) {
+  constructor(element, image, { onChange, initialView = {}, insets, indicatorInsets, minimumZoomScale,
+    maximumZoomScale, bounces = true, bouncesZoom = true, decelerationRate = 'normal',
+    showsHorizontalScrollIndicator = true, showsVerticalScrollIndicator = true } = {}) {
     this.element = element;
     this.image = image;
-    this.pyramid = new Pyramid(image.width, image.height, image.tileSize, image.overlap);
+    this.events = new Emitter();
+    this.pyramid = pyramidOf(image);
     this.layer = new TileLayer(element, image, this.pyramid);
     // A tile or the preview arrived: lay out again (coalesced), which also drops the older level once complete.
     this.layer.onChange = () => this.#scheduleRender();
+    this.indicators = new ScrollIndicators(element);
+    this.indicators.enabled = { horizontal: showsHorizontalScrollIndicator, vertical: showsVerticalScrollIndicator };
     this.onChange = onChange;
     this.animator = new Animator(() => this.render());
-    this.dragging = false;
+    Object.assign(this, { tracking: false, dragging: false, decelerating: false, zooming: false });
+    this.bounces = bounces;
+    this.bouncesZoom = bouncesZoom;
+    this.decelerationRate = decelerationRate;
+    this.minimumZoomScale = minimumZoomScale;
+    this.maximumZoomScale = maximumZoomScale;
+    this.insets = normalizedInsets(insets);
+    this.indicatorInsets = indicatorInsets ? normalizedInsets(indicatorInsets) : null;
     this.width = Math.max(1, element.clientWidth);
     this.height = Math.max(1, element.clientHeight);
     this.scale = ScrollView.deviceScale();
+    this.fullyLoaded = false;
     const start = settle(this.pyramid, { ...this.#baseRequest(), ...initialView });
     Object.assign(this, { zoomScale: start.zoomScale, offsetX: start.offsetX, offsetY: start.offsetY });
+    this.shown = { zoomScale: this.zoomScale, offsetX: this.offsetX, offsetY: this.offsetY };
     this.render();
   }
 
@@ -38,8 +95,29 @@ export class ScrollView {
     return Math.min(4, Math.max(1, window.devicePixelRatio || 1));
   }
 
+  on(name, fn) { return this.events.on(name, fn); }
+
+  // Configuration ------------------------------------------------------------------------------
+
+  get decelerationRate() { return this.rate; }
+  set decelerationRate(value) { this.rate = decelerationRateOf(value); }
+
+  get minimumZoomScale() { return this.limits().minimum; }
+  set minimumZoomScale(value) { this.minZoom = zoomScaleOption('minimumZoomScale', value); this.#resettle(); }
+
+  get maximumZoomScale() { return this.limits().maximum; }
+  set maximumZoomScale(value) { this.maxZoom = zoomScaleOption('maximumZoomScale', value); this.#resettle(); }
+
+  #resettle() {
+    // Called from the constructor before the first view exists.
+    if (this.zoomScale !== undefined) this.setView(this.request());
+  }
+
   #baseRequest() {
-    return { width: this.width, height: this.height, scale: this.scale };
+    const request = { width: this.width, height: this.height, scale: this.scale, insets: this.insets };
+    if (this.minZoom !== undefined) request.minZoomScale = this.minZoom;
+    if (this.maxZoom !== undefined) request.maxZoomScale = this.maxZoom;
+    return request;
   }
 
   /** The request the viewport API would get for the current (settled) view. */
@@ -62,8 +140,13 @@ export class ScrollView {
     return computeViewport(this.pyramid, this.request(), urls);
   }
 
+  /** The visible part of the image in image pixels (rule 5), for a navigator. */
+  visibleImageRect() {
+    return visibleRect(this.pyramid, this.#baseRequest(), this.zoomScale, this.offsetX, this.offsetY);
+  }
+
   get isIdle() {
-    return !this.dragging && !this.animator.running && this.layer.complete;
+    return !this.tracking && !this.animator.running && this.layer.complete;
   }
 
   get isAtFit() {
@@ -73,8 +156,9 @@ export class ScrollView {
   destroy() {
     this.animator.stop();
     cancelAnimationFrame(this.pendingFrame);
-    this.resizeObserver?.disconnect();
     this.layer.destroy();
+    this.indicators.destroy();
+    this.events.clear();
   }
 
   /** Re-measures the element; a view at fit stays at fit, otherwise the centre stays put. */
@@ -92,38 +176,107 @@ export class ScrollView {
                         offsetY: centre.y * this.zoomScale - height / 2 });
   }
 
+  /**
+   * Sets the contentInset (points; the bars over the view): a view at fit stays at fit, otherwise the
+   * offset stays where it is within the new allowed range, as UIScrollView does.
+   */
+  setInsets(insets) {
+    const next = normalizedInsets(insets);
+    const same = ['top', 'left', 'bottom', 'right'].every((side) => Math.abs(next[side] - this.insets[side]) < 0.01);
+    if (same) return;
+    const wasFit = this.isAtFit;
+    this.insets = next;
+    this.animator.stop();
+    if (wasFit) this.setView({});
+    else this.setView(this.request());
+  }
+
   /** Jumps to a view, settled by rules 3 and 4; missing fields mean aspect fit and offset 0. */
   setView({ zoomScale, offsetX, offsetY }) {
     this.animator.stop();
     this.#apply(settle(this.pyramid, { ...this.#baseRequest(), zoomScale, offsetX, offsetY }));
   }
 
-  /** Animates to a view, settled by rules 3 and 4. */
+  /** Animates to a view, settled by rules 3 and 4; ends with endScrollingAnimation (and endZooming). */
   animateTo(target, duration = ZOOM_DURATION) {
     const from = { zoomScale: this.zoomScale, offsetX: this.offsetX, offsetY: this.offsetY };
     const to = settle(this.pyramid, { ...this.#baseRequest(), ...target });
+    const finish = () => {
+      this.#apply(to);
+      this.events.emit('endScrollingAnimation', this.#where());
+      if (to.zoomScale !== from.zoomScale) this.events.emit('endZooming', { scale: to.zoomScale });
+    };
+    const ms = motionDuration(duration);
+    if (ms === 0) { this.animator.stop(); finish(); return; }
+    // The end is known now: the tile layer fetches for it, not for every frame on the way.
+    this.layer.expect(to, ms);
     this.animator.run((elapsed) => {
-      const t = Math.min(1, elapsed / duration);
+      const t = Math.min(1, elapsed / ms);
       const k = easeOutCubic(t);
       // Zoom moves geometrically so that the speed of zooming feels even.
       this.zoomScale = from.zoomScale * Math.pow(to.zoomScale / from.zoomScale, k);
       this.offsetX = from.offsetX + (to.offsetX - from.offsetX) * k;
       this.offsetY = from.offsetY + (to.offsetY - from.offsetY) * k;
-      if (t >= 1) { this.#apply(to); return false; }
+      if (t >= 1) { finish(); return false; }
       return true;
     });
   }
 
-  fit(animated = true) {
-    if (animated) this.animateTo({});
-    else this.setView({});
+  #go(target, animated) {
+    if (animated) this.animateTo(target);
+    else this.setView(target);
   }
 
-  /** Double tap (or click) at a point in the view: x factor, centred on that point (issue 3's `tap`). */
-  tap(viewPoint, factor = 1.5) {
+  // UIScrollView's calls --------------------------------------------------------------------------
+
+  /** Moves the content so that the view's top-left shows content point (x, y), settled by rule 4. */
+  setContentOffset({ x, y }, { animated = false } = {}) {
+    this.#settleNow();
+    this.#go({ zoomScale: this.zoomScale, offsetX: x, offsetY: y }, animated);
+  }
+
+  /** Zooms to `scale` (clamped to the limits) about the centre of the available area. */
+  setZoomScale(scale, { animated = false } = {}) {
+    this.#settleNow();
+    const { insets, aw, ah } = this.limits();
+    const centre = { x: insets.left + aw / 2, y: insets.top + ah / 2 };
+    this.#go(zoomAround(this.pyramid, this.request(), scale, centre), animated);
+  }
+
+  /** Zooms so that `rect` (image pixels) fills the available area, centred (the geometry's zoomToRect). */
+  zoomToRect(rect, { animated = false } = {}) {
+    this.#settleNow();
+    this.#go(zoomToRect(this.pyramid, this.request(), rect), animated);
+  }
+
+  /**
+   * Scrolls the least distance that brings `rect` (content points, as UIScrollView's) inside the available
+   * area; a rectangle larger than the area shows its leading edge.
+   */
+  scrollRectToVisible(rect, { animated = false } = {}) {
+    this.#settleNow();
+    const i = this.insets;
+    const axis = (offset, start, length, size, leading, trailing) => {
+      const low = offset + leading;
+      const high = offset + size - trailing;
+      if (length > high - low || start < low) return start - leading;
+      if (start + length > high) return start + length - (size - trailing);
+      return offset;
+    };
+    this.#go({ zoomScale: this.zoomScale,
+               offsetX: axis(this.offsetX, rect.x, rect.width, this.width, i.left, i.right),
+               offsetY: axis(this.offsetY, rect.y, rect.height, this.height, i.top, i.bottom) }, animated);
+  }
+
+  fit(animated = true) {
+    this.#go({}, animated);
+  }
+
+  /** Double tap (or click) at a point in the view: x factor ('out': / factor), centred on that point (the API's `tap`). */
+  tap(viewPoint, factor = 1.5, direction = 'in') {
     this.#settleNow();
     const point = imagePointAt(this.request(), this.zoomScale, viewPoint);
-    this.animateTo(tapZoom(this.pyramid, this.request(), point, factor));
+    this.animateTo(tapZoom(this.pyramid, this.request(), point, factor, direction));
   }
 
   /** Wheel or trackpad pinch: zoom by `factor` keeping the point under the pointer fixed. */
@@ -142,9 +295,11 @@ export class ScrollView {
 
   // Dragging ---------------------------------------------------------------------------------
 
+  /** A finger (or the mouse button) went down on the content: tracking, not yet dragging. */
   beginDrag() {
+    this.#stopDeceleration();
     this.animator.stop();
-    this.dragging = true;
+    this.tracking = true;
     const ranges = this.#ranges();
     // Resume from where a bounce was: the finger position that would show the current offset.
     this.rawX = this.#unband(this.offsetX, ranges.x, this.width);
@@ -156,15 +311,21 @@ export class ScrollView {
    * not rubber-banded but returned, so that the carousel can turn the page with it.
    */
   dragBy(dx, dy, pageable = false) {
+    if (!this.tracking) this.beginDrag();
+    if (!this.dragging && (dx !== 0 || dy !== 0)) {
+      this.dragging = true;
+      this.events.emit('beginDragging', this.#where());
+    }
     const ranges = this.#ranges();
     let excess = 0;
     this.rawX -= dx;
     this.rawY -= dy;
-    if (pageable) {
+    if (pageable || !this.bounces) {
       const clamped = Math.min(Math.max(this.rawX, ranges.x.lo), ranges.x.hi);
-      excess = this.rawX - clamped;
+      if (pageable) excess = this.rawX - clamped;
       this.rawX = clamped;
     }
+    if (!this.bounces) this.rawY = Math.min(Math.max(this.rawY, ranges.y.lo), ranges.y.hi);
     this.offsetX = rubberBanded(this.rawX, ranges.x.lo, ranges.x.hi, this.width);
     this.offsetY = rubberBanded(this.rawY, ranges.y.lo, ranges.y.hi, this.height);
     this.render();
@@ -173,26 +334,43 @@ export class ScrollView {
 
   /** The finger lifted with a velocity in points per ms: momentum, then a bounce at the edges. */
   endDrag(vx, vy) {
+    if (!this.tracking) return;
+    this.tracking = false;
+    const wasDragging = this.dragging;
     this.dragging = false;
-    this.#glide(-vx, -vy);
+    const ranges = this.#ranges();
+    const options = { rate: this.rate, bounces: this.bounces };
+    const ax = new MomentumAxis(this.offsetX, -vx, ranges.x.lo, ranges.x.hi, options);
+    const ay = new MomentumAxis(this.offsetY, -vy, ranges.y.lo, ranges.y.hi, options);
+    const willDecelerate = Boolean(ax.moves || ay.moves);
+    this.indicators.release();
+    if (wasDragging) this.events.emit('endDragging', { ...this.#where(), willDecelerate });
+    if (willDecelerate) this.#glide(ax, ay);
+    else this.#apply(settle(this.pyramid, this.request()));
   }
 
   // Pinching ---------------------------------------------------------------------------------
 
   beginPinch(centre) {
+    this.#stopDeceleration();
     this.animator.stop();
-    this.dragging = true;
+    if (this.dragging) this.endDrag(0, 0);
+    this.tracking = true;
+    this.zooming = true;
     this.pinchStart = { zoomScale: this.zoomScale, point: imagePointAt(this.request(), this.zoomScale, centre) };
+    this.events.emit('beginZooming', this.#where());
   }
 
   /** Fingers at `centre`, `ratio` times as far apart as at the start: the image point under them follows. */
   pinchTo(ratio, centre) {
+    if (!this.pinchStart) return;
     const { minimum, maximum } = this.limits();
     const wanted = this.pinchStart.zoomScale * ratio;
-    // A little resistance beyond the limits, as a scroll view shows, then the bounce on release.
+    // A little resistance beyond the limits, as a scroll view shows, then the bounce on release
+    // (or a hard stop at the limits when bouncesZoom is false).
     let z = wanted;
-    if (wanted < minimum) z = minimum * Math.pow(wanted / minimum, 0.3);
-    if (wanted > maximum) z = maximum * Math.pow(wanted / maximum, 0.3);
+    if (wanted < minimum) z = this.bouncesZoom ? minimum * Math.pow(wanted / minimum, 0.3) : minimum;
+    if (wanted > maximum) z = this.bouncesZoom ? maximum * Math.pow(wanted / maximum, 0.3) : maximum;
     this.zoomScale = z;
     this.offsetX = this.pinchStart.point.x * z - centre.x;
     this.offsetY = this.pinchStart.point.y * z - centre.y;
@@ -200,8 +378,28 @@ export class ScrollView {
   }
 
   endPinch() {
-    this.dragging = false;
-    this.animateTo({ zoomScale: this.zoomScale, offsetX: this.offsetX, offsetY: this.offsetY }, 250);
+    if (!this.pinchStart) return;
+    this.pinchStart = null;
+    this.tracking = false;
+    this.indicators.release();
+    const to = settle(this.pyramid, this.request());
+    const from = { zoomScale: this.zoomScale, offsetX: this.offsetX, offsetY: this.offsetY };
+    const ms = motionDuration(250);
+    const finish = () => {
+      this.#apply(to);
+      this.zooming = false;
+      this.events.emit('endZooming', { scale: to.zoomScale });
+    };
+    if (ms === 0) { finish(); return; }
+    this.animator.run((elapsed) => {
+      const t = Math.min(1, elapsed / ms);
+      const k = easeOutCubic(t);
+      this.zoomScale = from.zoomScale * Math.pow(to.zoomScale / from.zoomScale, k);
+      this.offsetX = from.offsetX + (to.offsetX - from.offsetX) * k;
+      this.offsetY = from.offsetY + (to.offsetY - from.offsetY) * k;
+      if (t >= 1) { finish(); return false; }
+      return true;
+    });
   }
 
   // Rendering --------------------------------------------------------------------------------
@@ -214,8 +412,34 @@ export class ScrollView {
     const centre = { x: (this.offsetX + this.width / 2) / z, y: (this.offsetY + this.height / 2) / z };
     const tiles = level === null ? [] : tilesCovering(this.pyramid, level, visible, z, centre);
     this.layer.update({ zoomScale: z, offsetX: this.offsetX, offsetY: this.offsetY, level, tiles,
-                        viewWidth: this.width, viewHeight: this.height });
-    this.#changed();
+                        viewWidth: this.width, viewHeight: this.height, scale: this.scale });
+    this.indicators.update({ width: this.width, height: this.height, offsetX: this.offsetX, offsetY: this.offsetY,
+                             contentWidth: this.pyramid.width * z, contentHeight: this.pyramid.height * z,
+                             insets: this.insets, indicatorInsets: this.indicatorInsets ?? this.insets });
+    this.#announce();
+    this.onChange?.(this);
+  }
+
+  /** Tells the delegate what changed since the last frame: scroll, zoom, fullyLoaded. */
+  #announce() {
+    const before = this.shown;
+    const zoomed = before.zoomScale !== this.zoomScale;
+    const scrolled = zoomed || before.offsetX !== this.offsetX || before.offsetY !== this.offsetY;
+    this.shown = { zoomScale: this.zoomScale, offsetX: this.offsetX, offsetY: this.offsetY };
+    if (scrolled) {
+      this.indicators.show(this.tracking);
+      this.events.emit('scroll', this.#where());
+    }
+    if (zoomed) this.events.emit('zoom', this.#where());
+    const complete = this.layer.isComplete();
+    if (complete !== this.fullyLoaded) {
+      this.fullyLoaded = complete;
+      if (complete) this.events.emit('fullyLoaded', this.#where());
+    }
+  }
+
+  #where() {
+    return { zoomScale: this.zoomScale, contentOffset: { x: this.offsetX, y: this.offsetY } };
   }
 
   #scheduleRender() {
@@ -224,10 +448,6 @@ export class ScrollView {
       this.pendingFrame = null;
       this.render();
     });
-  }
-
-  #changed() {
-    this.onChange?.(this);
   }
 
   #apply({ zoomScale, offsetX, offsetY }) {
@@ -247,20 +467,33 @@ export class ScrollView {
 
   /** Ends any motion where it stands, settled into the allowed range. */
   #settleNow() {
+    this.#stopDeceleration();
     this.animator.stop();
+    this.tracking = false;
     this.dragging = false;
     this.#apply(settle(this.pyramid, this.request()));
   }
 
-  #glide(vx, vy) {
-    const ranges = this.#ranges();
-    const ax = new MomentumAxis(this.offsetX, vx, ranges.x.lo, ranges.x.hi);
-    const ay = new MomentumAxis(this.offsetY, vy, ranges.y.lo, ranges.y.hi);
+  #stopDeceleration() {
+    if (!this.decelerating) return;
+    this.decelerating = false;
+    this.events.emit('endDecelerating', this.#where());
+  }
+
+  #glide(ax, ay) {
+    this.decelerating = true;
     this.animator.run((elapsed) => {
       this.offsetX = ax.at(elapsed);
       this.offsetY = ay.at(elapsed);
       if (ax.done && ay.done) {
-        this.#apply(settle(this.pyramid, this.request()));
+        Object.assign(this, settle(this.pyramid, this.request()));
+        // Rendered by the animator right after this step (its scroll event still decelerating, as
+        // UIScrollView's last didScroll is); the delegate hears of the end after that frame.
+        queueMicrotask(() => {
+          if (!this.decelerating) return;
+          this.decelerating = false;
+          this.events.emit('endDecelerating', this.#where());
+        });
         return false;
       }
       return true;

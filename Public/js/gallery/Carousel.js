@@ -1,5 +1,6 @@
 import { Page } from './Page.js';
 import { easeOutCubic } from '../geometry/Motion.js';
+import { motionDuration } from '../dom/Motion.js';
 
 const TURN_DURATION = 280;
 const GAP = 16; // points between pages, visible while swiping
@@ -9,9 +10,9 @@ const GAP = 16; // points between pages, visible while swiping
  * reused as it turns. `offset` is how far the strip is pulled (positive: towards the previous page).
  */
 export class Carousel {
-  constructor(element, { onChange, onImageUpdate, onTurn }) {
+  constructor(element, { onChange, onImageUpdate, onTurn, scrollOptions }) {
     this.element = element;
-    this.pages = [0, 1, 2].map(() => new Page(element, { onChange, onImageUpdate }));
+    this.pages = [0, 1, 2].map(() => new Page(element, { onChange, onImageUpdate, scrollOptions }));
     this.offset = 0;
     this.onTurn = onTurn;
     this.frame = null;
@@ -76,13 +77,20 @@ export class Carousel {
     for (const page of this.pages) page.resize();
   }
 
+  destroy() {
+    cancelAnimationFrame(this.frame);
+    this.frame = null;
+    for (const page of this.pages) page.destroy();
+  }
+
   #animateOffset(target, done) {
     cancelAnimationFrame(this.frame);
     const from = this.offset;
     const start = performance.now();
+    const duration = motionDuration(TURN_DURATION);
     return new Promise((resolve) => {
       const tick = (now) => {
-        const t = Math.min(1, (now - start) / TURN_DURATION);
+        const t = duration === 0 ? 1 : Math.min(1, (now - start) / duration);
         this.offset = from + (target - from) * easeOutCubic(t);
         this.layout();
         if (t < 1) { this.frame = requestAnimationFrame(tick); return; }

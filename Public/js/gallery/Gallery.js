@@ -3,59 +3,81 @@ import { PageControl } from './PageControl.js';
 import { Rating } from './Rating.js';
 import { readUrlState, writeUrlState } from './UrlState.js';
 import { Gestures } from '../dom/Gestures.js';
-import { Keyboard } from '../dom/Keyboard.js';
 
 const URL_DELAY = 200;
 const wrap = (i, n) => ((i % n) + n) % n;
 
 /**
  * The gallery: an endless carousel over the images, with the page control, caption and rating of the
- * current one, gestures and keys routed to the current page's scroll view or to the carousel, and the
- * view kept in the URL.
+ * current one, gestures routed to the current page's scroll view or to the carousel, and (optionally) the
+ * view kept in the URL. `parts` are the elements Chrome.js built. Hooks: `onScrollView(scrollView)` when
+ * the current page's scroll view changes, `onPageChange({page, image})` when the current image changes,
+ * `onSingleTap(point)` for a touch tap, `scrollOptions()` for every new scroll view.
  */
 export class Gallery {
-  constructor(root, images) {
-    this.root = root;
+  constructor(parts, images, { urlState = false, pagingEnabled = true, scrollOptions = () => ({}), onScrollView,
+    onPageChange, onSingleTap, initial = {} } = {}) {
+    this.parts = parts;
+    this.root = parts.root;
     this.images = images;
     this.index = 0;
-    this.title = root.querySelector('.title');
-    this.caption = root.querySelector('.caption');
-    this.carousel = new Carousel(root.querySelector('.pager'), {
+    this.urlState = urlState;
+    this.pagingEnabled = pagingEnabled;
+    this.onScrollView = onScrollView;
+    this.onPageChange = onPageChange;
+    this.onSingleTap = onSingleTap;
+    this.title = parts.title;
+    this.caption = parts.caption;
+    this.carousel = new Carousel(parts.pager, {
       onChange: (page) => this.#pageChanged(page),
       onImageUpdate: (image) => this.#imageUpdated(image),
       onTurn: (direction, recycled) => this.#turned(direction, recycled),
+      scrollOptions,
     });
-    this.pageControl = new PageControl(root.querySelector('.page-control'), { onSelect: (i) => this.goTo(i) });
-    this.rating = new Rating(root.querySelector('.rating'), { onSaved: (image) => this.#imageUpdated(image) });
-    root.querySelector('.nav.previous').addEventListener('click', () => this.turn(-1));
-    root.querySelector('.nav.next').addEventListener('click', () => this.turn(+1));
-    root.querySelector('.zoom-in').addEventListener('click', () => this.#zoomButton(1.5));
-    root.querySelector('.zoom-out').addEventListener('click', () => this.#zoomButton(1 / 1.5));
-    root.querySelector('.zoom-fit').addEventListener('click', () => this.scrollView?.fit());
-    this.gestures = new Gestures(root.querySelector('.pager'), this);
-    this.keyboard = new Keyboard(document, this);
-    new ResizeObserver(() => this.carousel.resize()).observe(root.querySelector('.pager'));
-    addEventListener('resize', () => this.carousel.resize());
+    this.pageControl = new PageControl(parts.pageControl, { onSelect: (i) => this.goTo(i) });
+    this.rating = parts.rating ? new Rating(parts.rating, { onSaved: (image) => this.#imageUpdated(image) }) : null;
+    this.listening = new AbortController();
+    const click = (element, fn) => element.addEventListener('click', fn, { signal: this.listening.signal });
+    click(parts.previous, () => this.turn(-1));
+    click(parts.next, () => this.turn(+1));
+    click(parts.zoomIn, () => this.#zoomButton(1.5));
+    click(parts.zoomOut, () => this.#zoomButton(1 / 1.5));
+    click(parts.zoomFit, () => this.scrollView?.fit());
+    this.gestures = new Gestures(parts.pager, this);
     this.#watchPixelRatio();
-    const initial = readUrlState();
-    const found = images.findIndex((image) => image.id === initial.image);
-    const view = found >= 0 && initial.zoomScale !== undefined
-      ? { zoomScale: initial.zoomScale, offsetX: initial.offsetX, offsetY: initial.offsetY } : {};
+    const state = urlState ? readUrlState() : initial;
+    const found = images.findIndex((image) => image.id === state.image);
+    const view = found >= 0 && state.zoomScale !== undefined
+      ? { zoomScale: state.zoomScale, offsetX: state.offsetX, offsetY: state.offsetY } : {};
     this.goTo(found >= 0 ? found : 0, view);
+  }
+
+  destroy() {
+    this.destroyed = true;
+    clearTimeout(this.urlTimer);
+    this.listening.abort();
+    this.gestures.destroy();
+    this.carousel.destroy();
   }
 
   /** A window moved to a screen of another pixel density re-chooses its tiles (rule 8 with the new scale). */
   #watchPixelRatio() {
     const query = matchMedia(`(resolution: ${window.devicePixelRatio}dppx)`);
     query.addEventListener('change', () => {
+      if (this.destroyed) return;
       this.carousel.resize();
       this.#watchPixelRatio();
-    }, { once: true });
+    }, { once: true, signal: this.listening.signal });
   }
 
   get count() { return this.images.length; }
   get current() { return this.images[this.index]; }
   get scrollView() { return this.carousel.current.scrollView; }
+  /** The current page's index (0-based), UIPageControl's currentPage. */
+  get page() { return this.index; }
+
+  next() { return this.turn(+1); }
+  previous() { return this.turn(-1); }
 
   /** Shows image i with its neighbours (none when it is the only one). */
   goTo(i, view = {}) {
@@ -83,12 +105,25 @@ export class Gallery {
   #updateChrome() {
     const image = this.current;
     this.title.textContent = image?.title || image?.id || '';
-    this.caption.textContent = image?.caption || '';
-    this.caption.hidden = !image?.caption;
+    this.#showCaption(image);
     this.pageControl.update(this.images, this.index);
-    this.rating.show(image);
+    this.rating?.show(image);
     this.root.classList.toggle('single', this.count < 2);
     this.#scheduleUrl();
+    this.#noticeScrollView();
+    if (this.shownIndex !== this.index || this.shownImage !== image) {
+      this.shownIndex = this.index;
+      this.shownImage = image;
+      this.onPageChange?.({ page: this.index, image });
+    }
+  }
+
+  /** Tells the viewer when the current page's scroll view is another one (a turn, or a build finished). */
+  #noticeScrollView() {
+    const sv = this.scrollView ?? null;
+    if (sv === this.attached) return;
+    this.attached = sv;
+    this.onScrollView?.(sv);
   }
 
   #imageUpdated(image) {
@@ -97,16 +132,27 @@ export class Gallery {
     this.images[i] = image;
     if (i === this.index) {
       this.title.textContent = image.title || image.id;
-      this.caption.textContent = image.caption || '';
-      this.caption.hidden = !image.caption;
+      this.#showCaption(image);
     }
   }
 
+  /** The caption in its toggle (collapsed to one line until tapped; the toggle hides without a caption). */
+  #showCaption(image) {
+    this.caption.textContent = image?.caption || '';
+    const toggle = this.parts.captionToggle;
+    toggle.hidden = !image?.caption;
+    toggle.setAttribute('aria-expanded', 'false');
+    toggle.setAttribute('aria-label', image?.caption ? `Caption: ${image.caption}` : '');
+  }
+
   #pageChanged(page) {
-    if (page === this.carousel.current) this.#scheduleUrl();
+    if (page !== this.carousel.current) return;
+    this.#scheduleUrl();
+    this.#noticeScrollView();
   }
 
   #scheduleUrl() {
+    if (!this.urlState) return;
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
       const sv = this.scrollView;
@@ -118,7 +164,9 @@ export class Gallery {
   #zoomButton(factor) {
     const sv = this.scrollView;
     if (!sv) return;
-    sv.zoomBy(factor, { x: sv.width / 2, y: sv.height / 2 }, true);
+    // About the centre of the area the bars leave free, as UIScrollView's setZoomScale.
+    const { insets, aw, ah } = sv.limits();
+    sv.zoomBy(factor, { x: insets.left + aw / 2, y: insets.top + ah / 2 }, true);
   }
 
   // Gesture target --------------------------------------------------------------------------
@@ -133,7 +181,7 @@ export class Gallery {
   dragMove(dx, dy) {
     if (this.pulling === 'ignore') return;
     const sv = this.scrollView;
-    const pageable = this.count > 1;
+    const pageable = this.count > 1 && this.pagingEnabled;
     if (this.carousel.offset !== 0 || !sv) {
       if (!pageable) { sv?.dragBy(dx, dy); return; }
       const before = this.carousel.offset;
@@ -167,7 +215,8 @@ export class Gallery {
   pinchEnd() { this.scrollView?.endPinch(); }
   wheelZoom(factor, point) { this.scrollView?.zoomBy(factor, point); }
   doubleTap(point) { this.scrollView?.tap(point, 1.5); }
-  twoFingerTap(point) { this.scrollView?.tap(point, 1 / 1.5); }
+  twoFingerTap(point) { this.scrollView?.tap(point, 1.5, 'out'); }
+  singleTap(point) { this.onSingleTap?.(point); }
 
   // Keyboard target ----------------------------------------------------------------------------
 
@@ -207,6 +256,7 @@ export class Gallery {
       scale: sv?.scale ?? null,
       idle: !this.carousel.animating && this.carousel.offset === 0 && (!sv || sv.isIdle),
       pages: this.carousel.pages.map((page) => page.image?.id ?? null),
+      insets: sv?.insets ?? null,
       cachedTiles: sv?.layer.cache.size ?? 0,
       tilesInDom: sv ? sv.layer.shown.size : 0,
     };

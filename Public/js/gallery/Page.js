@@ -8,7 +8,7 @@ const POLL_INTERVAL = 1000;
  * carousel turns. A ready image gets a ScrollView; one still building shows its progress until ready.
  */
 export class Page {
-  constructor(parent, { onChange, onImageUpdate }) {
+  constructor(parent, { onChange, onImageUpdate, scrollOptions = () => ({}) }) {
     this.element = document.createElement('div');
     this.element.className = 'page';
     this.view = document.createElement('div');
@@ -20,6 +20,7 @@ export class Page {
     parent.append(this.element);
     this.onChange = onChange;
     this.onImageUpdate = onImageUpdate;
+    this.scrollOptions = scrollOptions;
     this.image = null;
     this.scrollView = null;
     this.poll = null;
@@ -35,7 +36,8 @@ export class Page {
     if (!image) return;
     if (image.status === 'ready') {
       this.status.hidden = true;
-      this.scrollView = new ScrollView(this.view, image, { onChange: () => this.onChange?.(this), initialView: view });
+      this.scrollView = new ScrollView(this.view, image, { ...this.scrollOptions(), onChange: () => this.onChange?.(this),
+                                                          initialView: view });
     } else {
       this.#showStatus(image);
     }
@@ -43,6 +45,11 @@ export class Page {
 
   resize() {
     this.scrollView?.resize();
+  }
+
+  destroy() {
+    this.#clear();
+    this.element.remove();
   }
 
   #clear() {

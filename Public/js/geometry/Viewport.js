@@ -2,8 +2,13 @@
  * The scroll-view geometry of issue 3 (rules 1-10, zoom-to-rect, double tap), computed locally.
  * Pure arithmetic, no DOM: the same numbers as GET /api/images/{id}/viewport.
  *
- * A request is {width, height, scale?, zoomScale?, offsetX?, offsetY?, insets?, minZoomScale?, maxZoomScale?}
- * with insets = {top, left, bottom, right} in points.
+ * A request is {width, height, scale?, zoomScale?, offsetX?, offsetY?, insets?, minZoomScale?, maxZoomScale?,
+ * zoomRect?, tap?, factor?, tapDirection?} with insets = {top, left, bottom, right} in points, zoomRect =
+ * {x, y, width, height} and tap = {x, y} in image pixels: the JSON body of POST /api/images/{id}/viewport.
+ *
+ * Every formula is written in the same order of operations as Sources/ScrollGeometry, so that the numbers are
+ * equal to the last bit (a browser test compares them on thousands of random requests): `w - (l + r)` and
+ * `w - l - r` can differ in the last digit.
  */
 export const EPSILON = 1e-9;
 
@@ -15,14 +20,18 @@ export function normalizedInsets(insets) {
   return { top: 0, left: 0, bottom: 0, right: 0, ...(insets || {}) };
 }
 
-/** Rules 1 and 2: the available area and the zoom limits. */
+/**
+ * Rules 1 and 2: the available area and the zoom limits. A maximum sent alone below aspect fit pulls the
+ * minimum down to it (an explicit limit wins); the range is never inverted.
+ */
 export function zoomLimits(pyramid, request) {
   const insets = normalizedInsets(request.insets);
   const scale = request.scale ?? 1;
-  const aw = request.width - insets.left - insets.right;
-  const ah = request.height - insets.top - insets.bottom;
-  const minimum = request.minZoomScale ?? Math.min(aw / pyramid.width, ah / pyramid.height);
-  const maximum = request.maxZoomScale ?? Math.max(minimum, 2 / scale);
+  const aw = request.width - (insets.left + insets.right);
+  const ah = request.height - (insets.top + insets.bottom);
+  let minimum = request.minZoomScale ?? Math.min(aw / pyramid.width, ah / pyramid.height);
+  if (request.minZoomScale == null && request.maxZoomScale != null) minimum = Math.min(minimum, request.maxZoomScale);
+  const maximum = Math.max(minimum, request.maxZoomScale ?? Math.max(minimum, 2 / scale));
   return { aw, ah, insets, scale, minimum, maximum };
 }
 
@@ -74,14 +83,15 @@ export function resolutionFor(pyramid, zoomScale, scale) {
   return { resolution: 'high', level, threshold };
 }
 
-/** Rule 5: the visible part of the image, in image pixels. */
+/** Rule 5: the visible part of the image, in image pixels: the intersection divided by zoomScale, as the server. */
 export function visibleRect(pyramid, request, zoomScale, offsetX, offsetY) {
   const cw = pyramid.width * zoomScale;
   const ch = pyramid.height * zoomScale;
-  const x0 = clamp(offsetX, 0, cw);
-  const y0 = clamp(offsetY, 0, ch);
-  const x1 = clamp(offsetX + request.width, 0, cw);
-  const y1 = clamp(offsetY + request.height, 0, ch);
+  const x0 = Math.max(offsetX, 0);
+  const y0 = Math.max(offsetY, 0);
+  const x1 = Math.min(offsetX + request.width, cw);
+  const y1 = Math.min(offsetY + request.height, ch);
+  if (!(x1 > x0 && y1 > y0)) return { x: 0, y: 0, width: 0, height: 0 };
   return { x: x0 / zoomScale, y: y0 / zoomScale, width: (x1 - x0) / zoomScale, height: (y1 - y0) / zoomScale };
 }
 
@@ -136,7 +146,8 @@ export function tilesCovering(pyramid, level, rect, zoomScale, centre) {
  * The whole viewport answer (rules 1-10), shaped like the API's response.
  * `urls` optionally gives {tile(level, column, row), preview} so tiles carry their URL.
  */
-export function computeViewport(pyramid, request, urls = null) {
+export function computeViewport(pyramid, asked, urls = null) {
+  const request = applyZoom(pyramid, asked);
   const limits = zoomLimits(pyramid, request);
   const { zoomScale, offsetX, offsetY } = settle(pyramid, request);
   const visible = visibleRect(pyramid, request, zoomScale, offsetX, offsetY);
@@ -162,31 +173,53 @@ export function computeViewport(pyramid, request, urls = null) {
   };
 }
 
+/** The request at `zoomScale` with the image point `centre` at the centre of the available area (not settled). */
+function centred(pyramid, request, centre, zoomScale) {
+  const { aw, ah, insets } = zoomLimits(pyramid, request);
+  return {
+    ...request,
+    zoomScale,
+    offsetX: centre.x * zoomScale - insets.left - aw / 2,
+    offsetY: centre.y * zoomScale - insets.top - ah / 2,
+  };
+}
+
 /**
  * zoomToRect (image pixels): zoomScale = clamp(min(aw / w, ah / h)); the rectangle's centre goes
  * to the centre of the available area; then rule 4. Returns the settled {zoomScale, offsetX, offsetY}.
  */
 export function zoomToRect(pyramid, request, rect) {
-  const { aw, ah, insets } = zoomLimits(pyramid, request);
-  const zoomScale = clampZoom(pyramid, request, Math.min(aw / rect.width, ah / rect.height));
-  const cx = rect.x + rect.width / 2;
-  const cy = rect.y + rect.height / 2;
-  return settle(pyramid, {
-    ...request,
-    zoomScale,
-    offsetX: cx * zoomScale - (insets.left + aw / 2),
-    offsetY: cy * zoomScale - (insets.top + ah / 2),
-  });
+  return settle(pyramid, zoomedToRect(pyramid, request, rect));
 }
 
-/** The double tap at an image point: newScale = clamp(zoomScale x factor), zoom to available / newScale around it. */
-export function tapZoom(pyramid, request, point, factor = 1.5) {
+function zoomedToRect(pyramid, request, rect) {
   const { aw, ah } = zoomLimits(pyramid, request);
+  const zoomScale = clampZoom(pyramid, request, Math.min(aw / rect.width, ah / rect.height));
+  return centred(pyramid, request, { x: rect.x + rect.width / 2, y: rect.y + rect.height / 2 }, zoomScale);
+}
+
+/** The factor of a double tap; a two-finger tap divides by it (`direction` 'out'), exactly as the server. */
+export const TAP_FACTOR = 1.5;
+
+/**
+ * The double tap at an image point: newScale = clamp(zoomScale x factor), or clamp(zoomScale / factor) with
+ * direction 'out' (the two-finger tap); the tap goes to the centre of the available area; then rule 4.
+ */
+export function tapZoom(pyramid, request, point, factor = TAP_FACTOR, direction = 'in') {
+  return settle(pyramid, tapped(pyramid, request, point, factor, direction));
+}
+
+function tapped(pyramid, request, point, factor, direction) {
   const current = clampZoom(pyramid, request, request.zoomScale);
-  const newScale = clampZoom(pyramid, request, current * factor);
-  const w = aw / newScale;
-  const h = ah / newScale;
-  return zoomToRect(pyramid, request, { x: point.x - w / 2, y: point.y - h / 2, width: w, height: h });
+  const wanted = direction === 'out' ? current / factor : current * factor;
+  return centred(pyramid, request, point, clampZoom(pyramid, request, wanted));
+}
+
+/** The request after its zoom (`zoomRect`, or `tap` with `factor` and `tapDirection`), as the server applies it. */
+export function applyZoom(pyramid, request) {
+  if (request.zoomRect) return zoomedToRect(pyramid, request, request.zoomRect);
+  if (request.tap) return tapped(pyramid, request, request.tap, request.factor ?? TAP_FACTOR, request.tapDirection ?? 'in');
+  return request;
 }
 
 /**

@@ -1,152 +1,277 @@
-import { tileFrame } from '../geometry/Viewport.js';
+import { tileFrame, visibleRect, resolutionFor, tilesCovering } from '../geometry/Viewport.js';
 import { TileCache } from './TileCache.js';
+import { TileLoader } from './TileLoader.js';
 
-/** Fills a URL template such as /dzi/a_files/{level}/{col}_{row}.jpeg?v=3. */
+/**
+ * Fills a URL template such as /dzi/a_files/{level}/{col}_{row}.jpeg?v=3; a function template (a IIIF
+ * source, whose tile URLs are regions, not indices) is called with (level, column, row).
+ */
 export function tileURL(template, level, column, row) {
+  if (typeof template === 'function') return template(level, column, row);
   return template.replace('{level}', level).replace('{col}', column).replace('{row}', row);
 }
 
 const keyOf = (level, column, row) => `${level}/${column}/${row}`;
 
+/** How long past its announced duration an animation's end state stays the only thing worth fetching. */
+const EXPECTATION_SLACK_MS = 250;
+
 /**
- * Draws one image: the preview at once, under the tiles of the needed level where they have arrived.
- * The last complete level stays drawn until the new one has loaded; tiles no longer needed are cancelled
- * while loading or kept in a bounded cache once loaded.
+ * Draws one image: the base tile at once and always underneath, and over it the tiles of the level the view needs.
+ *
+ * The base is the largest level that fits in one tile (128 x 128 for a 16384 x 16384 image): one small request,
+ * so no part of the image is ever blank. Where the viewport API answers `low` (the preview suffices), the layer
+ * draws the tiles of the preview level instead of `preview.jpeg`: the same pixels (the preview is that level
+ * stitched), but the tiles are JPEG Q85 and the preview Q95 4:4:4, which made it 2.1 times their bytes, and at
+ * a screen scale of 2 the preview was loaded only to be covered at once.
+ *
+ * What is fetched is decided apart from what is drawn:
+ * - during an animation whose end is announced (`expect`), only the end state's tiles are fetched, not those of
+ *   every intermediate zoomScale; the frames in between draw whatever is already there (the base, tiles of
+ *   any level in the cache), so nothing is ever blank;
+ * - otherwise the current view's tiles, nearest the centre first, and while panning (dragging, gliding) the
+ *   row or column of tiles just ahead in the direction of the pan;
+ * - tiles no longer wanted are aborted or never started (`TileLoader`).
+ * Loaded tiles of other levels stay drawn under the needed ones until the needed level is complete. Decoded
+ * tiles live in a cache bounded in bytes. `isComplete()` and `onComplete` tell when every tile the current
+ * view needs at its level is drawn (the viewer's `fullyLoaded`).
  */
 export class TileLayer {
-  constructor(container, image, pyramid, { capacity = 256 } = {}) {
+  constructor(container, image, pyramid, { maxBytes, concurrency = 6 } = {}) {
     this.image = image;
     this.pyramid = pyramid;
-    this.cache = new TileCache(capacity);
+    this.cache = new TileCache(maxBytes);
+    this.loader = new TileLoader({
+      concurrency,
+      onLoad: (tile, bitmap) => this.#loaded(tile, bitmap),
+      onError: (tile) => this.#failed(tile),
+    });
     this.content = document.createElement('div');
     this.content.className = 'content';
-    this.preview = document.createElement('img');
-    this.preview.className = 'preview';
-    this.preview.alt = '';
-    this.preview.draggable = false;
-    this.previewLoaded = false;
-    this.preview.addEventListener('load', () => { this.previewLoaded = true; this.onChange?.(); });
-    this.preview.src = image.urls.preview;
-    this.content.append(this.preview);
     container.append(this.content);
-    this.shown = new Set(); // tiles currently in the DOM
-    this.needed = new Set(); // keys of the tiles the current view needs
+    this.baseLevel = TileLayer.baseLevel(pyramid);
+    this.previewLevel = pyramid.previewLevel();
+    this.shown = new Set(); // tiles whose element is in the DOM
+    this.needed = new Map(); // key -> tile of the current view at its level
+    this.failed = new Set(); // keys that failed: not asked for again by this layer
     this.level = null;
-    this.complete = false;
-    this.onChange = null;
+    this.view = null;
+    this.expected = null; // { view, tiles, until }: the end of an announced animation
+    this.direction = null; // { x, y } in -1, 0, 1: where a pan is heading
+    this.wasComplete = false;
+    this.onChange = null; // a tile arrived
+    this.onComplete = null; // the view became complete
+    this.onTileDrawn = null; // (tile) the first time a tile's element is put on screen
+  }
+
+  /** The largest level whose whole image is one tile. */
+  static baseLevel(pyramid) {
+    let level = pyramid.maxLevel;
+    while (level > 0) {
+      const size = pyramid.sizeOfLevel(level);
+      if (size.width <= pyramid.tileSize && size.height <= pyramid.tileSize) break;
+      level -= 1;
+    }
+    return level;
+  }
+
+  /** The base tile has arrived: some picture lies under the whole image. */
+  get hasPicture() { return this.cache.peek(keyOf(this.baseLevel, 0, 0)) !== undefined; }
+
+  /** Every tile the current view needs at its level is drawn. */
+  isComplete() {
+    if (!this.view) return false;
+    for (const key of this.needed.keys()) {
+      if (!this.cache.peek(key)) return false;
+    }
+    return true;
+  }
+
+  /** Kept for callers that read a property. */
+  get complete() { return this.isComplete(); }
+
+  /**
+   * Announces the end state of an animation that starts now and lasts `duration` ms:
+   * `{zoomScale, offsetX, offsetY}` (settled), in the current viewport. Until the view arrives there (or the
+   * time is well past), only its tiles are fetched.
+   */
+  expect(target, duration) {
+    if (!this.view) return;
+    const view = { ...this.view, zoomScale: target.zoomScale, offsetX: target.offsetX, offsetY: target.offsetY };
+    this.expected = { view, tiles: this.#tilesOf(view), until: performance.now() + duration + EXPECTATION_SLACK_MS };
+    this.direction = null;
+    this.#request();
   }
 
   /**
-   * Lays out the view: `zoomScale`, the offset shown (may be rubber-banded) and the tiles
-   * (rule 9 and 10) of `level` (null: the preview alone is enough).
+   * Lays out the view: `zoomScale`, the offset shown (may be rubber-banded), the viewport size, the screen
+   * `scale`, and the tiles (rule 9 and 10) of `level` (null: the preview level's tiles are enough).
    */
-  update({ zoomScale, offsetX, offsetY, level, tiles, viewWidth, viewHeight }) {
-    this.zoomScale = zoomScale;
-    this.viewWidth = viewWidth;
-    this.viewHeight = viewHeight;
-    this.content.style.transform = `translate(${-offsetX}px, ${-offsetY}px)`;
-    const cw = this.pyramid.width * zoomScale;
-    const ch = this.pyramid.height * zoomScale;
-    this.preview.style.width = `${cw}px`;
-    this.preview.style.height = `${ch}px`;
-
-    this.level = level;
-    this.needed = new Set(tiles.map((t) => keyOf(t.level, t.column, t.row)));
-    for (const t of tiles) {
-      let tile = this.cache.get(keyOf(t.level, t.column, t.row));
-      if (!tile) tile = this.#load(t);
-      this.#show(tile);
-    }
-    this.complete = level === null ? this.previewLoaded : tiles.every((t) => this.cache.get(keyOf(t.level, t.column, t.row))?.loaded);
-    this.#prune(offsetX, offsetY);
-    for (const tile of this.shown) this.#place(tile);
-    this.cache.trim((tile) => this.shown.has(tile), (tile) => this.#discard(tile));
+  update(view) {
+    const previous = this.view;
+    this.view = { scale: previous?.scale ?? 1, ...view };
+    const tiles = view.level === null ? this.#tilesOf(this.view) : view.tiles;
+    this.level = view.level ?? this.previewLevel;
+    this.needed = new Map(tiles.map((t) => [keyOf(t.level, t.column, t.row), t]));
+    this.#follow(previous);
+    this.content.style.transform = `translate(${-view.offsetX}px, ${-view.offsetY}px)`;
+    this.#request();
+    this.#layout();
   }
 
   /** Removes everything: the page shows another image now. */
   destroy() {
-    for (const tile of this.shown) tile.img.remove();
+    this.loader.abortAll();
+    for (const tile of this.shown) tile.element.remove();
     this.shown.clear();
-    this.cache.clear((tile) => this.#discard(tile));
-    this.preview.removeAttribute('src');
+    this.cache.clear((tile) => this.#release(tile));
     this.content.remove();
+    this.onChange = this.onComplete = this.onTileDrawn = null;
   }
 
-  get loadingCount() {
-    let n = 0;
-    for (const tile of this.cache.entries.values()) if (!tile.loaded && !tile.failed) n++;
-    return n;
+  /** Tiles on their way or waiting to start. */
+  get loadingCount() { return this.loader.pendingKeys.length; }
+
+  // What to fetch ------------------------------------------------------------------------------
+
+  /** Ends an expectation the view has reached (or outlived), and notes the direction of a pan. */
+  #follow(previous) {
+    const view = this.view;
+    if (this.expected) {
+      const target = this.expected.view;
+      const arrived = view.zoomScale === target.zoomScale && view.offsetX === target.offsetX
+        && view.offsetY === target.offsetY;
+      if (arrived || performance.now() > this.expected.until) this.expected = null;
+      this.direction = null;
+      return;
+    }
+    if (!previous || previous.zoomScale !== view.zoomScale) {
+      this.direction = null;
+      return;
+    }
+    const dx = Math.sign(view.offsetX - previous.offsetX);
+    const dy = Math.sign(view.offsetY - previous.offsetY);
+    if (dx !== 0 || dy !== 0) this.direction = { x: dx, y: dy };
   }
 
-  #load(t) {
-    const img = document.createElement('img');
-    img.className = 'tile';
-    img.alt = '';
-    img.draggable = false;
-    img.decoding = 'async';
-    const tile = { key: keyOf(t.level, t.column, t.row), level: t.level, column: t.column, row: t.row,
-                   img, loaded: false, failed: false };
-    img.addEventListener('load', () => {
-      tile.loaded = true;
-      img.classList.add('loaded');
-      this.onChange?.();
-    });
-    img.addEventListener('error', () => {
-      if (!img.getAttribute('src')) return; // cancelled on purpose
-      tile.failed = true;
-      this.onChange?.();
-    });
-    img.src = tileURL(this.image.urls.tiles, t.level, t.column, t.row);
+  #request() {
+    const base = { level: this.baseLevel, column: 0, row: 0 };
+    const wanted = [base, ...(this.expected ? this.expected.tiles : [...this.needed.values(), ...this.#ahead()])];
+    const missing = [];
+    const seen = new Set();
+    for (const t of wanted) {
+      const key = keyOf(t.level, t.column, t.row);
+      if (seen.has(key) || this.cache.peek(key) || this.failed.has(key)) continue;
+      seen.add(key);
+      missing.push({ key, level: t.level, column: t.column, row: t.row,
+                     url: tileURL(this.image.urls.tiles, t.level, t.column, t.row) });
+    }
+    this.loader.want(missing);
+  }
+
+  /** The tiles of the view's level one tile ahead of the viewport in the direction of the pan. */
+  #ahead() {
+    const { view, direction } = this;
+    if (!direction || !view) return [];
+    const step = (this.pyramid.tileSize * view.zoomScale) / this.pyramid.scaleOfLevel(this.level);
+    const shifted = { ...view, offsetX: view.offsetX + direction.x * step, offsetY: view.offsetY + direction.y * step };
+    return this.#tilesOf(shifted).filter((t) => !this.needed.has(keyOf(t.level, t.column, t.row)));
+  }
+
+  /** The tiles a view needs at its level (the preview level's where the API says `low`), nearest its centre first. */
+  #tilesOf(view) {
+    const z = view.zoomScale;
+    const visible = visibleRect(this.pyramid, { width: view.viewWidth, height: view.viewHeight }, z,
+                                view.offsetX, view.offsetY);
+    const level = resolutionFor(this.pyramid, z, view.scale).level ?? this.previewLevel;
+    if (!(visible.width > 0 && visible.height > 0)) return [];
+    const centre = { x: (view.offsetX + view.viewWidth / 2) / z, y: (view.offsetY + view.viewHeight / 2) / z };
+    return tilesCovering(this.pyramid, level, visible, z, centre);
+  }
+
+  // What to draw -------------------------------------------------------------------------------
+
+  #loaded(t, bitmap) {
+    const canvas = document.createElement('canvas');
+    canvas.width = bitmap.width;
+    canvas.height = bitmap.height;
+    canvas.getContext('bitmaprenderer').transferFromImageBitmap(bitmap);
+    canvas.className = t.level === this.baseLevel ? 'tile loaded base' : 'tile loaded';
+    canvas.dataset.url = t.url;
+    const tile = { ...t, element: canvas, loaded: true, drawn: false, bytes: canvas.width * canvas.height * 4 };
     this.cache.set(tile.key, tile);
-    return tile;
+    this.#arrived();
+  }
+
+  #failed(t) {
+    this.failed.add(t.key);
+    this.onChange?.();
+  }
+
+  #arrived() {
+    if (this.view) this.#layout();
+    this.onChange?.();
+  }
+
+  /**
+   * Shows the needed tiles that have arrived, and under them, while the needed level is incomplete, every
+   * other loaded tile that overlaps the viewport: the last good picture stays until the new one is whole.
+   */
+  #layout() {
+    const complete = this.isComplete();
+    const viewport = { x0: this.view.offsetX, y0: this.view.offsetY,
+                       x1: this.view.offsetX + this.view.viewWidth, y1: this.view.offsetY + this.view.viewHeight };
+    for (const tile of this.cache.values()) {
+      const keep = this.needed.has(tile.key) || tile.level === this.baseLevel
+        || (!complete && this.#overlaps(tile, viewport));
+      if (keep) this.#show(tile);
+      else if (this.shown.has(tile)) this.#hide(tile);
+    }
+    this.cache.trim((tile) => this.shown.has(tile) || this.needed.has(tile.key), (tile) => this.#release(tile));
+    if (complete && !this.wasComplete) {
+      this.wasComplete = true;
+      this.onComplete?.();
+    } else if (!complete) {
+      this.wasComplete = false;
+    }
   }
 
   #show(tile) {
+    this.#place(tile);
     if (this.shown.has(tile)) return;
     this.shown.add(tile);
-    this.content.append(tile.img);
+    this.content.append(tile.element);
+    if (!tile.drawn) {
+      tile.drawn = true;
+      this.onTileDrawn?.(tile);
+    }
   }
 
   #hide(tile) {
     this.shown.delete(tile);
-    tile.img.remove();
-    if (!tile.loaded) {
-      // Still on its way: cancel it rather than wait for a tile nobody will see.
-      this.cache.delete(tile.key);
-      this.#discard(tile);
-    }
+    tile.element.remove();
   }
 
-  #discard(tile) {
-    tile.img.removeAttribute('src');
+  #release(tile) {
+    this.#hide(tile);
+    // Frees the decoded pixels now rather than when the element is collected.
+    tile.element.width = 0;
+    tile.element.height = 0;
   }
 
-  /**
-   * Keeps tiles of other levels only while the needed level is incomplete, and only those that are
-   * loaded and still on screen: they are the last good picture until the new level arrives.
-   */
-  #prune(offsetX, offsetY) {
-    const view = { x0: offsetX, y0: offsetY, x1: offsetX + this.viewWidth, y1: offsetY + this.viewHeight };
-    for (const tile of [...this.shown]) {
-      if (this.needed.has(tile.key)) continue;
-      const keep = !this.complete && tile.loaded && this.level !== null && this.#intersects(tile, view);
-      if (!keep) this.#hide(tile);
-    }
-  }
-
-  #intersects(tile, view) {
-    const f = tileFrame(this.pyramid, tile.level, tile.column, tile.row, this.zoomScale);
-    return f.x < view.x1 && f.x + f.width > view.x0 && f.y < view.y1 && f.y + f.height > view.y0;
+  #overlaps(tile, viewport) {
+    const f = tileFrame(this.pyramid, tile.level, tile.column, tile.row, this.view.zoomScale);
+    return f.x < viewport.x1 && f.x + f.width > viewport.x0 && f.y < viewport.y1 && f.y + f.height > viewport.y0;
   }
 
   #place(tile) {
-    const f = tileFrame(this.pyramid, tile.level, tile.column, tile.row, this.zoomScale);
-    const s = tile.img.style;
+    const f = tileFrame(this.pyramid, tile.level, tile.column, tile.row, this.view.zoomScale);
+    const s = tile.element.style;
     s.left = `${f.x}px`;
     s.top = `${f.y}px`;
     s.width = `${f.width}px`;
     s.height = `${f.height}px`;
-    // The needed level on top; older levels below it, sharper ones above blurrier ones.
-    s.zIndex = tile.level === this.level ? 100 : 1 + tile.level;
+    // The needed level on top; other levels below it, sharper ones above blurrier ones; the base at the bottom.
+    s.zIndex = tile.level === this.level ? 100 : tile.level === this.baseLevel ? 0 : 1 + tile.level;
   }
 }

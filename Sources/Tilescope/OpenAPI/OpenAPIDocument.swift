@@ -556,6 +556,14 @@ enum OpenAPIDocument {
       }
      },
      {
+      "name": "tapDirection",
+      "in": "query",
+      "description": "`in` multiplies the zoomScale by `factor`, `out` divides by it (the two-finger tap: `tap=x,y&tapDirection=out`).",
+      "schema": {
+       "$ref": "#/components/schemas/TapDirection"
+      }
+     },
+     {
       "name": "prefetch",
       "in": "query",
       "schema": {
@@ -2375,7 +2383,7 @@ enum OpenAPIDocument {
     }
    },
    "UploadsDisabled": {
-    "description": "No admin token is configured, so uploads and deletions are off.",
+    "description": "No admin token is configured (`uploads_disabled`), or the server cannot write the images folder (`images_folder_read_only`), so uploads and deletions are off.",
     "content": {
      "application/json": {
       "schema": {
@@ -3565,6 +3573,14 @@ enum OpenAPIDocument {
     "type": "string",
     "pattern": "^ *[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]{1,2})? *, *[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]{1,2})? *$"
    },
+   "TapDirection": {
+    "description": "Which way `tap` zooms: `in` (the default) multiplies the zoomScale by `factor`, `out` divides by it.",
+    "type": "string",
+    "enum": [
+     "in",
+     "out"
+    ]
+   },
    "ViewportRequest": {
     "description": "The viewport fields of the GET query, as a JSON object.",
     "type": "object",
@@ -3679,6 +3695,16 @@ enum OpenAPIDocument {
        },
        {
         "$ref": "#/components/schemas/DecimalText"
+       },
+       {
+        "type": "null"
+       }
+      ]
+     },
+     "tapDirection": {
+      "anyOf": [
+       {
+        "$ref": "#/components/schemas/TapDirection"
        },
        {
         "type": "null"

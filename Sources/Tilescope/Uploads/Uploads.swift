@@ -33,6 +33,19 @@ public final class Uploads: Sendable {
             throw APIError(401, "unauthorized", "send 'Authorization: Bearer <token>' with the server's TILESCOPE_ADMIN_TOKEN",
                            headers: [("WWW-Authenticate", "Bearer realm=\"tilescope\"")])
         }
+        guard Self.canWrite(folder) else {
+            throw APIError(403, "images_folder_read_only", Self.readOnlyMessage)
+        }
+    }
+
+    /// Uploads land in the images folder (every replica scans it) and deletions remove files from it, so
+    /// a read-only mount of it turns both off: said at start and in each refusal, not as a 507 mid-body.
+    static let readOnlyMessage = "uploads and deletions are off: the server cannot write the images folder (a read-only mount, or its permissions); make it writable to allow them"
+
+    /// Whether this process may create files in `folder`: `access` answers EROFS for a read-only mount
+    /// even to root, whom permission bits do not stop.
+    static func canWrite(_ folder: String) -> Bool {
+        access(folder, W_OK) == 0
     }
 
     /// Decides, from the headers alone, whether to take an upload's body: a sink that streams it to disk.

@@ -117,10 +117,12 @@ public struct ViewportQuery: Hashable, Sendable {
         return (minimum, maximum)
     }
 
-    /// `zoomRect=x,y,w,h` or `tap=x,y[&factor=F]`, not both. `factor` is checked even without `tap`.
+    /// `zoomRect=x,y,w,h` or `tap=x,y[&factor=F][&tapDirection=in|out]`, not both. `factor` and `tapDirection`
+    /// are checked even without `tap`.
     static func zoom(_ fields: ViewportFields) throws(ViewportQueryError) -> Zoom? {
         let factor = try fields.number("factor") ?? Zoom.defaultTapFactor
         guard factor > 0 else { throw .outOfRange("factor", factor, "> 0") }
+        let direction = try tapDirection(fields)
         let rect = try fields.numbers("zoomRect", names: ["x", "y", "width", "height"])
         let tap = try fields.numbers("tap", names: ["x", "y"])
         switch (rect, tap) {
@@ -129,11 +131,25 @@ public struct ViewportQuery: Hashable, Sendable {
             guard r[3] > 0 else { throw .outOfRange("zoomRect.height", r[3], "> 0") }
             return .toRect(Rect(x: r[0], y: r[1], width: r[2], height: r[3]))
         case (nil, let t?):
-            return .tap(Point(x: t[0], y: t[1]), factor: factor)
+            return .tap(Point(x: t[0], y: t[1]), factor: factor, direction: direction)
         case (nil, nil):
             return nil
         case (_?, _?):
             throw ViewportQueryError(field: "tap", message: "tap and zoomRect cannot be combined: send one zoom at a time")
         }
+    }
+
+    /// `in` (the default: multiply by `factor`) or `out` (divide by it): the two-finger tap is
+    /// `tap=x,y&tapDirection=out`, exactly the client's `zoomScale / 1.5`.
+    static func tapDirection(_ fields: ViewportFields) throws(ViewportQueryError) -> TapDirection {
+        switch fields.values["tapDirection"] {
+        case nil, .null?:
+            return .in
+        case .text(let text)?:
+            if let direction = TapDirection(rawValue: text) { return direction }
+        default:
+            break
+        }
+        throw .malformed("tapDirection", "in or out")
     }
 }

@@ -1,13 +1,13 @@
 import Foundation
 
 /// SplitMix64: a tiny, fast, seedable generator so that every property-test run sees the same cases
-/// and a failure names a seed that reproduces it.
-struct SeededGenerator: RandomNumberGenerator {
+/// and a failure names a seed that reproduces it. The one generator every test target shares.
+public struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,16 +16,16 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     /// Log-uniform in `range`: small and large values are equally likely, which is where the edge cases are.
-    mutating func logUniform(_ range: ClosedRange<Double>) -> Double {
+    public mutating func logUniform(_ range: ClosedRange<Double>) -> Double {
         let exponent = Double.random(in: log2(range.lowerBound)...log2(range.upperBound), using: &self)
         return min(max(exp2(exponent), range.lowerBound), range.upperBound)
     }
 
-    mutating func logUniformInt(_ range: ClosedRange<Int>) -> Int {
+    public mutating func logUniformInt(_ range: ClosedRange<Int>) -> Int {
         Int(logUniform(Double(range.lowerBound)...Double(range.upperBound) + 0.999).rounded(.down))
     }
 
-    mutating func chance(_ probability: Double) -> Bool {
+    public mutating func chance(_ probability: Double) -> Bool {
         Double.random(in: 0..<1, using: &self) < probability
     }
 }

@@ -1,0 +1,89 @@
+const FADE_DELAY = 500; // ms the indicators stay after the motion ends, as UIScrollView's do
+const MIN_LENGTH = 36; // points: an indicator never gets shorter than this (except while rubber-banding)
+const THICKNESS = 3;
+const MARGIN = 3; // points from the view's edge (inside scrollIndicatorInsets)
+
+/**
+ * The thin horizontal and vertical bars that show which part of the content is visible while it moves
+ * (UIScrollView's showsHorizontalScrollIndicator / showsVerticalScrollIndicator), inset by
+ * `scrollIndicatorInsets`, fading out shortly after the motion ends. They carry
+ * `data-scroll-indicator="horizontal"` / `"vertical"` so tests and embedders can find them.
+ */
+export class ScrollIndicators {
+  constructor(container) {
+    this.bars = {};
+    for (const axis of ['horizontal', 'vertical']) {
+      const bar = document.createElement('div');
+      bar.className = `scroll-indicator ${axis}`;
+      bar.dataset.scrollIndicator = axis;
+      bar.setAttribute('aria-hidden', 'true');
+      container.append(bar);
+      this.bars[axis] = bar;
+    }
+    this.timer = null;
+    this.enabled = { horizontal: true, vertical: true };
+  }
+
+  /**
+   * Places the bars for a view: its size, the content's size, the offset shown (may be rubber-banded),
+   * the contentInset and the scrollIndicatorInsets (points).
+   */
+  update({ width, height, contentWidth, contentHeight, offsetX, offsetY, insets, indicatorInsets }) {
+    const corner = MARGIN + THICKNESS + 2;
+    this.#place(this.bars.horizontal, 'horizontal', {
+      size: width, content: contentWidth, offset: offsetX, leading: insets.left, trailing: insets.right,
+      from: indicatorInsets.left + MARGIN, to: width - indicatorInsets.right - corner,
+      across: height - indicatorInsets.bottom - MARGIN - THICKNESS,
+    });
+    this.#place(this.bars.vertical, 'vertical', {
+      size: height, content: contentHeight, offset: offsetY, leading: insets.top, trailing: insets.bottom,
+      from: indicatorInsets.top + MARGIN, to: height - indicatorInsets.bottom - corner,
+      across: width - indicatorInsets.right - MARGIN - THICKNESS,
+    });
+  }
+
+  /** Shows the bars while something moves; `hold` keeps them (a finger is down), otherwise they fade. */
+  show(hold = false) {
+    for (const bar of Object.values(this.bars)) bar.classList.toggle('visible', bar.dataset.scrollable === 'true');
+    clearTimeout(this.timer);
+    this.timer = hold ? null : setTimeout(() => this.hide(), FADE_DELAY);
+  }
+
+  /** The finger lifted: bars that show fade after the delay (bars that do not show stay hidden). */
+  release() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.hide(), FADE_DELAY);
+  }
+
+  hide() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    for (const bar of Object.values(this.bars)) bar.classList.remove('visible');
+  }
+
+  destroy() {
+    clearTimeout(this.timer);
+    for (const bar of Object.values(this.bars)) bar.remove();
+  }
+
+  #place(bar, axis, { size, content, offset, leading, trailing, from, to, across }) {
+    const total = content + leading + trailing;
+    const track = Math.max(0, to - from);
+    const scrollable = this.enabled[axis] && total > size + 0.5 && track > 0;
+    bar.dataset.scrollable = String(scrollable);
+    if (!scrollable) { bar.classList.remove('visible'); return; }
+    const range = total - size;
+    const position = (offset + leading) / range; // 0 at the leading edge, 1 at the trailing one
+    let length = Math.min(track, Math.max(MIN_LENGTH, (track * size) / total));
+    // Rubber-banding past an edge shortens the bar, as on a phone.
+    const overshoot = position < 0 ? -position * range : position > 1 ? (position - 1) * range : 0;
+    length = Math.max(THICKNESS * 2, length - overshoot);
+    const start = from + (track - length) * Math.min(1, Math.max(0, position));
+    const s = bar.style;
+    if (axis === 'horizontal') {
+      Object.assign(s, { left: `${start}px`, top: `${across}px`, width: `${length}px`, height: `${THICKNESS}px` });
+    } else {
+      Object.assign(s, { top: `${start}px`, left: `${across}px`, height: `${length}px`, width: `${THICKNESS}px` });
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { TileCache } from './TileCache.js';
+
+/**
+ * Fetches tiles in the order the view wants them, at most `concurrency` at a time, each cancellable.
+ *
+ * `fetch` with an AbortController, then `createImageBitmap`, instead of `img.src`: removing an image's `src`
+ * does not always stop its download, an aborted fetch does. Tiles that are wanted but not started yet wait here,
+ * not in the browser's queue, so a view that moves on before they start never requests them at all.
+ *
+ * The JPEG bytes of every fetched tile are kept (bounded in bytes, least recently used out): a tile that comes
+ * back into view after its decoded pixels were evicted is decoded again from them, without a request. They are
+ * about 25 times smaller than the decoded pixels, so they outlast them by far.
+ */
+export const DEFAULT_BLOB_BYTES = 48 * 1024 * 1024;
+
+export class TileLoader {
+  constructor({ concurrency = 6, onLoad, onError, blobBytes = DEFAULT_BLOB_BYTES } = {}) {
+    this.concurrency = concurrency;
+    this.blobs = new TileCache(blobBytes); // key -> { key, blob, bytes }
+    this.requests = 0; // network requests started, for the curious and the benchmark
+    this.onLoad = onLoad; // (tile descriptor, ImageBitmap)
+    this.onError = onError; // (tile descriptor, error)
+    this.queue = []; // descriptors wanted and not started, first wanted first
+    this.inFlight = new Map(); // key -> { tile, controller }
+  }
+
+  /** Keys of the tiles on their way or waiting to start. */
+  get pendingKeys() {
+    return [...this.inFlight.keys(), ...this.queue.map((t) => t.key)];
+  }
+
+  isPending(key) {
+    return this.inFlight.has(key) || this.queue.some((t) => t.key === key);
+  }
+
+  /**
+   * The tiles wanted now, first wanted first (each `{key, url, ...}`); replaces the previous wish. Requests on
+   * their way that are no longer wanted are aborted; the wanted ones start as slots free up.
+   */
+  want(tiles) {
+    const keys = new Set(tiles.map((t) => t.key));
+    for (const [key, request] of this.inFlight) {
+      if (!keys.has(key)) this.#abort(key, request);
+    }
+    this.queue = tiles.filter((t) => !this.inFlight.has(t.key));
+    this.#pump();
+  }
+
+  /** Aborts everything: the layer goes away. */
+  abortAll() {
+    for (const [key, request] of this.inFlight) this.#abort(key, request);
+    this.queue = [];
+  }
+
+  #abort(key, request) {
+    request.controller.abort();
+    this.inFlight.delete(key);
+  }
+
+  #pump() {
+    while (this.inFlight.size < this.concurrency && this.queue.length > 0) {
+      this.#start(this.queue.shift());
+    }
+  }
+
+  #start(tile) {
+    const controller = new AbortController();
+    const request = { tile, controller };
+    this.inFlight.set(tile.key, request);
+    const current = () => this.inFlight.get(tile.key) === request;
+    const kept = this.blobs.get(tile.key);
+    const body = kept ? Promise.resolve(kept.blob) : this.#fetch(tile, controller.signal);
+    body
+      .then((blob) => createImageBitmap(blob))
+      .then((bitmap) => {
+        if (!current()) { bitmap.close(); return; } // cancelled while decoding
+        this.inFlight.delete(tile.key);
+        this.onLoad?.(tile, bitmap);
+      })
+      .catch((error) => {
+        if (controller.signal.aborted || !current()) return; // cancelled on purpose
+        this.inFlight.delete(tile.key);
+        this.onError?.(tile, error);
+      })
+      .finally(() => this.#pump());
+  }
+
+  #fetch(tile, signal) {
+    this.requests++;
+    return fetch(tile.url, { signal })
+      .then((response) => {
+        if (!response.ok) throw new Error(`HTTP ${response.status} for ${tile.url}`);
+        return response.blob();
+      })
+      .then((blob) => {
+        this.blobs.set(tile.key, { key: tile.key, blob, bytes: blob.size });
+        this.blobs.trim(() => false, () => {});
+        return blob;
+      });
+  }
+}

@@ -1,0 +1,80 @@
+import { tileURL } from '../tiles/TileLayer.js';
+
+/**
+ * The navigator: a mini-map of the whole image (the tile layer's one-tile base level) with the visible rectangle on it, shown while
+ * the view is zoomed in beyond fit. Pressing on it centres the view there; dragging moves the view along.
+ * `onMove(imagePoint)` asks the viewer to centre that image point.
+ */
+export class Navigator {
+  constructor(element, { onMove, enabled = true }) {
+    this.element = element;
+    this.enabled = enabled;
+    this.image = element.querySelector('.navigator-image');
+    this.rect = element.querySelector('.navigator-rect');
+    this.onMove = onMove;
+    this.layout = null;
+    this.grab = null;
+    this.listening = new AbortController();
+    const on = (name, fn) => element.addEventListener(name, fn, { signal: this.listening.signal });
+    on('pointerdown', (e) => this.#down(e));
+    on('pointermove', (e) => this.#drag(e));
+    on('pointerup', (e) => this.#up(e));
+    on('pointercancel', (e) => this.#up(e));
+  }
+
+  /** Shows the scroll view's visible part, or hides the navigator at fit or without a view. */
+  update(scrollView) {
+    const show = this.enabled && Boolean(scrollView) && !scrollView.isAtFit;
+    this.element.hidden = !show;
+    if (!show) return;
+    const { width, height } = scrollView.pyramid;
+    // The tile layer's one-tile base level is the whole image, small, and already fetched for the view.
+    const layer = scrollView.layer;
+    const src = layer?.baseLevel !== undefined
+      ? tileURL(scrollView.image.urls.tiles, layer.baseLevel, 0, 0) : scrollView.image.urls.preview;
+    if (this.image.getAttribute('src') !== src) this.image.src = src;
+    const boxW = this.element.clientWidth;
+    const boxH = this.element.clientHeight;
+    const k = Math.min(boxW / width, boxH / height);
+    const layout = { k, left: (boxW - width * k) / 2, top: (boxH - height * k) / 2, width, height };
+    this.layout = layout;
+    Object.assign(this.image.style, { left: `${layout.left}px`, top: `${layout.top}px`,
+                                      width: `${width * k}px`, height: `${height * k}px` });
+    const v = scrollView.visibleImageRect();
+    Object.assign(this.rect.style, { left: `${layout.left + v.x * k}px`, top: `${layout.top + v.y * k}px`,
+                                     width: `${v.width * k}px`, height: `${v.height * k}px` });
+    const percent = (a, b) => Math.round((100 * a) / b);
+    // Pointer users drag it; keyboard users pan with the arrows. Both hear what part is shown.
+    this.element.setAttribute('aria-label', `Navigator: showing ${percent(v.width, width)}% by ${percent(v.height, height)}% `
+      + `of the image from ${percent(v.x, width)}%, ${percent(v.y, height)}%`);
+  }
+
+  destroy() {
+    this.listening.abort();
+  }
+
+  #imagePoint(e) {
+    const box = this.element.getBoundingClientRect();
+    const { k, left, top, width, height } = this.layout;
+    const clamp = (x, hi) => Math.min(Math.max(x, 0), hi);
+    return { x: clamp((e.clientX - box.left - left) / k, width), y: clamp((e.clientY - box.top - top) / k, height) };
+  }
+
+  #down(e) {
+    if (!this.layout || e.button !== 0) return;
+    e.preventDefault();
+    e.stopPropagation();
+    try { this.element.setPointerCapture(e.pointerId); } catch { /* already gone */ }
+    this.grab = e.pointerId;
+    this.onMove(this.#imagePoint(e));
+  }
+
+  #drag(e) {
+    if (this.grab !== e.pointerId) return;
+    this.onMove(this.#imagePoint(e));
+  }
+
+  #up(e) {
+    if (this.grab === e.pointerId) this.grab = null;
+  }
+}

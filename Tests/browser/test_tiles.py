@@ -1,0 +1,184 @@
+"""The tile layer (Public/js/tiles) on its own, on the real server's tiles: what it fetches during a zoom
+animation, that it cancels and never draws nothing, that it tells when the view is complete, and that its caches
+stay bounded. The layer is driven directly, like ScrollView drives it, on a same-origin page without the gallery."""
+import re
+
+from conftest import page_session
+
+TILE = re.compile(r'_files/(\d+)/(\d+)_(\d+)\.jpeg')
+
+# A driver in the page: window.t.show(zoomScale, offsetX, offsetY) lays the layer out as ScrollView.render does.
+DRIVER = """async (id) => {
+    const { Pyramid } = await import('/js/geometry/Pyramid.js');
+    const V = await import('/js/geometry/Viewport.js');
+    const { TileLayer } = await import('/js/tiles/TileLayer.js');
+    const image = await (await fetch(`/api/images/${id}`)).json();
+    document.body.innerHTML = '';
+    const element = document.createElement('div');
+    element.style.cssText = 'position:absolute;left:0;top:0;width:800px;height:600px;overflow:hidden';
+    document.body.append(element);
+    const pyramid = new Pyramid(image.width, image.height, image.tileSize, image.overlap);
+    const layer = new TileLayer(element, image, pyramid);
+    const request = { width: 800, height: 600, scale: 1 };
+    const t = window.t = { layer, pyramid, drawn: [], completions: 0, frames: [], V };
+    layer.onTileDrawn = (tile) => t.drawn.push(tile.key);
+    layer.onComplete = () => { t.completions++; };
+    t.settle = (view) => V.settle(pyramid, { ...request, ...view });
+    t.show = (view) => {
+        const s = t.settle(view);
+        const z = s.zoomScale;
+        const visible = V.visibleRect(pyramid, request, z, s.offsetX, s.offsetY);
+        const { level } = V.resolutionFor(pyramid, z, 1);
+        const centre = { x: (s.offsetX + 400) / z, y: (s.offsetY + 300) / z };
+        const tiles = level === null ? [] : V.tilesCovering(pyramid, level, visible, z, centre);
+        layer.update({ ...s, level, tiles, viewWidth: 800, viewHeight: 600, scale: 1 });
+        return s;
+    };
+    t.complete = () => new Promise((resolve) => {
+        const check = () => layer.isComplete() ? resolve(true) : setTimeout(check, 20);
+        check();
+    });
+    // An animation as ScrollView.animateTo runs it: geometric zoom, linear offsets, one layout per frame.
+    t.animate = (to, frames, announce) => new Promise((resolve) => {
+        const from = { zoomScale: layer.view.zoomScale, offsetX: layer.view.offsetX, offsetY: layer.view.offsetY };
+        const end = t.settle(to);
+        if (announce) layer.expect(end, frames * 16);
+        let i = 0;
+        const step = () => {
+            i++;
+            const k = i / frames;
+            if (i >= frames) { t.show(end); resolve(end); return; }
+            t.show({ zoomScale: from.zoomScale * Math.pow(end.zoomScale / from.zoomScale, k),
+                     offsetX: from.offsetX + (end.offsetX - from.offsetX) * k,
+                     offsetY: from.offsetY + (end.offsetY - from.offsetY) * k });
+            // Never blank: from the first picture on, the base tile is on screen under everything.
+            t.frames.push(layer.hasPicture ? [...layer.shown].some((tile) => tile.level === layer.baseLevel) : null);
+            requestAnimationFrame(step);
+        };
+        requestAnimationFrame(step);
+    });
+    return { width: image.width, height: image.height, base: layer.baseLevel, preview: layer.previewLevel };
+}"""
+
+
+def open_layer(session, server, image_id):
+    session.allowed_failures = re.compile(r'/favicon\.ico$')  # a JSON page makes Chromium ask for one
+    session.page.goto(server.base + '/api/images')  # any page of the server: same origin, no gallery
+    requested = []
+    session.page.on('request', lambda r: TILE.search(r.url) and requested.append(r.url))
+    info = session.page.evaluate(DRIVER, image_id)
+    return info, requested
+
+
+def levels(urls):
+    return {int(TILE.search(u).group(1)) for u in urls}
+
+
+def zoom_run(session, server, announce):
+    """d-wide at fit, then a 20-frame zoom to 1.5 on its right end: the levels requested during the animation."""
+    info, requested = open_layer(session, server, 'd-wide')
+    session.page.evaluate('window.t.show({})')
+    session.page.evaluate('window.t.complete()')
+    before = len(requested)
+    end = session.page.evaluate('(a) => window.t.animate({zoomScale: 1.5, offsetX: 4100 * 1.5, offsetY: 0}, 20, a)', announce)
+    session.page.evaluate('window.t.complete()')
+    session.page.wait_for_timeout(200)
+    during = requested[before:]
+    state = session.page.evaluate("""() => ({drawn: window.t.drawn, completions: window.t.completions,
+        frames: window.t.frames, complete: window.t.layer.isComplete(), level: window.t.layer.level,
+        pending: window.t.layer.loader.pendingKeys})""")
+    return info, end, during, state
+
+
+def test_zoom_animation_fetches_only_its_end_state(browser, server, request):
+    with page_session(browser, server.base, request.node) as session:
+        info, end, during, state = zoom_run(session, server, announce=True)
+    end_level = state['level']
+    assert levels(during) == {end_level}, f'requested levels {sorted(levels(during))}, the end needs {end_level}'
+    never_drawn = {'/'.join(TILE.search(u).groups()) for u in during} - set(state['drawn'])
+    assert not never_drawn, f'requested and never drawn: {sorted(never_drawn)}'
+    assert state['complete'] and state['completions'] >= 2 and not state['pending']
+    pictured = [f for f in state['frames'] if f is not None]
+    assert pictured and all(pictured), 'a frame without the base tile under the image'
+
+
+def test_without_the_end_state_intermediate_levels_are_fetched(browser, server, request):
+    """The control of the test above: the same animation unannounced asks for the levels on the way, so the
+    expectation is what saves them."""
+    with page_session(browser, server.base, request.node) as session:
+        _, _, during, state = zoom_run(session, server, announce=False)
+    assert len(levels(during)) > 1, f'only {sorted(levels(during))}: the scenario no longer crosses levels'
+    assert state['complete']
+
+
+def test_jump_cancels_and_bytes_come_back_without_requests(browser, server, request):
+    """A jump far away aborts what the old view still waited for; tiles whose decoded pixels were evicted come
+    back from the kept JPEG bytes without a request; both caches stay within their byte bounds."""
+    with page_session(browser, server.base, request.node) as session:
+        open_layer(session, server, 'a-land')
+        result = session.page.evaluate("""async () => {
+            const t = window.t, layer = t.layer;
+            t.show({zoomScale: 2, offsetX: 0, offsetY: 0});
+            const pendingA = layer.loader.pendingKeys.filter((k) => !k.startsWith(`${layer.baseLevel}/`));
+            t.show({zoomScale: 2, offsetX: 4000, offsetY: 3000});
+            const stillPendingA = layer.loader.pendingKeys.filter((k) => pendingA.includes(k));
+            await t.complete();
+            t.show({zoomScale: 2, offsetX: 2000, offsetY: 1000});
+            await t.complete();
+            const requests = layer.loader.requests;
+            layer.cache.maxBytes = 1;  // evict every decoded tile not on screen
+            t.show({zoomScale: 2, offsetX: 4000, offsetY: 3000});
+            const evicted = layer.cache.size;
+            await t.complete();
+            return { pendingA: pendingA.length, stillPendingA: stillPendingA.length,
+                     requestsBefore: requests, requestsAfter: layer.loader.requests, evicted,
+                     blobBytes: layer.loader.blobs.bytes, blobMax: layer.loader.blobs.maxBytes };
+        }""")
+        assert result['pendingA'] > 0 and result['stillPendingA'] == 0, result
+        assert result['requestsAfter'] == result['requestsBefore'], f'tiles fetched again: {result}'
+        assert 0 < result['blobBytes'] <= result['blobMax'], result
+        assert session.cancelled, 'the aborted requests show as cancelled (net::ERR_ABORTED)'
+
+
+def test_decoded_cache_is_bounded_in_bytes(browser, server, request):
+    with page_session(browser, server.base, request.node) as session:
+        open_layer(session, server, 'd-wide')
+        worst = session.page.evaluate("""async () => {
+            const t = window.t, layer = t.layer;
+            layer.cache.maxBytes = 4 * 1024 * 1024;  // 16 tiles of 254 x 254: far less than the image needs
+            let worst = 0, peak = 0;
+            for (let x = 0; x < 4100 * 2; x += 600) {
+                t.show({zoomScale: 2, offsetX: x, offsetY: 900});
+                await t.complete();
+                worst = Math.max(worst, layer.cache.bytes - [...layer.shown].reduce((n, tile) => n + tile.bytes, 0));
+                peak = Math.max(peak, layer.cache.bytes);
+            }
+            return { worst, peak, max: layer.cache.maxBytes, drawn: new Set(t.drawn).size, cached: layer.cache.size };
+        }""")
+        # Beyond the tiles on screen (never evicted), the cache holds at most its bound.
+        assert worst['worst'] <= worst['max'], worst
+        assert worst['cached'] < worst['drawn'], f'nothing was evicted, the bound was never tested: {worst}'
+
+
+def test_panning_fetches_the_column_ahead(browser, server, request):
+    """While a pan moves right (no announced end: a drag), the column of tiles just beyond the right edge is
+    fetched too; standing still at first, it is not."""
+    with page_session(browser, server.base, request.node) as session:
+        open_layer(session, server, 'd-wide')
+        result = session.page.evaluate("""async () => {
+            const t = window.t, layer = t.layer;
+            const wanted = () => [...layer.loader.pendingKeys, ...[...layer.cache.values()].map((tile) => tile.key)];
+            const columns = (keys, level) => keys.filter((k) => k.startsWith(`${level}/`)).map((k) => +k.split('/')[1]);
+            t.show({zoomScale: 2, offsetX: 1000, offsetY: 900});
+            await t.complete();
+            const level = layer.level;
+            const still = Math.max(...columns(wanted(), level));
+            const needed = Math.max(...columns([...layer.needed.keys()], level));
+            t.show({zoomScale: 2, offsetX: 1040, offsetY: 900});
+            const movingNeeded = Math.max(...columns([...layer.needed.keys()], level));
+            const moving = Math.max(...columns(wanted(), level));
+            await t.complete();
+            return { still, needed, movingNeeded, moving };
+        }""")
+        assert result['still'] == result['needed'], result
+        assert result['moving'] == result['movingNeeded'] + 1, result

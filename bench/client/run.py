@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""The scripted viewing run of issue 15, Tilescope's browser client against OpenSeadragon, side by side.
+
+Both viewers run in Debian's Chromium (Playwright) at 1280 x 800 CSS pixels, at devicePixelRatio 1 and 2, on the
+same Tilescope server and the same 16384 x 16384 image, each in a fresh browser context (empty HTTP cache),
+alternating (OpenSeadragon, Tilescope, OpenSeadragon, ...), and go through the same views: load at fit, three
+zooms x2 about the centre, four pans of half a viewport (right, down, left, up), back to fit. Each step is given
+as the same zoomScale and contentOffset to both (OpenSeadragon's viewport converted from them), animated by
+each viewer's own animation, and timed until the viewer has stopped and drawn every tile the view needs at its
+level (Tilescope: `layer.isComplete()`, OpenSeadragon: `getFullyLoaded()`).
+
+Counted through the DevTools protocol: tile requests (every request for a Deep Zoom tile, cancelled ones
+included), bytes received for tiles and the preview, and requests for tiles never drawn (OpenSeadragon's
+`tile-drawn` event, Tilescope's `onTileDrawn`). Medians of `--runs` runs are printed as the issue's table.
+
+Usage: run.py --binary PATH --osd PATH/openseadragon.min.js [--size 16384] [--runs 3] [--scales 1,2]
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+OUT = ROOT / 'bench' / 'out' / 'client'
+VIEW = {'width': 1280, 'height': 800}
+TILE = '_files/'
+
+
+def steps(size):
+    """(name, {zoomScale, offsetX, offsetY}) of the scripted run, by the viewport rules (fit, then about the centre)."""
+    w, h = VIEW['width'], VIEW['height']
+    fit = min(w / size, h / size)
+
+    def centred(z, cx, cy):
+        return {'zoomScale': z, 'offsetX': cx * z - w / 2, 'offsetY': cy * z - h / 2}
+
+    # At fit the image is smaller than the viewport on one axis and centred: the same formula gives that offset.
+    result = [('load at fit', centred(fit, size / 2, size / 2))]
+    for k in (1, 2, 3):
+        result.append((f'zoom x2 ({k})', centred(fit * 2 ** k, size / 2, size / 2)))
+    z = fit * 8
+    view = dict(result[-1][1])
+    for name, dx, dy in (('pan right', w / 2, 0), ('pan down', 0, h / 2), ('pan left', -w / 2, 0), ('pan up', 0, -h / 2)):
+        view = {'zoomScale': z, 'offsetX': view['offsetX'] + dx, 'offsetY': view['offsetY'] + dy}
+        result.append((name, view))
+    result.append(('back to fit', centred(fit, size / 2, size / 2)))
+    return result
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return json.loads(r.read())
+
+
+def make_image(path, size):
+    """Three octaves of Perlin noise in three bands, as bench/run makes its image: photographic tile sizes."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / 'tmp'
+    tmp.mkdir(exist_ok=True)
+    for band, cell, seed in (('r', 512, 1), ('g', 48, 2), ('b', 6, 3)):
+        subprocess.run(['vips', 'perlin', str(tmp / f'{band}.v'), str(size), str(size), '--cell-size', str(cell),
+                        '--uchar', '--seed', str(seed)], check=True)
+    subprocess.run(['vips', 'bandjoin', f"{tmp / 'r.v'} {tmp / 'g.v'} {tmp / 'b.v'}", f'{path}.tmp.jpg[Q=92]'], check=True)
+    os.replace(f'{path}.tmp.jpg', path)
+    shutil.rmtree(tmp)
+
+
+def public_folder(osd):
+    """The client as served (Public/) plus the two benchmark pages and OpenSeadragon, under /bench/."""
+    folder = OUT / 'public'
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(ROOT / 'Public', folder)
+    (folder / 'bench').mkdir()
+    for name in ('tilescope.html', 'osd.html', 'harness.js'):
+        shutil.copy(HERE / name, folder / 'bench' / name)
+    shutil.copy(osd, folder / 'bench' / 'openseadragon.min.js')
+    return folder
+
+
+class Server:
+    def __init__(self, binary, images, data, public):
+        self.port = free_port()
+        self.base = f'http://127.0.0.1:{self.port}'
+        self.log = open(OUT / 'server.log', 'w')
+        self.process = subprocess.Popen(
+            [binary, 'serve', '--images', str(images), '--data', str(data), '--public', str(public),
+             '--port', str(self.port), '--host', '127.0.0.1'], stdout=self.log, stderr=subprocess.STDOUT)
+
+    def ready_image(self, timeout=900):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                sys.exit(f'tilescope exited with {self.process.returncode}; see {OUT / "server.log"}')
+            try:
+                images = get_json(self.base + '/api/images')['images']
+                if images and images[0]['status'] == 'ready':
+                    return images[0]
+                if images and images[0]['status'] == 'failed':
+                    sys.exit(f'the pyramid failed to build: {images[0]}')
+            except OSError:
+                pass
+            time.sleep(1)
+        sys.exit(f'the image was not ready after {timeout} s')
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+
+
+class Network:
+    """Tile and preview requests of one page, from the DevTools protocol: counts, bytes, cancellations."""
+
+    def __init__(self, page):
+        self.requests = {}  # requestId -> {path, kind, bytes, done}
+        cdp = page.context.new_cdp_session(page)
+        cdp.on('Network.requestWillBeSent', self._sent)
+        cdp.on('Network.dataReceived', self._data)
+        cdp.on('Network.loadingFinished', self._finished)
+        cdp.on('Network.loadingFailed', self._failed)
+        cdp.send('Network.enable')
+
+    def _sent(self, e):
+        path = urllib.request.urlparse(e['request']['url']).path
+        kind = 'tile' if TILE in path and path.endswith('.jpeg') else 'preview' if path.endswith('/preview.jpeg') else None
+        if kind:
+            self.requests[e['requestId']] = {'path': path, 'kind': kind, 'bytes': 0, 'state': 'sent'}
+
+    def _data(self, e):
+        r = self.requests.get(e['requestId'])
+        if r:
+            r['bytes'] += e.get('encodedDataLength', 0) or 0
+
+    def _finished(self, e):
+        r = self.requests.get(e['requestId'])
+        if r:
+            r['bytes'] = max(r['bytes'], e.get('encodedDataLength', 0))
+            r['state'] = 'finished'
+
+    def _failed(self, e):
+        r = self.requests.get(e['requestId'])
+        if r:
+            r['state'] = 'cancelled' if e.get('canceled') or 'ABORTED' in e.get('errorText', '') else 'failed'
+
+
+def one_run(browser, base, viewer, image, scale, plan):
+    context = browser.new_context(viewport=VIEW, device_scale_factor=scale)
+    page = context.new_page()
+    errors = []
+    page.on('pageerror', lambda e: errors.append(str(e)))
+    network = Network(page)
+    page.goto(f"{base}/bench/{viewer}.html?image={image['id']}")
+    page.wait_for_function('window.bench && window.bench.viewer', timeout=30000)
+    times = [page.evaluate('window.bench.load()')]
+    views = [page.evaluate('window.bench.report().view')]
+    for _, view in plan[1:]:
+        times.append(page.evaluate('(v) => window.bench.step(v)', view))
+        views.append(page.evaluate('window.bench.report().view'))
+    page.wait_for_timeout(300)  # late network events of the last step
+    report = page.evaluate('window.bench.report()')
+    context.close()
+    if errors:
+        sys.exit(f'{viewer}: page errors: {errors}')
+    drawn = set(report['drawn'])
+    tiles = [r for r in network.requests.values() if r['kind'] == 'tile']
+    previews = [r for r in network.requests.values() if r['kind'] == 'preview']
+    failed = [r for r in network.requests.values() if r['state'] == 'failed']
+    if failed:
+        sys.exit(f'{viewer}: failed requests: {failed[:5]}')
+    deviation = max(max(abs(got['zoomScale'] / want['zoomScale'] - 1),
+                        abs(got['offsetX'] - want['offsetX']) / VIEW['width'],
+                        abs(got['offsetY'] - want['offsetY']) / VIEW['height'])
+                    for got, (_, want) in zip(views, plan))
+    return {
+        'viewer': viewer, 'scale': scale,
+        'tile_requests': len(tiles),
+        'kib': sum(r['bytes'] for r in tiles + previews) / 1024,
+        'never_drawn': sum(1 for r in tiles if r['path'] not in drawn),
+        'cancelled': sum(1 for r in tiles if r['state'] == 'cancelled'),
+        'seconds': sum(times) / 1000,
+        'step_ms': [round(t) for t in times],
+        'first_picture_ms': report['firstPicture'],
+        'view_deviation': deviation,
+        'tiles_per_level': {level: sum(1 for r in tiles if r['path'].split(TILE)[1].split('/')[0] == level)
+                            for level in sorted({r['path'].split(TILE)[1].split('/')[0] for r in tiles}, key=int)},
+        'kib_per_level': {level: round(sum(r['bytes'] for r in tiles if r['path'].split(TILE)[1].split('/')[0] == level) / 1024)
+                          for level in sorted({r['path'].split(TILE)[1].split('/')[0] for r in tiles}, key=int)},
+        'preview_kib': round(sum(r['bytes'] for r in previews) / 1024),
+    }
+
+
+def table(results, scales, runs):
+    med = lambda viewer, scale, key: statistics.median(r[key] for r in results if r['viewer'] == viewer and r['scale'] == scale)
+    head = f'| medians of {runs} |' + ''.join(f' OpenSeadragon DPR {s} | Tilescope client DPR {s} |' for s in scales)
+    lines = [head, '|---|' + '---:|' * (2 * len(scales))]
+    rows = [('tile requests', 'tile_requests', '{:,.0f}', True), ('KiB received (tiles + preview)', 'kib', '{:,.0f}', True),
+            ('requested, never drawn', 'never_drawn', '{:,.0f}', False), ('of which cancelled', 'cancelled', '{:,.0f}', False),
+            ('time to fully loaded, all steps', 'seconds', '{:.1f} s', True),
+            ('first picture', 'first_picture_ms', '{:.0f} ms', False)]
+    for label, key, fmt, ratio in rows:
+        cells = []
+        for s in scales:
+            o, t = med('osd', s, key), med('tilescope', s, key)
+            cells.append(fmt.format(o))
+            cells.append(fmt.format(t) + (f' ({t / o:.2f}x)' if ratio and o else ''))
+        lines.append(f'| {label} | ' + ' | '.join(cells) + ' |')
+    return '\n'.join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--binary', required=True)
+    parser.add_argument('--osd', required=True)
+    parser.add_argument('--size', type=int, default=16384)
+    parser.add_argument('--runs', type=int, default=3)
+    parser.add_argument('--scales', default='1,2')
+    parser.add_argument('--chromium', default='/usr/bin/chromium')
+    args = parser.parse_args()
+    scales = [int(s) for s in args.scales.split(',')]
+    OUT.mkdir(parents=True, exist_ok=True)
+    images = OUT / f'images-{args.size}'
+    make_image(images / f'perlin-{args.size}.jpg', args.size)
+    server = Server(args.binary, images, OUT / f'data-{args.size}', public_folder(args.osd))
+    try:
+        print(f'building or loading the {args.size}x{args.size} pyramid...', file=sys.stderr)
+        image = server.ready_image()
+        plan = steps(args.size)
+        results = []
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=args.chromium, args=['--no-sandbox', '--force-color-profile=srgb'])
+            for scale in scales:
+                for run in range(args.runs):
+                    order = ('osd', 'tilescope') if run % 2 == 0 else ('tilescope', 'osd')
+                    for viewer in order:
+                        r = one_run(browser, server.base, viewer, image, scale, plan)
+                        results.append(r)
+                        print(f"DPR {scale} run {run + 1} {viewer:9}: {r['tile_requests']} tiles, {r['kib']:.0f} KiB, "
+                              f"{r['never_drawn']} never drawn, {r['seconds']:.1f} s {r['step_ms']}, "
+                              f"view deviation {r['view_deviation']:.1e}", file=sys.stderr)
+            browser.close()
+    finally:
+        server.stop()
+    commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(['git', 'status', '--porcelain', '--', 'Public', 'bench/client'], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    when = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
+    report = (f'Client vs OpenSeadragon 4.1.0, {args.size}x{args.size}, {VIEW["width"]}x{VIEW["height"]}, '
+              f'{len(plan)} steps, commit {commit}{" (+ local changes)" if dirty else ""}, {when}\n\n'
+              + table(results, scales, args.runs) + '\n')
+    print(report)
+    (OUT / 'results.md').write_text(report)
+    (OUT / 'results.json').write_text(json.dumps({'plan': plan, 'results': results}, indent=1))
+    worst = max(r['view_deviation'] for r in results)
+    if worst > 1e-3:
+        sys.exit(f'the viewers did not show the same views (largest deviation {worst:.1e} of the viewport)')
+
+
+if __name__ == '__main__':
+    main()

@@ -25,8 +25,9 @@ public final class BuildQueue: @unchecked Sendable {
     /// Images another replica is building: watched until their pyramid appears (or the lease lapses).
     private var elsewhere: [String: ImageRecord] = [:]
     private var watching = false
-    /// Ids being built on this replica's builders right now: a watched image queued again while
-    /// its build already runs here is not built twice.
+    /// Pyramids (id and version) being built on this replica's builders right now: a watched
+    /// image queued again while its build already runs here is not built twice. (A new version
+    /// of an image still building is another pyramid: it is built, as before.)
     private var buildingHere: Set<String> = []
     /// The version of each image already logged as built elsewhere: said once, not at every retry.
     private var announced: [String: String] = [:]
@@ -116,12 +117,13 @@ public final class BuildQueue: @unchecked Sendable {
     private func build(_ record: ImageRecord) {
         let (id, version) = (record.id, record.version)
         guard library.record(id)?.version == version else { return }  // superseded while queued
+        let pyramid = Self.key(record)
         condition.lock()
-        let alreadyHere = !buildingHere.insert(id).inserted
+        let alreadyHere = !buildingHere.insert(pyramid).inserted
         if !alreadyHere { elsewhere[id] = nil }
         condition.unlock()
         guard !alreadyHere else { return }
-        defer { condition.lock(); buildingHere.remove(id); condition.unlock() }
+        defer { condition.lock(); buildingHere.remove(pyramid); condition.unlock() }
         guard let lease = claim(record) else { return }
         let started = Date()
         log("building \(id) (\(record.fileName))")
@@ -197,6 +199,8 @@ public final class BuildQueue: @unchecked Sendable {
         return nil
     }
 
+    private static func key(_ record: ImageRecord) -> String { record.id + "\n" + record.version }
+
     /// Seconds between looks at images another replica builds.
     static let recheckSeconds = 1.0
 
@@ -237,7 +241,7 @@ public final class BuildQueue: @unchecked Sendable {
                     library.update(record.id, version: record.version) { $0.status = .failed(failure.reason) }
                 } else {
                     condition.lock()
-                    let here = buildingHere.contains(record.id)
+                    let here = buildingHere.contains(Self.key(record))
                     if !here { elsewhere[record.id] = record }  // still watched, quietly
                     condition.unlock()
                     if !here { enqueue(record) }

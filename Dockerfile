@@ -31,6 +31,9 @@ RUN for file in /out/tilescope /usr/lib/*/vips-modules-*/vips-heif.so; do ldd "$
  && cp --parents /usr/lib/*/vips-modules-*/vips-heif.so /out/root
 
 FROM debian:bookworm-slim
+# The list of copied libraries, first: a build cache keys the RUN below on its text, not on what its
+# bind mount holds, so without this a binary linking a new library (libpq) reused a cached layer without it.
+COPY --from=build /out/libraries.txt /usr/local/share/tilescope/runtime-libraries.txt
 # The copied libraries go in where the base image has none of its own: the base's libc, zlib, ...
 # stay as Debian installed them.
 RUN --mount=type=bind,from=build,source=/out/root,target=/runtime \

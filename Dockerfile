@@ -10,7 +10,7 @@ ARG SWIFT_IMAGE=swift:6.3-bookworm
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libvips-dev libjpeg62-turbo-dev libmicrohttpd-dev libsqlite3-dev pkg-config \
+ && apt-get install -y --no-install-recommends libvips-dev libjpeg62-turbo-dev libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The manifest names every target, tests included, so SwiftPM wants their folders too.
@@ -31,6 +31,9 @@ RUN for file in /out/tilescope /usr/lib/*/vips-modules-*/vips-heif.so; do ldd "$
  && cp --parents /usr/lib/*/vips-modules-*/vips-heif.so /out/root
 
 FROM debian:bookworm-slim
+# The list of copied libraries, first: a build cache keys the RUN below on its text, not on what its
+# bind mount holds, so without this a binary linking a new library (libpq) reused a cached layer without it.
+COPY --from=build /out/libraries.txt /usr/local/share/tilescope/runtime-libraries.txt
 # The copied libraries go in where the base image has none of its own: the base's libc, zlib, ...
 # stay as Debian installed them.
 RUN --mount=type=bind,from=build,source=/out/root,target=/runtime \

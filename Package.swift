@@ -14,6 +14,7 @@ let package = Package(
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         // Non-variadic wrappers for the variadic C calls Swift cannot make. Nothing else.
         .target(name: "CShims", dependencies: ["CVips", "CMicroHTTPD"]),
@@ -23,7 +24,7 @@ let package = Package(
         .target(name: "ScrollGeometry"),
         .target(name: "Imaging", dependencies: ["CShims", "CVips", "CTileDecoder", "ScrollGeometry"]),
         .target(name: "HTTPServer", dependencies: ["CShims", "CMicroHTTPD"]),
-        .target(name: "Catalog", dependencies: ["CSQLite"]),
+        .target(name: "Catalog", dependencies: ["CSQLite", "CLibPQ"]),
         .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "CShims"]),
         // The built-in demo gallery's image painters: linked by the executable, unknown to the server.
         .target(name: "TilescopeDemo", dependencies: ["Imaging", "ScrollGeometry"]),
@@ -35,7 +36,7 @@ let package = Package(
         .testTarget(name: "ScrollGeometryTests", dependencies: ["ScrollGeometry", "SeededRandom"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "CatalogTests", dependencies: ["Catalog", "SeededRandom"]),
+        .testTarget(name: "CatalogTests", dependencies: ["Catalog", "SeededRandom", "TestSupport"]),
         .testTarget(name: "TilescopeTests", dependencies: ["Tilescope", "TestSupport", "SeededRandom"]),
         .testTarget(name: "TilescopeDemoTests", dependencies: ["TilescopeDemo", "Imaging", "ScrollGeometry"]),
     ]

@@ -4,15 +4,20 @@ import Foundation
 /// so lines from different threads never interleave mid-line).
 public enum Log {
     nonisolated(unsafe) public static var quiet = false
+    /// Which replica writes, in every line (`tilescope[replica-2]: ...`) when several share one
+    /// database; empty for a single server. Set once at start, before any thread logs.
+    nonisolated(unsafe) public static var replica = ""
 
     public static func info(_ message: String) {
         guard !quiet else { return }
-        write("tilescope: \(message)\n")
+        write("\(prefix): \(message)\n")
     }
 
     public static func error(_ message: String) {
-        write("tilescope: error: \(message)\n")
+        write("\(prefix): error: \(message)\n")
     }
+
+    private static var prefix: String { replica.isEmpty ? "tilescope" : "tilescope[\(replica)]" }
 
     private static func write(_ line: String) {
         var bytes = Array(line.utf8)

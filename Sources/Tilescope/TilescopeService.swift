@@ -12,7 +12,11 @@ public final class TilescopeService: @unchecked Sendable {
     public let library = ImageLibrary()
     public let builds: BuildQueue
     public let scanner: FolderScanner
-    public let ratings: SQLiteRatingStore
+    public let ratings: any RatingStore
+    /// This server's name among replicas (logs, metrics, build leases).
+    public let replica: String
+    /// Nil when the catalog database answers, else why not (PostgreSQL only).
+    let databaseProbe: (@Sendable () -> String?)?
     public let captions: CaptionsCache
     /// Every scan goes through here (with uploads and deletions), never `scanner` directly.
     public let sync: LibrarySync
@@ -33,23 +37,27 @@ public final class TilescopeService: @unchecked Sendable {
         self.demo = demo
         let descriptors = DescriptorBudget(limit: Self.raiseDescriptorLimit())
         try Vips.start()
-        store = try FilePyramidStore(dataFolder: config.dataFolder)
+        let catalog = try CatalogStores.open(config)
+        replica = catalog.replica
+        databaseProbe = catalog.probe
+        if !config.databaseURL.isEmpty { Log.replica = catalog.replica }
+        store = try FilePyramidStore(dataFolder: config.dataFolder, stagingName: catalog.stagingName)
         imagesFolder = config.isDemo ? config.dataFolder + "/demo-images" : config.imagesFolder
         let operations = Operations(accessLog: config.quiet ? nil : AccessLog(format: config.logFormat))
         self.operations = operations
-        ratings = try SQLiteRatingStore(dataFolder: config.dataFolder)
-        let failures = SQLiteBuildFailureStore(database: ratings.database)
+        ratings = catalog.ratings
+        let failures = catalog.failures
         builds = BuildQueue(store: store, library: library, builder: PyramidBuilder(quality: config.quality),
                             concurrency: config.buildConcurrency, expressPixels: config.expressBuildPixels,
-                            failures: failures, log: Log.info,
+                            failures: failures, leases: catalog.leases, log: Log.info,
                             finished: { operations.metrics.recordBuild(outcome: $0, seconds: $1) })
         scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds,
-                                identities: FileIdentities(database: ratings.database),
+                                identities: catalog.identities,
                                 limits: SourceLimits(maxPixels: config.maxPixels),
                                 settling: SettlingFiles(interval: config.settleSeconds), failures: failures)
         captions = CaptionsCache(imagesFolder: imagesFolder)
         sync = LibrarySync(scanner: scanner, store: store, ratings: ratings, captions: captions,
-                           catalog: SQLiteImageCatalogStore(database: ratings.database))
+                           catalog: catalog.images)
         gallery = Gallery(library: library, ratings: ratings, captions: captions)
         let uploads = Uploads(token: AdminToken(config.adminToken), maxBytes: config.maxUploadBytes,
                               maxPixels: config.maxPixels, sync: sync, library: library)

@@ -2,12 +2,9 @@ import Foundation
 import Testing
 @testable import Catalog
 
-/// The library remembered between runs: saved, replaced, forgotten, and read back across batches.
+/// The library remembered between runs: saved, replaced, forgotten, and read back across batches,
+/// on both engines.
 @Suite struct ImageCatalogStoreTests {
-    func store(_ folder: String) throws -> SQLiteImageCatalogStore {
-        try SQLiteImageCatalogStore(database: Database(path: folder + "/" + CatalogSchema.fileName,
-                                                       migrations: CatalogSchema.migrations))
-    }
 
     static func image(_ i: Int, built: Bool) -> CataloguedImage {
         CataloguedImage(id: String(format: "img-%05d", i), fileName: String(format: "img-%05d.jpg", i), size: 100 + i,
@@ -15,12 +12,13 @@ import Testing
                         height: 12, built: built ? (tileSize: 254, overlap: 1) : nil)
     }
 
-    @Test func everyImageComesBackAcrossBatchesAndChangesReplaceOrForget() throws {
-        let folder = try TemporaryFolder()
-        let count = 2 * SQLiteImageCatalogStore.batchSize + 1  // three batches, the last of one row
+    @Test(arguments: CatalogEngine.allCases)
+    func everyImageComesBackAcrossBatchesAndChangesReplaceOrForget(engine: CatalogEngine) throws {
+        let catalog = try engine.open()
+        let count = 2 * SQLImageCatalogStore.batchSize + 1  // three batches, the last of one row
         let images = (0..<count).map { Self.image($0, built: $0 % 3 != 0) }
-        try store(folder.path).save(images.reversed(), removing: [])
-        let reopened = try store(folder.path)
+        try SQLImageCatalogStore(database: catalog.database).save(images.reversed(), removing: [])
+        let reopened = SQLImageCatalogStore(database: try catalog.reopen().database)
         #expect(try reopened.all() == images)
         // A new version replaces the row; a removal forgets it; the rest stay.
         var changed = Self.image(5, built: false)

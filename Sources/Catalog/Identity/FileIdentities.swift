@@ -12,13 +12,14 @@ import Foundation
 /// Thread-safe. Bindings are cached in memory: they never change, so the cache never goes stale,
 /// and a scan of a known folder costs no database access.
 public final class FileIdentities: @unchecked Sendable { // @unchecked: `known` is behind `lock`.
-    public let database: Database
+    public let database: any SQLDatabase
     private let lock = NSLock()
     /// File name -> id, every binding this process has read or made.
     private var known: [String: String] = [:]
 
-    /// Uses `database`, which must have been opened with `CatalogSchema.migrations`.
-    public init(database: Database) {
+    /// Uses `database`, which must have been opened with `CatalogSchema.migrations` (SQLite) or
+    /// `PostgresSchema.migrations`.
+    public init(database: any SQLDatabase) {
         self.database = database
     }
 
@@ -40,7 +41,7 @@ public final class FileIdentities: @unchecked Sendable { // @unchecked: `known` 
     public func id(of name: String) throws -> String? {
         try lock.withLock {
             if let id = known[name] { return id }
-            let rows = try database.read { try $0.query("SELECT id FROM image_files WHERE file_name = ?", .text(name)) }
+            let rows = try database.reading { try $0.query("SELECT id FROM image_files WHERE file_name = ?", .text(name)) }
             if let id = rows.first?["id"].text { known[name] = id }
             return known[name]
         }
@@ -52,9 +53,10 @@ public final class FileIdentities: @unchecked Sendable { // @unchecked: `known` 
     /// name still unbound its first free candidate, all in one write transaction.
     private func bindNew(present names: [String]) throws {
         let unknown = Set(names.filter { known[$0] == nil })
-        let bound = try database.write { transaction -> [(name: String, id: String)] in
+        let values = database.dialect.jsonArrayValues
+        let bound = try database.writing { transaction -> [(name: String, id: String)] in
             var bound: [(name: String, id: String)] = []
-            for row in try transaction.query("SELECT id, file_name FROM image_files WHERE file_name IN (SELECT value FROM json_each(?))",
+            for row in try transaction.query("SELECT id, file_name FROM image_files WHERE file_name IN (SELECT value FROM \(values))",
                                              .text(try Self.jsonArray(Array(unknown)))) {
                 if let id = row["id"].text, let name = row["file_name"].text { bound.append((name, id)) }
             }
@@ -93,7 +95,7 @@ public final class FileIdentities: @unchecked Sendable { // @unchecked: `known` 
     /// it, if the catalog knows that id, so ratings stay with their files; the ids left over stay
     /// reserved, bound to no name, for good.
     private func adoptLegacyIDs(_ unbound: inout [String], present names: [String],
-                                _ transaction: DatabaseTransaction) throws -> [(name: String, id: String)] {
+                                _ transaction: any SQLStatements) throws -> [(name: String, id: String)] {
         let legacy = Set(try transaction.query("SELECT id FROM image_files WHERE legacy = 1").compactMap { $0["id"].text })
         guard !legacy.isEmpty else { return [] }
         let old = ImageID.legacyAssign(names)

@@ -3,7 +3,7 @@ import Foundation
 /// Where the library is remembered between runs (`CataloguedImage` per image), so a restart serves
 /// at once from what the last run knew while the images folder is scanned again in the background.
 ///
-/// SQLite on one machine (`SQLiteImageCatalogStore`); a shared database can implement the same calls.
+/// `SQLImageCatalogStore`, on SQLite (one machine) or PostgreSQL (replicas).
 /// The folder stays the truth: the next scan corrects anything remembered wrongly.
 public protocol ImageCatalogStore: Sendable {
     /// Every remembered image.

@@ -20,6 +20,17 @@ public final class BuildQueue: @unchecked Sendable {
     private let builder: PyramidBuilder
     private let expressPixels: Int
     private let failures: (any BuildFailureStore)?
+    /// Who builds what when replicas share the pyramid store; `LocalBuildLeases` alone.
+    private let leases: any BuildLeases
+    /// Images another replica is building: watched until their pyramid appears (or the lease lapses).
+    private var elsewhere: [String: ImageRecord] = [:]
+    private var watching = false
+    /// Pyramids (id and version) being built on this replica's builders right now: a watched
+    /// image queued again while its build already runs here is not built twice. (A new version
+    /// of an image still building is another pyramid: it is built, as before.)
+    private var buildingHere: Set<String> = []
+    /// The version of each image already logged as built elsewhere: said once, not at every retry.
+    private var announced: [String: String] = [:]
     private let log: @Sendable (String) -> Void
     /// Told how each build ended ("built", "failed" or "discarded") and how long it took.
     private let finished: @Sendable (_ outcome: String, _ seconds: Double) -> Void
@@ -28,6 +39,7 @@ public final class BuildQueue: @unchecked Sendable {
     /// them once a file builds) so that an unchanged failed file is not built again at the next start.
     public init(store: any PyramidStore, library: ImageLibrary, builder: PyramidBuilder,
                 concurrency: Int, expressPixels: Int = 0, failures: (any BuildFailureStore)? = nil,
+                leases: any BuildLeases = LocalBuildLeases(),
                 log: @escaping @Sendable (String) -> Void,
                 finished: @escaping @Sendable (_ outcome: String, _ seconds: Double) -> Void = { _, _ in }) {
         self.finished = finished
@@ -36,6 +48,7 @@ public final class BuildQueue: @unchecked Sendable {
         self.builder = builder
         self.expressPixels = max(0, expressPixels)
         self.failures = failures
+        self.leases = leases
         self.log = log
         for index in 0..<max(1, concurrency) {
             start(name: "build-\(index)", express: false)
@@ -104,6 +117,14 @@ public final class BuildQueue: @unchecked Sendable {
     private func build(_ record: ImageRecord) {
         let (id, version) = (record.id, record.version)
         guard library.record(id)?.version == version else { return }  // superseded while queued
+        let pyramid = Self.key(record)
+        condition.lock()
+        let alreadyHere = !buildingHere.insert(pyramid).inserted
+        if !alreadyHere { elsewhere[id] = nil }
+        condition.unlock()
+        guard !alreadyHere else { return }
+        defer { condition.lock(); buildingHere.remove(pyramid); condition.unlock() }
+        guard let lease = claim(record) else { return }
         let started = Date()
         log("building \(id) (\(record.fileName))")
         let library = self.library
@@ -140,13 +161,16 @@ public final class BuildQueue: @unchecked Sendable {
             }
             store.discard(stagingFolder: folder)
             staging = nil
+            lease.end(published: true)
         } catch is PartPublisher.SourceChanged {
             if let staging { store.discard(stagingFolder: staging) }
+            lease.end(published: false)
             withdraw(id: id, version: version)
             finished("discarded", Date().timeIntervalSince(started))
             log("\(id) changed while building; its new version will be built")
         } catch is PartPublisher.PublishedElsewhere {
             if let staging { store.discard(stagingFolder: staging) }
+            lease.end(published: true)
             if let manifest = store.manifest(id: id, version: version) {
                 library.update(id, version: version) { $0.status = .ready(manifest); $0.partial = nil }
             }
@@ -154,6 +178,7 @@ public final class BuildQueue: @unchecked Sendable {
             log("\(id) was published meanwhile by another process")
         } catch {
             if let staging { store.discard(stagingFolder: staging) }
+            lease.end(published: false)
             withdraw(id: id, version: version)
             let reason = FailureReason.text(fileName: record.fileName, sourcePath: record.sourcePath, error)
             library.update(id, version: version) { $0.status = .failed(reason); $0.partial = nil }
@@ -170,6 +195,89 @@ public final class BuildQueue: @unchecked Sendable {
     private func withdraw(id: String, version: String) {
         library.update(id, version: version) { $0.partial = nil }
         if store.manifest(id: id, version: version) == nil { store.withdraw(id: id, version: version) }
+    }
+
+    // MARK: - Builds shared with other replicas
+
+    /// The lease to build `record` now, or nil when another replica builds it (or already has):
+    /// then it is watched until its pyramid is published, and built here if that replica's lease lapses.
+    private func claim(_ record: ImageRecord) -> BuildLeaseKeeper? {
+        let (id, version) = (record.id, record.version)
+        do {
+            switch try leases.claim(id: id, version: version) {
+            case .granted:
+                let lease = BuildLeaseKeeper(leases: leases, id: id, version: version, log: log)
+                // Published meanwhile by a replica whose lease ended before it could say so.
+                if let manifest = store.manifest(id: id, version: version) {
+                    lease.end(published: true)
+                    library.update(id, version: version) { $0.status = .ready(manifest) }
+                    return nil
+                }
+                return lease
+            case .alreadyPublished:
+                if let manifest = store.manifest(id: id, version: version) {
+                    library.update(id, version: version) { $0.status = .ready(manifest) }
+                } else {
+                    watch(record, because: "already published by another replica")
+                }
+            case .heldElsewhere(let holder):
+                watch(record, because: "being built by \(holder ?? "another replica")")
+            }
+        } catch {
+            watch(record, because: "its build lease cannot be claimed now (\(error))")
+        }
+        return nil
+    }
+
+    private static func key(_ record: ImageRecord) -> String { record.id + "\n" + record.version }
+
+    /// Seconds between looks at images another replica builds.
+    static let recheckSeconds = 1.0
+
+    private func watch(_ record: ImageRecord, because reason: String) {
+        condition.lock()
+        let first = announced.updateValue(record.version, forKey: record.id) != record.version
+        elsewhere[record.id] = record
+        let startWatcher = !watching
+        watching = true
+        condition.unlock()
+        if first { log("not building \(record.id) here: \(reason)") }
+        library.update(record.id, version: record.version) {
+            if case .queued = $0.status { $0.status = .building(BuildProgress(percent: 0, etaSeconds: 0)) }
+        }
+        if startWatcher {
+            let thread = Thread { self.watchElsewhere() }
+            thread.name = "build-watch"
+            thread.start()
+        }
+    }
+
+    /// Every `recheckSeconds`: an image published elsewhere is served from the shared store;
+    /// one still unpublished is queued again, so its claim is retried (and taken over once the
+    /// other replica's lease has lapsed).
+    private func watchElsewhere() {
+        while true {
+            Thread.sleep(forTimeInterval: Self.recheckSeconds)
+            condition.lock()
+            if stopping { condition.unlock(); return }
+            let records = Array(elsewhere.values)
+            elsewhere.removeAll()
+            condition.unlock()
+            for record in records where library.record(record.id)?.version == record.version {
+                if let manifest = store.manifest(id: record.id, version: record.version) {
+                    library.update(record.id, version: record.version) { $0.status = .ready(manifest) }
+                    log("\(record.id) was built by another replica; serving it")
+                } else if let failure = try? failures?.failure(fileName: record.fileName, version: record.version) {
+                    library.update(record.id, version: record.version) { $0.status = .failed(failure.reason) }
+                } else {
+                    condition.lock()
+                    let here = buildingHere.contains(Self.key(record))
+                    if !here { elsewhere[record.id] = record }  // still watched, quietly
+                    condition.unlock()
+                    if !here { enqueue(record) }
+                }
+            }
+        }
     }
 
     /// Only a failure of the version still in the folder: a file changed meanwhile gets its own build.

@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 
 /// Everything `tilescope serve` can be told. Each field is a flag and an environment variable.
@@ -38,6 +39,12 @@ public struct ServeConfig: Sendable {
     public var iiifRights = ""
     public var iiifAttribution = ""
     public var iiifCollectionPageSize = 100
+    /// The catalog: empty for SQLite in the data folder, or a `postgres://` URL shared by replicas.
+    public var databaseURL = ""
+    /// This replica's name in logs, metrics and build leases; empty: the host name.
+    public var replicaID = ""
+    /// Seconds a build lease lasts without renewal before another replica may take the build over.
+    public var buildLeaseSeconds = 30
 
     public init() {}
 
@@ -183,6 +190,24 @@ public struct ServeConfig: Sendable {
         },
         Setting("--max-pixels", env: "TILESCOPE_MAX_PIXELS", default: "2000000000", "most pixels a source may declare: uploads get 422 above, folder files are listed as failed") {
             $0.maxPixels = try SettingValue.integer($1, "max-pixels", in: 1...(1 << 50))
+        },
+        Setting("--database", env: "TILESCOPE_DATABASE", default: "(catalog.sqlite in the data folder)",
+                "the catalog: postgres://user@host:port/db to share it between replicas (docs/scale-out.md)") { config, value in
+            guard value.isEmpty || value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") else {
+                throw UsageError("database must be a postgres:// or postgresql:// URL, not '\(PostgresDatabase.redacted(value))'")
+            }
+            config.databaseURL = value
+        },
+        Setting("--replica-id", env: "TILESCOPE_REPLICA_ID", default: "(the host name)",
+                "this replica's name in logs, metrics and build leases") { config, value in
+            guard (1...64).contains(value.utf8.count),
+                  value.utf8.allSatisfy({ $0 == 45 || $0 == 46 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })
+            else { throw UsageError("replica-id must be 1 to 64 letters, digits, '-', '_' or '.', not '\(value)'") }
+            config.replicaID = value
+        },
+        Setting("--build-lease", env: "TILESCOPE_BUILD_LEASE_SECONDS", default: "30",
+                "seconds a replica's build lease lasts unrenewed before another replica takes the build over (with --database postgres://)") {
+            $0.buildLeaseSeconds = try SettingValue.integer($1, "build-lease", in: 3...3600)
         },
     ]
 }

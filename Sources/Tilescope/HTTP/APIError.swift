@@ -29,6 +29,9 @@ public struct APIError: Error, Sendable {
             }
         case let error as RatingError: self = .badRequest(error.description)
         case let error as UploadError: self = error.apiError
+        case let error as DatabaseUnavailable:
+            self = APIError(503, "database_unavailable", error.description,
+                            headers: [("Retry-After", String(min(error.retryAfterSeconds, 60)))])
         default: self = APIError(500, "internal", "\(error)")
         }
     }

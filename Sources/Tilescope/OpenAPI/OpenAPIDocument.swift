@@ -507,6 +507,9 @@ enum OpenAPIDocument {
      },
      "413": {
       "$ref": "#/components/responses/PayloadTooLarge"
+     },
+     "503": {
+      "$ref": "#/components/responses/DatabaseUnavailable"
      }
     }
    }
@@ -2654,6 +2657,21 @@ enum OpenAPIDocument {
    },
    "Building": {
     "description": "The image's pyramid (or, for a tile, that tile's level: see `readyLevels`) is still being built; retry after `Retry-After` seconds (1 to 60).",
+    "headers": {
+     "Retry-After": {
+      "$ref": "#/components/headers/RetryAfter"
+     }
+    },
+    "content": {
+     "application/json": {
+      "schema": {
+       "$ref": "#/components/schemas/Error"
+      }
+     }
+    }
+   },
+   "DatabaseUnavailable": {
+    "description": "The shared catalog database (`--database postgres://...`) cannot be reached right now (`database_unavailable`); retry after `Retry-After` seconds (1 to 60). Tiles are still served.",
     "headers": {
      "Retry-After": {
       "$ref": "#/components/headers/RetryAfter"

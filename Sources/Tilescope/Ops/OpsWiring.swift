@@ -37,7 +37,15 @@ enum OpsWiring {
             [weak sync = service.sync] in Double(sync?.fullScansCompleted ?? 0)
         })
 
+        metrics.register(Gauge("tilescope_replica_info", help: "Always 1; the replica label names this server among replicas (--replica-id).") {
+            [replica = service.replica] in [(labels: [("replica", replica)], value: 1)]
+        })
+
         let readiness = operations.readiness
+        if let probe = service.databaseProbe {
+            // Throttled: /readyz is public, and a query per request would let anyone load the database.
+            readiness.add(Readiness.Check("database", run: probe).throttled(interval: 1))
+        }
         readiness.add(Readiness.writableFolder("data_folder_writable", path: service.store.dataFolder))
         readiness.add(Readiness.existingFolder("pyramid_store", path: service.store.pyramidsFolder))
     }

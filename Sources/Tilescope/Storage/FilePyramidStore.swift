@@ -16,16 +16,20 @@ import Imaging
 public struct FilePyramidStore: PyramidStore {
     public let dataFolder: String
     var pyramidsFolder: String { dataFolder + "/pyramids" }
-    var stagingRoot: String { dataFolder + "/staging" }
+    /// The staging folder's name: `staging`, or one per replica when replicas share the data
+    /// folder (each wipes only its own at start, never another's build in progress).
+    public let stagingName: String
+    var stagingRoot: String { dataFolder + "/" + stagingName }
 
-    public init(dataFolder: String) throws {
+    public init(dataFolder: String, stagingName: String = "staging") throws {
         self.dataFolder = dataFolder
+        self.stagingName = stagingName
         let files = FileManager.default
         try files.createDirectory(atPath: dataFolder + "/pyramids", withIntermediateDirectories: true)
         // Builds interrupted by a crash are never resumed: their folders go, and the
         // sources they came from are built again because no pyramid was published.
-        try? files.removeItem(atPath: dataFolder + "/staging")
-        try files.createDirectory(atPath: dataFolder + "/staging", withIntermediateDirectories: true)
+        try? files.removeItem(atPath: dataFolder + "/" + stagingName)
+        try files.createDirectory(atPath: dataFolder + "/" + stagingName, withIntermediateDirectories: true)
     }
 
     func folder(id: String, version: String) -> String { "\(pyramidsFolder)/\(id)/\(version)" }

@@ -1,11 +1,12 @@
 import Foundation
 
-/// The remembered library in the `library_images` table of the catalog database (`CatalogSchema`).
-public struct SQLiteImageCatalogStore: ImageCatalogStore {
-    public let database: Database
+/// The remembered library in the `library_images` table of the catalog database, on either engine
+/// (`CatalogSchema` for SQLite, `PostgresSchema` for PostgreSQL: the same columns, the same SQL).
+public struct SQLImageCatalogStore: ImageCatalogStore {
+    public let database: any SQLDatabase
 
-    /// Uses `database`, which must have been opened with `CatalogSchema.migrations`.
-    public init(database: Database) {
+    /// Uses `database`, which must have been opened with its engine's catalog migrations.
+    public init(database: any SQLDatabase) {
         self.database = database
     }
 
@@ -16,7 +17,7 @@ public struct SQLiteImageCatalogStore: ImageCatalogStore {
         var images: [CataloguedImage] = []
         var after = ""
         while true {
-            let rows = try database.read {
+            let rows = try database.reading {
                 try $0.query("""
                     SELECT id, file_name, size, modified_ns, version, width, height, tile_size, overlap
                     FROM library_images WHERE id > ? ORDER BY id LIMIT ?
@@ -43,7 +44,7 @@ public struct SQLiteImageCatalogStore: ImageCatalogStore {
 
     public func save(_ images: [CataloguedImage], removing removed: [String]) throws {
         guard !images.isEmpty || !removed.isEmpty else { return }
-        try database.write { transaction in
+        try database.writing { transaction in
             for id in removed {
                 try transaction.execute("DELETE FROM library_images WHERE id = ?", .text(id))
             }

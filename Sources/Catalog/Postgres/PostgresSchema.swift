@@ -1,0 +1,55 @@
+/// The catalog's tables in PostgreSQL, oldest step first: the same data as `CatalogSchema`
+/// (SQLite), plus the build jobs that replicas share. Append new steps; never edit shipped ones.
+public enum PostgresSchema {
+    public static let migrations: [DatabaseMigration] = [
+        DatabaseMigration(version: 1, name: "images, image files, build failures", sql: """
+            CREATE TABLE images (
+                id TEXT NOT NULL PRIMARY KEY CHECK (length(id) > 0),
+                added_ms BIGINT NOT NULL,  -- first seen, milliseconds since 1970-01-01 UTC
+                rating SMALLINT CHECK (rating IS NULL OR rating BETWEEN 0 AND 10)
+            );
+            -- Which id each source file was given, for good (docs/ids.md). `legacy` exists for the
+            -- shared identity code; PostgreSQL catalogs never had ids without files.
+            CREATE TABLE image_files (
+                id TEXT NOT NULL PRIMARY KEY CHECK (length(id) > 0),
+                file_name TEXT UNIQUE CHECK (file_name IS NULL OR length(file_name) > 0),
+                legacy SMALLINT NOT NULL DEFAULT 0 CHECK (legacy IN (0, 1))
+            );
+            CREATE TABLE build_failures (
+                file_name TEXT NOT NULL PRIMARY KEY CHECK (length(file_name) > 0),
+                version TEXT NOT NULL CHECK (length(version) > 0),
+                reason TEXT NOT NULL,
+                failed_ms BIGINT NOT NULL
+            );
+            """),
+        DatabaseMigration(version: 2, name: "build jobs with leases", sql: """
+            -- One row per pyramid (image id and source version) any replica set out to build. A replica
+            -- builds only while it holds the lease (holder, lease_until); a lease not renewed in time
+            -- (the replica died) can be taken over. `published` rows are never built again.
+            CREATE TABLE build_jobs (
+                image_id TEXT NOT NULL CHECK (length(image_id) > 0),
+                version TEXT NOT NULL CHECK (length(version) > 0),
+                state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'published')),
+                holder TEXT,
+                lease_until TIMESTAMPTZ,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (image_id, version)
+            );
+            """),
+        DatabaseMigration(version: 3, name: "library_images: the library remembered between runs", sql: """
+            -- As SQLite's (CatalogSchema, version 4). Ids compare byte by byte, as they do in SQLite and
+            -- in Swift, so the batches of a restore (WHERE id > ? ORDER BY id) follow the same order.
+            CREATE TABLE library_images (
+                id TEXT COLLATE "C" NOT NULL PRIMARY KEY CHECK (length(id) > 0),
+                file_name TEXT NOT NULL CHECK (length(file_name) > 0),
+                size BIGINT NOT NULL,
+                modified_ns BIGINT NOT NULL,
+                version TEXT NOT NULL,
+                width BIGINT NOT NULL,
+                height BIGINT NOT NULL,
+                tile_size BIGINT,  -- NULL until this version's pyramid is published
+                overlap BIGINT
+            );
+            """),
+    ]
+}

@@ -42,19 +42,24 @@ extension TilescopeApp {
         let files = DeepZoomFormatTiles(versionFolder: (store.descriptorPath(id: id, version: version) as NSString)
             .deletingLastPathComponent, format: format)
         let type = format.encoded.mediaType
-        if var stored = HTTPCaching.file(at: files.path(level: level, column: column, row: row), contentType: type,
-                                         etag: etag, cacheControl: cacheControl, request: request,
-                                         descriptors: pyramidFiles) {
-            if stored.status == 200 { stored.setHeader("Server-Timing", "tile;desc=stored") }
-            return .now(stored)
+        for (path, storedType) in [(files.path(level: level, column: column, row: row), type),
+                                   (files.jpegPath(level: level, column: column, row: row), "image/jpeg")] {
+            if var stored = HTTPCaching.file(at: path, contentType: storedType, etag: etag, cacheControl: cacheControl,
+                                             request: request, descriptors: pyramidFiles) {
+                if stored.status == 200 { stored.setHeader("Server-Timing", "tile;desc=stored") }
+                return .now(stored)
+            }
         }
         let quality = iiif.jpegQuality
         let headers: [(name: String, value: String)] = [("Content-Type", type), ("ETag", etag), ("Cache-Control", cacheControl)]
         return .later {
             let start = DispatchTime.now().uptimeNanoseconds
             do {
-                let body = try files.write(level: level, column: column, row: row, from: jpegPath, jpegQuality: quality)
+                let (body, isJPEG) = try files.write(level: level, column: column, row: row, from: jpegPath,
+                                                     jpegQuality: quality)
                 let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                var headers = headers
+                if isJPEG { headers[0] = ("Content-Type", "image/jpeg") }
                 return Response(status: 200, headers: headers + [
                     ("Server-Timing", "tile;desc=written, render;dur=\(String(format: "%.2f", milliseconds))"),
                 ], body: .bytes(body))

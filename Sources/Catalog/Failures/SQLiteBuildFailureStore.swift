@@ -1,35 +1,13 @@
 import Foundation
 
-/// Failed builds in the `build_failures` table of the catalog database (`CatalogSchema`).
-public struct SQLiteBuildFailureStore: BuildFailureStore {
+/// Failed builds in the `build_failures` table of the catalog database (`CatalogSchema`); the
+/// statements are `SQLBuildFailureStore`'s, shared with PostgreSQL.
+public struct SQLiteBuildFailureStore: SQLBuildFailureStore {
     public let database: Database
+    public var sqlDatabase: any SQLDatabase { database }
 
     /// Uses `database`, which must have been opened with `CatalogSchema.migrations`.
     public init(database: Database) {
         self.database = database
-    }
-
-    public func record(_ failure: BuildFailure) throws {
-        try database.write {
-            try $0.execute("""
-                INSERT INTO build_failures (file_name, version, reason, failed_ms) VALUES (?, ?, ?, ?)
-                ON CONFLICT (file_name) DO UPDATE SET
-                    version = excluded.version, reason = excluded.reason, failed_ms = excluded.failed_ms
-                """, .text(failure.fileName), .text(failure.version), .text(failure.reason),
-                .integer(Int64(Date().timeIntervalSince1970 * 1000)))
-        }
-    }
-
-    public func failure(fileName: String, version: String) throws -> BuildFailure? {
-        let rows = try database.read {
-            try $0.query("SELECT reason FROM build_failures WHERE file_name = ? AND version = ?",
-                         .text(fileName), .text(version))
-        }
-        guard let reason = rows.first?["reason"].text else { return nil }
-        return BuildFailure(fileName: fileName, version: version, reason: reason)
-    }
-
-    public func forget(fileName: String) throws {
-        try database.write { try $0.execute("DELETE FROM build_failures WHERE file_name = ?", .text(fileName)) }
     }
 }

@@ -69,14 +69,7 @@ public final class LosslessPyramid: RegionReading, @unchecked Sendable {
             rect = candidate
         }
         let cut = try chosen.crop(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
-        if cut.width == size.width && cut.height == size.height { return cut }
-        let scaled = try cut.resize(horizontal: Double(size.width) / Double(cut.width),
-                                    vertical: Double(size.height) / Double(cut.height), kernel: kernel)
-        guard scaled.width >= size.width, scaled.height >= size.height else {
-            throw VipsError(message: "resize gave \(scaled.width)x\(scaled.height), wanted \(size.width)x\(size.height)")
-        }
-        if scaled.width == size.width && scaled.height == size.height { return scaled }
-        return try scaled.crop(x: 0, y: 0, width: size.width, height: size.height)
+        return try cut.resized(to: size, kernel: kernel)
     }
 
     /// The page pixels `region` (full resolution) covers: floor of its start, ceiling of its end,

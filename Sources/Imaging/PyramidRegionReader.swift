@@ -41,14 +41,7 @@ public struct PyramidRegionReader: RegionReading, Sendable {
         try Vips.start()
         let plan = pyramid.levelRegion(for: region, output: size)
         let cut = try levelPixels(plan)
-        if cut.width == size.width && cut.height == size.height { return cut }
-        let scaled = try cut.resize(horizontal: Double(size.width) / Double(cut.width),
-                                    vertical: Double(size.height) / Double(cut.height), kernel: kernel)
-        guard scaled.width >= size.width, scaled.height >= size.height else {
-            throw VipsError(message: "resize gave \(scaled.width)x\(scaled.height), wanted \(size.width)x\(size.height)")
-        }
-        if scaled.width == size.width && scaled.height == size.height { return scaled }
-        return try scaled.crop(x: 0, y: 0, width: size.width, height: size.height)
+        return try cut.resized(to: size, kernel: kernel)
     }
 
     /// The plan's rectangle of its level, decoded from the covering tiles (each tile only

@@ -1,11 +1,25 @@
 import CShims
 import CVips
+import ScrollGeometry
 
 /// Geometric and tonal transforms for derivatives (IIIF rotation and quality).
 extension VImage {
     /// Resamples with a chosen kernel (`resize` uses libvips's default, lanczos3).
     public func resize(horizontal: Double, vertical: Double, kernel: VipsKernel) throws -> VImage {
         try VImage.make { ts_resize_kernel(pointer, $0, horizontal, vertical, kernel) }
+    }
+
+    /// Scales to exactly `size` with `kernel`. libvips may round a side one pixel short or long:
+    /// short is an error, long is cropped away.
+    public func resized(to size: PixelSize, kernel: VipsKernel) throws -> VImage {
+        if width == size.width && height == size.height { return self }
+        let scaled = try resize(horizontal: Double(size.width) / Double(width),
+                                vertical: Double(size.height) / Double(height), kernel: kernel)
+        guard scaled.width >= size.width, scaled.height >= size.height else {
+            throw VipsError(message: "resize gave \(scaled.width)x\(scaled.height), wanted \(size.width)x\(size.height)")
+        }
+        if scaled.width == size.width && scaled.height == size.height { return scaled }
+        return try scaled.crop(x: 0, y: 0, width: size.width, height: size.height)
     }
 
     /// Mirrors left to right.

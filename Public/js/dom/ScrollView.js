@@ -210,6 +210,11 @@ export class ScrollView {
     if (ms === 0) { this.animator.stop(); finish(); return; }
     // The end is known now: the tile layer fetches for it, not for every frame on the way.
     this.layer.expect(to, ms);
+    this.#ease(from, to, ms, finish);
+  }
+
+  /** Moves from one view to another over `ms`, easing out, then calls `finish`. */
+  #ease(from, to, ms, finish) {
     this.animator.run((elapsed) => {
       const t = Math.min(1, elapsed / ms);
       const k = easeOutCubic(t);
@@ -391,15 +396,7 @@ export class ScrollView {
       this.events.emit('endZooming', { scale: to.zoomScale });
     };
     if (ms === 0) { finish(); return; }
-    this.animator.run((elapsed) => {
-      const t = Math.min(1, elapsed / ms);
-      const k = easeOutCubic(t);
-      this.zoomScale = from.zoomScale * Math.pow(to.zoomScale / from.zoomScale, k);
-      this.offsetX = from.offsetX + (to.offsetX - from.offsetX) * k;
-      this.offsetY = from.offsetY + (to.offsetY - from.offsetY) * k;
-      if (t >= 1) { finish(); return false; }
-      return true;
-    });
+    this.#ease(from, to, ms, finish);
   }
 
   // Rendering --------------------------------------------------------------------------------

@@ -21,15 +21,10 @@ struct IIIF2ImageRequest: Equatable, Sendable {
 
     /// The pixels to read and the size to scale them to, with 2.1's canonical path.
     func resolve(width: Int, height: Int, maxArea: Int) throws -> IIIFRendering {
-        let rect = try region.resolve(width: width, height: height)
-        let regionSize = PixelSize(width: rect.width, height: rect.height)
-        let output = try size.resolve(region: regionSize, maxArea: maxArea)
-        try rotation.checkArea(of: output, maxArea: maxArea)
-        let isFull = rect == PixelRect(x: 0, y: 0, width: width, height: height)
-        let regionPart = isFull ? "full" : "\(rect.x),\(rect.y),\(rect.width),\(rect.height)"
-        let sizePart = IIIF2Size.canonical(output, region: regionSize)
-        let canonical = "\(regionPart)/\(sizePart)/\(rotation.description)/\(quality.rawValue).\(format.rawValue)"
-        return IIIFRendering(region: rect, size: output, rotation: rotation, quality: quality, format: format,
-                             canonical: canonical)
+        try IIIFRendering(region: region, rotation: rotation, quality: quality, format: format,
+                          width: width, height: height, maxArea: maxArea) { regionSize in
+            let output = try size.resolve(region: regionSize, maxArea: maxArea)
+            return (output, IIIF2Size.canonical(output, region: regionSize))
+        }
     }
 }

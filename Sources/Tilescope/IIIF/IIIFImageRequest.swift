@@ -22,18 +22,11 @@ struct IIIFImageRequest: Equatable, Sendable {
 
     /// The pixels to read and the size to scale them to, for a `width` x `height` image.
     func resolve(width: Int, height: Int, maxArea: Int) throws -> IIIFRendering {
-        let rect = try region.resolve(width: width, height: height)
-        let regionSize = PixelSize(width: rect.width, height: rect.height)
-        let output = try size.resolve(region: regionSize, maxArea: maxArea)
-        try rotation.checkArea(of: output, maxArea: maxArea)
-        let isFull = rect == PixelRect(x: 0, y: 0, width: width, height: height)
-        let regionPart = isFull ? "full" : "\(rect.x),\(rect.y),\(rect.width),\(rect.height)"
-        let enlarged = output.width > rect.width || output.height > rect.height
-        let sizePart = !enlarged && output == IIIFSize.fit(regionSize, maxArea: maxArea)
-            ? "max" : "\(enlarged ? "^" : "")\(output.width),\(output.height)"
-        let canonical = "\(regionPart)/\(sizePart)/\(rotation.description)/\(quality.rawValue).\(format.rawValue)"
-        return IIIFRendering(region: rect, size: output, rotation: rotation, quality: quality, format: format,
-                             canonical: canonical)
+        try IIIFRendering(region: region, rotation: rotation, quality: quality, format: format,
+                          width: width, height: height, maxArea: maxArea) { regionSize in
+            let output = try size.resolve(region: regionSize, maxArea: maxArea)
+            return (output, IIIFSize.canonical(output, region: regionSize, maxArea: maxArea))
+        }
     }
 }
 
@@ -47,4 +40,21 @@ struct IIIFRendering: Equatable, Sendable {
     /// `{region}/{size}/{rotation}/{quality}.{format}` in canonical form: equal requests
     /// (`full` vs `0,0,w,h`, `pct:50` vs `w,h`) share it, so it keys the cache and the ETag.
     var canonical: String
+}
+
+extension IIIFRendering {
+    /// Resolves a request of either API version against a `width` x `height` image. The versions
+    /// differ only in their size syntax and its canonical spelling, which `size` supplies: it
+    /// turns the region's size into the output size and its canonical text.
+    init(region: IIIFRegion, rotation: IIIFRotation, quality: IIIFQuality, format: IIIFFormat,
+         width: Int, height: Int, maxArea: Int,
+         size: (PixelSize) throws -> (output: PixelSize, canonical: String)) throws {
+        let rect = try region.resolve(width: width, height: height)
+        let (output, sizePart) = try size(PixelSize(width: rect.width, height: rect.height))
+        try rotation.checkArea(of: output, maxArea: maxArea)
+        let isFull = rect == PixelRect(x: 0, y: 0, width: width, height: height)
+        let regionPart = isFull ? "full" : "\(rect.x),\(rect.y),\(rect.width),\(rect.height)"
+        self.init(region: rect, size: output, rotation: rotation, quality: quality, format: format,
+                  canonical: "\(regionPart)/\(sizePart)/\(rotation.description)/\(quality.rawValue).\(format.rawValue)")
+    }
 }

@@ -95,6 +95,14 @@ struct IIIFSize: Equatable, Sendable {
         return size
     }
 
+    /// 3.0's canonical size: `max` for what `max` would give, `w,h` otherwise, with `^` when
+    /// either side is larger than the region's.
+    static func canonical(_ output: PixelSize, region: PixelSize, maxArea: Int) -> String {
+        let enlarged = output.width > region.width || output.height > region.height
+        if !enlarged && output == fit(region, maxArea: maxArea) { return "max" }
+        return "\(enlarged ? "^" : "")\(output.width),\(output.height)"
+    }
+
     /// A derived side: the nearest whole pixel, at least one.
     private static func round(_ value: Double) -> Double { max(1, value.rounded()) }
 

@@ -37,6 +37,9 @@ public final class Gallery: @unchecked Sendable { // @unchecked: `nameOrder` is 
         }
         let order = try freshOrder(.name)
         lock.withLock { nameOrder = (stamp.library, stamp.captions, order) }
+        // The sort's copies of every record and key are freed by now: in a large gallery their pages go
+        // back (once per change of the folder or the captions).
+        if order.count >= Self.largeGallery { FreedMemory.returnToSystem() }
         return order
     }
 
@@ -67,6 +70,9 @@ public final class Gallery: @unchecked Sendable { // @unchecked: `nameOrder` is 
     }
 
     // MARK: - Internals
+
+    /// From this many images on, the temporaries of a sort are worth handing back to the system.
+    static let largeGallery = 10_000
 
     private func freshOrder(_ sort: GallerySort) throws -> GalleryOrder {
         let records = library.all

@@ -77,7 +77,7 @@ public struct FolderScanner: Sendable {
         library.replaceAll(next)
         let kept = Set(next.map(\.id))
         for old in previous.values where !kept.contains(old.id) { store.removeVersions(of: old.id, except: nil) }
-        for record in next where previous[record.fileName]?.version != record.version {
+        for record in next where !(previous[record.fileName].map { $0.hasSameVersion(as: record) } ?? false) {
             if case .queued = record.status { builds.enqueue(record) }
         }
         return (changed, stillSettling)
@@ -142,7 +142,8 @@ public struct FolderScanner: Sendable {
     private func freshRecord(id: String, name: String, path: String) -> ImageRecord? {
         guard let (fingerprint, stamp) = SourceFingerprint.compute(path) else { return nil }
         let version = fingerprint.value
-        var record = ImageRecord(id: id, fileName: name, sourcePath: path, version: version, stamp: stamp,
+        // Made from the folder, not `path`: the record keeps no path of its own (docs/gallery-scale.md).
+        var record = ImageRecord(id: id, fileName: name, folder: folder, version: version, stamp: stamp,
                                  header: nil, status: .queued)
         if let manifest = store.manifest(id: id, version: version) {
             record.header = ImageHeader(width: manifest.width, height: manifest.height, bands: 3)

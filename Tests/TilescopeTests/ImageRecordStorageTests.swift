@@ -137,3 +137,11 @@ import Testing
         #expect(library.all.map(\.id) == Array(keep))
     }
 }
+
+/// The library holds one record per image inline in its array: a field added carelessly (a manifest
+/// inline, a second string) shows here first (docs/gallery-scale.md).
+@Suite struct ImageRecordSizeTests {
+    @Test func aRecordStaysSmall() {
+        #expect(MemoryLayout<ImageRecord>.stride <= 168, "\(MemoryLayout<ImageRecord>.stride) bytes")
+    }
+}

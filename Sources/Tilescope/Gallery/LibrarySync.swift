@@ -54,7 +54,7 @@ public final class LibrarySync: @unchecked Sendable {
         let records = images.map { image in
             var record = ImageRecord(image, folder: folder)
             // A build that failed after the catalog last saw this version: failed, not built again.
-            if record.manifest == nil, let failure = try? scanner.failures?.failure(fileName: image.fileName, version: image.version) {
+            if record.isQueued, let failure = try? scanner.failures?.failure(fileName: image.fileName, version: image.version) {
                 record.status = .failed(failure.reason)
                 record.catalogued = false
             }
@@ -64,7 +64,7 @@ public final class LibrarySync: @unchecked Sendable {
         scanner.library.replaceAll(records)
         _ = scanner.library.takeUncatalogued()  // nothing was removed: the library was empty
         for record in records {
-            if case .queued = record.status { restoredQueue[record.id] = record.version }
+            if record.isQueued { restoredQueue[record.id] = record.version }
         }
         FreedMemory.returnToSystem()
         return records.count

@@ -81,6 +81,12 @@ public struct ImageRecord: Sendable {
     /// The status's name, without making the status.
     var statusName: String { storedStatus.name }
 
+    /// Whether the status is `.queued`, without making the status.
+    var isQueued: Bool {
+        if case .queued = storedStatus { return true }
+        return false
+    }
+
     /// While a progressive build runs: the part of the pyramid already published (the descriptor,
     /// the preview and the levels its `readyLevels` names). Nil otherwise.
     public var partial: PyramidManifest? {

@@ -75,14 +75,15 @@ public final class Gallery: @unchecked Sendable { // @unchecked: `nameOrder` is 
     static let largeGallery = 10_000
 
     private func freshOrder(_ sort: GallerySort) throws -> GalleryOrder {
-        let records = library.all
-        let ids = records.map(\.id)
+        // Names only, not a copy of every record: 100,000 records are 17 MB.
+        let files = library.map { (id: $0.id, fileName: $0.fileName) }
+        let ids = files.map(\.id)
         let ratings = sort == .rating ? try self.ratings.ratings(for: ids) : [:]
         let added = sort == .added ? try self.ratings.addedDates(for: ids) : [:]
         let captions = self.captions.current
-        return GalleryOrder(sort: sort, keys: records.map { record in
-            GallerySort.Keys(id: record.id, name: captions.title(forFile: record.fileName),
-                             rating: ratings[record.id], added: added[record.id])
+        return GalleryOrder(sort: sort, keys: files.map { file in
+            GallerySort.Keys(id: file.id, name: captions.title(forFile: file.fileName),
+                             rating: ratings[file.id], added: added[file.id])
         })
     }
 }

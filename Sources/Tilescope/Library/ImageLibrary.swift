@@ -32,6 +32,11 @@ public final class ImageLibrary: @unchecked Sendable {
 
     public var count: Int { lock.withLock { records.count } }
 
+    /// `transform` of every record, in id order, without a copy of the records.
+    func map<T>(_ transform: (ImageRecord) throws -> T) rethrows -> [T] {
+        try lock.withLock { try records.map(transform) }
+    }
+
     /// Counts the changes of which images exist under which file names (not of their build
     /// states): a gallery order made at one generation holds until the next.
     public var membershipGeneration: Int { lock.withLock { membership } }

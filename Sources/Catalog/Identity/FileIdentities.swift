@@ -15,7 +15,7 @@ public final class FileIdentities: @unchecked Sendable { // @unchecked: `known` 
     public let database: any SQLDatabase
     private let lock = NSLock()
     /// File name -> id, every binding this process has read or made.
-    private var known: [String: String] = [:]
+    private var known = FileNameIDs()
 
     /// Uses `database`, which must have been opened with `CatalogSchema.migrations` (SQLite) or
     /// `PostgresSchema.migrations`.
@@ -42,8 +42,9 @@ public final class FileIdentities: @unchecked Sendable { // @unchecked: `known` 
         try lock.withLock {
             if let id = known[name] { return id }
             let rows = try database.reading { try $0.query("SELECT id FROM image_files WHERE file_name = ?", .text(name)) }
-            if let id = rows.first?["id"].text { known[name] = id }
-            return known[name]
+            guard let id = rows.first?["id"].text else { return nil }
+            known.add([(name, id)])
+            return id
         }
     }
 
@@ -87,7 +88,7 @@ public final class FileIdentities: @unchecked Sendable { // @unchecked: `known` 
             return bound + chosen
         }
         // Only once committed: a rolled-back binding must not be remembered.
-        for (name, id) in bound { known[name] = id }
+        known.add(bound)
     }
 
     /// A catalog migrated from before ids were kept lists its ids with no file (`legacy = 1`).

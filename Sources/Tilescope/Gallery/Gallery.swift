@@ -37,6 +37,9 @@ public final class Gallery: @unchecked Sendable { // @unchecked: `nameOrder` is 
         }
         let order = try freshOrder(.name)
         lock.withLock { nameOrder = (stamp.library, stamp.captions, order) }
+        // The sort's copies of every record and key are freed by now: in a large gallery their pages go
+        // back (once per change of the folder or the captions).
+        if order.count >= Self.largeGallery { FreedMemory.returnToSystem() }
         return order
     }
 
@@ -68,15 +71,19 @@ public final class Gallery: @unchecked Sendable { // @unchecked: `nameOrder` is 
 
     // MARK: - Internals
 
+    /// From this many images on, the temporaries of a sort are worth handing back to the system.
+    static let largeGallery = 10_000
+
     private func freshOrder(_ sort: GallerySort) throws -> GalleryOrder {
-        let records = library.all
-        let ids = records.map(\.id)
+        // Names only, not a copy of every record: 100,000 records are 17 MB.
+        let files = library.map { (id: $0.id, fileName: $0.fileName) }
+        let ids = files.map(\.id)
         let ratings = sort == .rating ? try self.ratings.ratings(for: ids) : [:]
         let added = sort == .added ? try self.ratings.addedDates(for: ids) : [:]
         let captions = self.captions.current
-        return GalleryOrder(sort: sort, keys: records.map { record in
-            GallerySort.Keys(id: record.id, name: captions.title(forFile: record.fileName),
-                             rating: ratings[record.id], added: added[record.id])
+        return GalleryOrder(sort: sort, keys: files.map { file in
+            GallerySort.Keys(id: file.id, name: captions.title(forFile: file.fileName),
+                             rating: ratings[file.id], added: added[file.id])
         })
     }
 }

@@ -54,7 +54,7 @@ public final class LibrarySync: @unchecked Sendable {
         let records = images.map { image in
             var record = ImageRecord(image, folder: folder)
             // A build that failed after the catalog last saw this version: failed, not built again.
-            if record.manifest == nil, let failure = try? scanner.failures?.failure(fileName: image.fileName, version: image.version) {
+            if record.isQueued, let failure = try? scanner.failures?.failure(fileName: image.fileName, version: image.version) {
                 record.status = .failed(failure.reason)
                 record.catalogued = false
             }
@@ -64,9 +64,9 @@ public final class LibrarySync: @unchecked Sendable {
         scanner.library.replaceAll(records)
         _ = scanner.library.takeUncatalogued()  // nothing was removed: the library was empty
         for record in records {
-            if case .queued = record.status { restoredQueue[record.id] = record.version }
+            if record.isQueued { restoredQueue[record.id] = record.version }
         }
-        Self.returnFreedMemory()
+        FreedMemory.returnToSystem()
         return records.count
     }
 
@@ -174,23 +174,9 @@ public final class LibrarySync: @unchecked Sendable {
         restoredQueue = [:]
         afterScan()
         counters.withLock { fullScans += 1 }
-        Self.returnFreedMemory()
+        FreedMemory.returnToSystem()
         return changed
     }
-
-    /// A full scan of a large folder builds big temporary tables (names, paths, the previous records);
-    /// glibc keeps their freed pages in its arenas, where they count as the process's memory. Handing
-    /// them back keeps the resident size at what the library itself needs (docs/gallery-scale.md).
-    private static func returnFreedMemory() {
-        // glibc's `malloc_trim` (<malloc.h>, which Swift's Glibc module leaves out), looked up once.
-        guard let trim = Self.mallocTrim else { return }
-        _ = trim(0)
-    }
-
-    private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
-        guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-    }()
 
     /// Records new images' added dates, saves what the catalog does not remember yet, rereads captions.
     private func afterScan() {

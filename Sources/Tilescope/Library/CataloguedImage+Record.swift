@@ -24,7 +24,7 @@ extension CataloguedImage {
 extension ImageRecord {
     /// The record as the last run left it: ready if its pyramid was published, else queued for a build.
     init(_ image: CataloguedImage, folder: String) {
-        self.init(id: image.id, fileName: image.fileName, sourcePath: folder + "/" + image.fileName, version: image.version,
+        self.init(id: image.id, fileName: image.fileName, folder: folder, version: image.version,
                   stamp: SourceFingerprint.Stamp(size: image.size, modifiedNanoseconds: image.modifiedNanoseconds),
                   header: ImageHeader(width: image.width, height: image.height, bands: 3), status: .queued)
         if let built = image.built {

@@ -52,15 +52,18 @@ public struct FolderScanner: Sendable {
             return (false, Set(names))
         }
         var stillSettling: Set<String> = []
-        let previous = Dictionary(library.all.map { ($0.fileName, $0) }, uniquingKeysWith: { a, _ in a })
+        // The records by file name, as positions in one copy of them: a dictionary of whole records
+        // would be a transient of ~50 MB at 100,000 images, whose freed pages glibc keeps (docs/gallery-scale.md).
+        let records = library.all
+        var previous: [String: Int] = [:]
+        previous.reserveCapacity(records.count)
+        for (at, record) in records.enumerated() where previous[record.fileName] == nil { previous[record.fileName] = at }
         var next: [ImageRecord] = []
+        next.reserveCapacity(names.count)
         var changed = false
-        var paths: Set<String> = []
         for name in names {
-            let path = (folder as NSString).appendingPathComponent(name)
-            paths.insert(path)
             guard let id = ids[name] else { continue }
-            switch look(at: name, id: id, previous: previous[name]) {
+            switch look(at: name, id: id, previous: previous[name].map { records[$0] }) {
             case .unchanged(let old): next.append(old)
             case .settling(let old):
                 stillSettling.insert(name)
@@ -71,13 +74,15 @@ public struct FolderScanner: Sendable {
                 next.append(record)
             }
         }
-        settling.keepOnly(paths)
+        settling.keepOnly(names: Set(names), in: folder)
         changed = changed || next.count != previous.count
         // The records change first, so no reader finds a record whose pyramid is being removed.
         library.replaceAll(next)
         let kept = Set(next.map(\.id))
-        for old in previous.values where !kept.contains(old.id) { store.removeVersions(of: old.id, except: nil) }
-        for record in next where previous[record.fileName]?.version != record.version {
+        for at in previous.values where !kept.contains(records[at].id) {
+            store.removeVersions(of: records[at].id, except: nil)
+        }
+        for record in next where !(previous[record.fileName].map { records[$0].hasSameVersion(as: record) } ?? false) {
             if case .queued = record.status { builds.enqueue(record) }
         }
         return (changed, stillSettling)
@@ -142,7 +147,8 @@ public struct FolderScanner: Sendable {
     private func freshRecord(id: String, name: String, path: String) -> ImageRecord? {
         guard let (fingerprint, stamp) = SourceFingerprint.compute(path) else { return nil }
         let version = fingerprint.value
-        var record = ImageRecord(id: id, fileName: name, sourcePath: path, version: version, stamp: stamp,
+        // Made from the folder, not `path`: the record keeps no path of its own (docs/gallery-scale.md).
+        var record = ImageRecord(id: id, fileName: name, folder: folder, version: version, stamp: stamp,
                                  header: nil, status: .queued)
         if let manifest = store.manifest(id: id, version: version) {
             record.header = ImageHeader(width: manifest.width, height: manifest.height, bands: 3)

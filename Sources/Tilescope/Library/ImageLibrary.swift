@@ -7,15 +7,14 @@ import Imaging
 /// This is a cache of what the folder and the pyramid store say, rebuilt from them at
 /// start; nothing here needs sharing between replicas.
 ///
-/// Records live in one array in id order with an index from id to position: a dictionary of
-/// whole records would round its table up to a power of two of ~200-byte slots, about 600 bytes
-/// per image in a 100,000-image gallery, where the array costs one slot per image (docs/gallery-scale.md).
+/// Records live in one array in id order, found by a binary search: a dictionary of whole records
+/// would round its table up to a power of two of ~200-byte slots, about 600 bytes per image in a
+/// 100,000-image gallery, and even an index from id to position cost ~63 bytes per image, where the
+/// sorted array costs one record per image and nothing more (docs/gallery-scale.md).
 public final class ImageLibrary: @unchecked Sendable {
     private let lock = NSLock()
-    /// Sorted by id.
+    /// Sorted by id (`<`), no id twice.
     private var records: [ImageRecord] = []
-    /// id -> position in `records`.
-    private var positions: [String: Int] = [:]
     private var membership = 0
     /// Ids removed since `takeUncatalogued` was last called: the catalog forgets them.
     private var removals: [String] = []
@@ -23,7 +22,7 @@ public final class ImageLibrary: @unchecked Sendable {
     public init() {}
 
     public func record(_ id: String) -> ImageRecord? {
-        lock.withLock { positions[id].map { records[$0] } }
+        lock.withLock { position(of: id).map { records[$0] } }
     }
 
     /// Records in id order.
@@ -33,6 +32,11 @@ public final class ImageLibrary: @unchecked Sendable {
 
     public var count: Int { lock.withLock { records.count } }
 
+    /// `transform` of every record, in id order, without a copy of the records.
+    func map<T>(_ transform: (ImageRecord) throws -> T) rethrows -> [T] {
+        try lock.withLock { try records.map(transform) }
+    }
+
     /// Counts the changes of which images exist under which file names (not of their build
     /// states): a gallery order made at one generation holds until the next.
     public var membershipGeneration: Int { lock.withLock { membership } }
@@ -41,10 +45,10 @@ public final class ImageLibrary: @unchecked Sendable {
     /// so a late report from an outdated build cannot overwrite a newer state.
     public func update(_ id: String, version: String, _ change: (inout ImageRecord) -> Void) {
         lock.withLock {
-            guard let at = positions[id], records[at].version == version else { return }
-            let state = records[at].status.name
+            guard let at = position(of: id), records[at].isVersion(version) else { return }
+            let state = records[at].statusName
             change(&records[at])
-            if records[at].status.name != state { records[at].catalogued = false }
+            if records[at].statusName != state { records[at].catalogued = false }
         }
     }
 
@@ -61,7 +65,7 @@ public final class ImageLibrary: @unchecked Sendable {
             next.reserveCapacity(new.count)
             var moved = new.count != records.count
             for var record in new {
-                if let at = positions[record.id] {
+                if let at = position(of: record.id) {
                     keepBuildState(of: records[at], in: &record)
                     moved = moved || records[at].fileName != record.fileName
                 } else {
@@ -70,12 +74,13 @@ public final class ImageLibrary: @unchecked Sendable {
                 next.append(record)
             }
             next.sort { $0.id < $1.id }
-            var nextPositions: [String: Int] = [:]
-            nextPositions.reserveCapacity(next.count)
-            for (at, record) in next.enumerated() { nextPositions[record.id] = at }
-            removals += positions.keys.filter { nextPositions[$0] == nil }
+            // Sorted both: one walk finds the ids that are gone.
+            var kept = next.startIndex
+            for record in records {
+                while kept < next.endIndex, next[kept].id < record.id { kept += 1 }
+                if kept == next.endIndex || next[kept].id != record.id { removals.append(record.id) }
+            }
             records = next
-            positions = nextPositions
             if moved { membership += 1 }
         }
     }
@@ -86,28 +91,21 @@ public final class ImageLibrary: @unchecked Sendable {
         guard !changed.isEmpty || !removed.isEmpty else { return }
         lock.withLock {
             var moved = false
-            var shifted = false
             for id in removed {
-                guard let at = positions.removeValue(forKey: id) else { continue }
+                guard let at = position(of: id) else { continue }
                 records.remove(at: at)
                 removals.append(id)
                 moved = true
-                shifted = true
             }
             for var record in changed {
-                if let at = positions[record.id] {
+                if let at = position(of: record.id) {
                     keepBuildState(of: records[at], in: &record)
                     moved = moved || records[at].fileName != record.fileName
                     records[at] = record
                 } else {
                     records.insert(record, at: insertionPoint(of: record.id))
                     moved = true
-                    shifted = true
                 }
-            }
-            if shifted {
-                positions.removeAll(keepingCapacity: true)
-                for (at, record) in records.enumerated() { positions[record.id] = at }
             }
             if moved { membership += 1 }
         }
@@ -125,8 +123,8 @@ public final class ImageLibrary: @unchecked Sendable {
     func markCatalogued(_ saved: [ImageRecord]) {
         lock.withLock {
             for record in saved {
-                guard let at = positions[record.id], records[at].version == record.version,
-                      records[at].status.name == record.status.name else { continue }
+                guard let at = position(of: record.id), records[at].hasSameVersion(as: record),
+                      records[at].statusName == record.statusName else { continue }
                 records[at].catalogued = true
             }
         }
@@ -140,13 +138,19 @@ public final class ImageLibrary: @unchecked Sendable {
     // MARK: - Internals
 
     private func keepBuildState(of current: ImageRecord, in record: inout ImageRecord) {
-        guard current.version == record.version else { return }
+        guard current.hasSameVersion(as: record) else { return }
         if record.manifest == nil {
             record.status = current.status
             record.partial = current.partial
             record.header = current.header ?? record.header
         }
-        record.catalogued = current.catalogued && current.status.name == record.status.name
+        record.catalogued = current.catalogued && current.statusName == record.statusName
+    }
+
+    /// The position of the record of `id` in `records` (the lock is held).
+    private func position(of id: String) -> Int? {
+        let at = insertionPoint(of: id)
+        return at < records.count && records[at].id == id ? at : nil
     }
 
     /// Where a record of `id` goes in `records` (binary search; the lock is held).

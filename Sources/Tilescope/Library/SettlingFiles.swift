@@ -50,11 +50,17 @@ public final class SettlingFiles: @unchecked Sendable {
         }
     }
 
-    /// Forgets files no longer in the folder, so the tables stay as small as the folder.
-    func keepOnly(_ paths: Set<String>) {
+    /// Forgets files no longer in the folder (`names` are the ones in it), so the tables stay as
+    /// small as the folder. Takes the names, not their paths: a set of 100,000 paths would be as many
+    /// strings made for a check of the few files these tables hold.
+    func keepOnly(names: Set<String>, in folder: String) {
+        func listed(_ path: String) -> Bool {
+            let name = (path as NSString).lastPathComponent
+            return names.contains(name) && (folder as NSString).appendingPathComponent(name) == path
+        }
         lock.withLock {
-            sightings = sightings.filter { paths.contains($0.key) }
-            vouched = vouched.filter { paths.contains($0.key) }
+            sightings = sightings.filter { listed($0.key) }
+            vouched = vouched.filter { listed($0.key) }
         }
     }
 }

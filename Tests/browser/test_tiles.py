@@ -240,3 +240,25 @@ def test_the_preview_image_is_the_preview_level(browser, server, request):
         session.page.wait_for_timeout(200)
     assert level == info['preview'] + 1 and levels(requested) == {info['base'], level}, requested
     assert not previews, f'the preview was fetched at scale 2: {previews}'
+
+
+def test_a_decode_does_not_hold_a_download_slot(browser, server, request):
+    """With one slot, the second tile's request starts as soon as the first tile's bytes are in, before that tile
+    is decoded and drawn: the network does not wait for createImageBitmap."""
+    with page_session(browser, server.base, request.node) as session:
+        open_layer(session, server, 'a-land')
+        result = session.page.evaluate("""async () => {
+            const { TileLoader } = await import('/js/tiles/TileLoader.js');
+            const image = await (await fetch('/api/images/a-land')).json();
+            const url = (c) => image.urls.tiles.replace('{level}', '10').replace('{col}', c).replace('{row}', '0');
+            return await new Promise((resolve) => {
+                const atLoad = [];
+                const loader = new TileLoader({ concurrency: 1, onLoad: (tile, bitmap) => {
+                    bitmap.close();
+                    atLoad.push(loader.requests);
+                    if (atLoad.length === 2) resolve(atLoad);
+                } });
+                loader.want([0, 1].map((c) => ({ key: `10/${c}/0`, url: url(c) })));
+            });
+        }""")
+    assert result == [2, 2], f'requests started when each tile was decoded: {result}'

@@ -262,3 +262,25 @@ def test_a_decode_does_not_hold_a_download_slot(browser, server, request):
             });
         }""")
     assert result == [2, 2], f'requests started when each tile was decoded: {result}'
+
+
+def test_without_its_preview_the_preview_level_is_drawn_from_tiles(browser, server, request):
+    """If preview.jpeg cannot be had (here the browser aborts it), the preview level's tiles are fetched instead
+    and the view still becomes complete."""
+    with page_session(browser, server.base, request.node) as session:
+        session.page.route(re.compile(r'/preview\.jpeg'), lambda route: route.abort())
+        info, requested = open_layer(session, server, 'b-tall')
+        session.allowed_failures = re.compile(r'/favicon\.ico$|/preview\.jpeg')
+        result = session.page.evaluate("""async () => {
+            const t = window.t, layer = t.layer;
+            t.show({});
+            await new Promise((resolve) => {
+                layer.onChange = () => layer.failed.has('preview') && resolve();
+                setTimeout(resolve, 20000);
+            });
+            t.show({});  // as ScrollView lays out again on onChange
+            await Promise.race([t.complete(), new Promise((resolve) => setTimeout(resolve, 20000))]);
+            return { needed: [...layer.needed.keys()], level: layer.level, complete: layer.isComplete() };
+        }""")
+    assert result['level'] == info['preview'] and 'preview' not in result['needed'], result
+    assert info['preview'] in levels(requested) and len(result['needed']) > 1 and result['complete'], result

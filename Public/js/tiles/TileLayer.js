@@ -207,7 +207,8 @@ export class TileLayer {
                                 view.offsetX, view.offsetY);
     const high = resolutionFor(this.pyramid, z, view.scale).level;
     if (!(visible.width > 0 && visible.height > 0)) return [];
-    if (high === null && this.previewTile) return [this.previewTile];
+    // A preview that failed (a proxy that does not pass it, say) leaves the level's tiles to draw it.
+    if (high === null && this.previewTile && !this.failed.has(PREVIEW_KEY)) return [this.previewTile];
     const level = high ?? this.previewLevel;
     const centre = { x: (view.offsetX + view.viewWidth / 2) / z, y: (view.offsetY + view.viewHeight / 2) / z };
     return tilesCovering(this.pyramid, level, visible, z, centre);

@@ -157,7 +157,8 @@ public struct PyramidBuilder: Sendable {
     /// cut from it (the same sizes as the full pyramid's, since each level halves rounding up), and
     /// the full image's descriptor.
     private func writeBase(from preview: VImage, of pyramid: Pyramid, into folder: String) throws {
-        try preview.saveJPEG(to: (folder as NSString).appendingPathComponent(Self.previewName), quality: max(quality, 95))
+        // Encoded like the tiles (their quality, so 4:2:0 below Q90): clients draw it as the preview level's tiles.
+        try preview.saveJPEG(to: (folder as NSString).appendingPathComponent(Self.previewName), quality: quality)
         try dzsave(preview, into: folder, source: folder) { _ in }
         // dzsave's metadata of the image it saved, the preview: it would mislead next to the full pyramid.
         try? FileManager.default.removeItem(atPath: "\(folder)/\(Self.tilesFolderName)/vips-properties.xml")
@@ -203,7 +204,7 @@ public struct PyramidBuilder: Sendable {
         return result
     }
 
-    /// Encoded at Q95 or more, since it is a second JPEG generation of the tiles.
+    /// Encoded like the tiles, as clients draw it in place of the preview level's tiles.
     /// The preview is the preview level itself, stitched from its tiles with the overlap
     /// cut away, so a client can swap it for tiles of that level without any shift.
     private func writePreview(of pyramid: Pyramid, tilesFolder: String, to path: String) throws {
@@ -226,6 +227,6 @@ public struct PyramidBuilder: Sendable {
         // column and row; cutting back to the level size removes that padding.
         try VImage.join(pieces, across: grid.columns)
             .crop(x: 0, y: 0, width: size.width, height: size.height)
-            .saveJPEG(to: path, quality: max(quality, 95))
+            .saveJPEG(to: path, quality: quality)
     }
 }

@@ -59,11 +59,18 @@ import Testing
         #expect(size == PixelSize(width: 750, height: 250))
         let preview = try VImage.open(out + "/preview.jpeg")
         #expect(preview.width == size.width && preview.height == size.height)
-        // The tile at (1, 0) of that level, overlap cut away, must match the same area of the preview.
-        let tile = try VImage.open("\(out)/image_files/\(level)/1_0.jpeg").crop(x: 1, y: 0, width: 254, height: 250)
-        let area = try preview.crop(x: 254, y: 0, width: 254, height: 250)
-        let psnr = TestImages.psnr(try tile.pixels(), try area.pixels())
-        #expect(psnr > 40, "PSNR \(psnr)")
+        // The tile at (1, 0) of that level, overlap cut away, must match the same area of the preview, and
+        // better than the areas one pixel beside it: a shift would show. The preview is encoded like the
+        // tiles (Q85, 4:2:0) from the tiles' pixels here (a PNG source), so the match is a JPEG
+        // generation's (about 31 dB on this sharp-edged pattern), not exact.
+        let tile = try VImage.open("\(out)/image_files/\(level)/1_0.jpeg").crop(x: 1, y: 1, width: 254, height: 248)
+        let psnr = TestImages.psnr(try tile.pixels(), try preview.crop(x: 254, y: 1, width: 254, height: 248).pixels())
+        #expect(psnr > 28, "PSNR \(psnr)")
+        for (dx, dy) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+            let beside = try preview.crop(x: 254 + dx, y: 1 + dy, width: 254, height: 248).pixels()
+            let shifted = TestImages.psnr(try tile.pixels(), beside)
+            #expect(psnr > shifted + 3, "aligned \(psnr) dB, shifted by (\(dx), \(dy)) \(shifted) dB")
+        }
     }
 
     @Test func unreadableSourceFailsWithLibvipsMessage() throws {

@@ -3,6 +3,8 @@ animation, that it cancels and never draws nothing, that it tells when the view 
 stay bounded. The layer is driven directly, like ScrollView drives it, on a same-origin page without the gallery."""
 import re
 
+import pytest
+
 from conftest import page_session
 
 TILE = re.compile(r'_files/(\d+)/(\d+)_(\d+)\.(?:jpeg|webp|avif)')
@@ -182,3 +184,103 @@ def test_panning_fetches_the_column_ahead(browser, server, request):
         }""")
         assert result['still'] == result['needed'], result
         assert result['moving'] == result['movingNeeded'] + 1, result
+
+
+def test_the_preview_image_is_the_preview_level(browser, server, request):
+    """Where the preview suffices (b-tall at fit: 0.23 points per pixel, its 300 x 650 preview level is 0.25), the
+    layer draws Tilescope's preview.jpeg as that whole level: one request instead of the level's tiles, placed
+    over the whole image; zoomed past it, the preview stays under the finer level until that is whole. At a
+    screen scale of 2 the same view needs a finer level, and the preview is not fetched at all."""
+    with page_session(browser, server.base, request.node) as session:
+        info, requested = open_layer(session, server, 'b-tall')
+        previews = []
+        session.page.on('request', lambda r: '/preview.jpeg' in r.url and previews.append(r.url))
+        result = session.page.evaluate("""async () => {
+            const t = window.t, layer = t.layer;
+            const s = t.show({});
+            await t.complete();
+            const preview = layer.cache.peek('preview');
+            const fit = { zoomScale: s.zoomScale, level: layer.level, needed: [...layer.needed.keys()],
+                          shown: preview && layer.shown.has(preview),
+                          frame: preview && ['left', 'top', 'width', 'height'].map((k) => parseFloat(preview.element.style[k])),
+                          size: preview && [preview.element.width, preview.element.height] };
+            t.show({ zoomScale: 0.4, offsetX: 0, offsetY: 0 });
+            const underFiner = { level: layer.level, complete: layer.isComplete(), shown: layer.shown.has(preview) };
+            await t.complete();
+            return { fit, underFiner, finerShown: [...layer.shown].filter((tile) => tile.level === layer.level).length };
+        }""")
+        session.page.wait_for_timeout(200)
+    fit = result['fit']
+    assert fit['level'] == info['preview'] and fit['needed'] == ['preview'], result
+    assert levels(requested[:1]) == {info['base']}, 'the base tile first'
+    assert info['preview'] not in levels(requested), f'tiles of the preview level fetched: {requested}'
+    assert len(previews) == 1, previews
+    # The preview level is 300 x 650 and covers the whole 1200 x 2600 image at the view's zoomScale.
+    assert fit['shown'] and fit['size'] == [300, 650], result
+    z = fit['zoomScale']
+    assert fit['frame'] == pytest.approx([0, 0, 1200 * z, 2600 * z], abs=1e-3), result
+    finer = result['underFiner']
+    assert finer['level'] == info['preview'] + 1 and not finer['complete'] and finer['shown'], result
+    assert result['finerShown'] > 0
+
+    with page_session(browser, server.base, request.node, 2) as session:
+        _, requested = open_layer(session, server, 'b-tall')
+        previews = []
+        session.page.on('request', lambda r: '/preview.jpeg' in r.url and previews.append(r.url))
+        level = session.page.evaluate("""async () => {
+            const t = window.t, V = t.V, layer = t.layer;
+            const s = t.settle({});
+            const { level } = V.resolutionFor(t.pyramid, s.zoomScale, 2);
+            const visible = V.visibleRect(t.pyramid, { width: 800, height: 600 }, s.zoomScale, s.offsetX, s.offsetY);
+            const tiles = V.tilesCovering(t.pyramid, level, visible, s.zoomScale, { x: 600, y: 1300 });
+            layer.update({ ...s, level, tiles, viewWidth: 800, viewHeight: 600, scale: 2 });
+            await t.complete();
+            return level;
+        }""")
+        session.page.wait_for_timeout(200)
+    assert level == info['preview'] + 1 and levels(requested) == {info['base'], level}, requested
+    assert not previews, f'the preview was fetched at scale 2: {previews}'
+
+
+def test_a_decode_does_not_hold_a_download_slot(browser, server, request):
+    """With one slot, the second tile's request starts as soon as the first tile's bytes are in, before that tile
+    is decoded and drawn: the network does not wait for createImageBitmap."""
+    with page_session(browser, server.base, request.node) as session:
+        open_layer(session, server, 'a-land')
+        result = session.page.evaluate("""async () => {
+            const { TileLoader } = await import('/js/tiles/TileLoader.js');
+            const image = await (await fetch('/api/images/a-land')).json();
+            const url = (c) => image.urls.tiles.replace('{level}', '10').replace('{col}', c).replace('{row}', '0');
+            return await new Promise((resolve) => {
+                const atLoad = [];
+                const loader = new TileLoader({ concurrency: 1, onLoad: (tile, bitmap) => {
+                    bitmap.close();
+                    atLoad.push(loader.requests);
+                    if (atLoad.length === 2) resolve(atLoad);
+                } });
+                loader.want([0, 1].map((c) => ({ key: `10/${c}/0`, url: url(c) })));
+            });
+        }""")
+    assert result == [2, 2], f'requests started when each tile was decoded: {result}'
+
+
+def test_without_its_preview_the_preview_level_is_drawn_from_tiles(browser, server, request):
+    """If preview.jpeg cannot be had (here the browser aborts it), the preview level's tiles are fetched instead
+    and the view still becomes complete."""
+    with page_session(browser, server.base, request.node) as session:
+        session.page.route(re.compile(r'/preview\.jpeg'), lambda route: route.abort())
+        info, requested = open_layer(session, server, 'b-tall')
+        session.allowed_failures = re.compile(r'/favicon\.ico$|/preview\.jpeg')
+        result = session.page.evaluate("""async () => {
+            const t = window.t, layer = t.layer;
+            t.show({});
+            await new Promise((resolve) => {
+                layer.onChange = () => layer.failed.has('preview') && resolve();
+                setTimeout(resolve, 20000);
+            });
+            t.show({});  // as ScrollView lays out again on onChange
+            await Promise.race([t.complete(), new Promise((resolve) => setTimeout(resolve, 20000))]);
+            return { needed: [...layer.needed.keys()], level: layer.level, complete: layer.isComplete() };
+        }""")
+    assert result['level'] == info['preview'] and 'preview' not in result['needed'], result
+    assert info['preview'] in levels(requested) and len(result['needed']) > 1 and result['complete'], result

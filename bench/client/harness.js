@@ -3,6 +3,8 @@
  * measures the time until the viewer is settled and complete, records which tile URLs were drawn and when
  * the first picture appeared.
  */
+const STEP_LIMIT_MS = 300000;
+
 export class Harness {
   constructor() {
     this.drawnPaths = new Set();
@@ -26,13 +28,21 @@ export class Harness {
     this.drawnPaths.add(new URL(url, location.href).pathname);
   }
 
-  /** Milliseconds from `since` (performance.now()) until settled and complete, checked every frame. */
+  /** The viewer cannot go on (it could not open the image, say): the step waiting for it fails. */
+  fail(reason) { this.failure = reason; }
+
+  /**
+   * Milliseconds from `since` (performance.now()) until settled and complete, checked every frame; rejects on a
+   * failure or after STEP_LIMIT_MS, so that a viewer that never settles fails the run instead of hanging it.
+   */
   untilSettled(since) {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       let frames = 0;
       const check = () => {
+        if (this.failure) reject(new Error(this.failure));
+        else if (performance.now() - since > STEP_LIMIT_MS) reject(new Error(`not settled after ${STEP_LIMIT_MS} ms`));
         // Two frames at least, so that a viewer gets to start its animation before it is asked whether it ended.
-        if (++frames > 2 && this.viewer.settled()) resolve(performance.now() - since);
+        else if (++frames > 2 && this.viewer.settled()) resolve(performance.now() - since);
         else requestAnimationFrame(check);
       };
       requestAnimationFrame(check);

@@ -13,6 +13,12 @@ export function tileURL(template, level, column, row) {
 
 const keyOf = (level, column, row) => `${level}/${column}/${row}`;
 
+/** The cache key of a tile descriptor: its own (the preview's) or its level, column and row. */
+const keyOfTile = (t) => t.key ?? keyOf(t.level, t.column, t.row);
+
+/** The key of Tilescope's preview image, drawn as the whole preview level. */
+export const PREVIEW_KEY = 'preview';
+
 /** How long past its announced duration an animation's end state stays the only thing worth fetching. */
 const EXPECTATION_SLACK_MS = 250;
 
@@ -21,9 +27,11 @@ const EXPECTATION_SLACK_MS = 250;
  *
  * The base is the largest level that fits in one tile (128 x 128 for a 16384 x 16384 image): one small request,
  * so no part of the image is ever blank. Where the viewport API answers `low` (the preview suffices), the layer
- * draws the tiles of the preview level instead of `preview.jpeg`: the same pixels (the preview is that level
- * stitched), but the tiles are JPEG Q85 and the preview Q95 4:4:4, which made it 2.1 times their bytes, and at
- * a screen scale of 2 the preview was loaded only to be covered at once.
+ * draws Tilescope's `preview.jpeg` as the whole preview level: it is that level's pixels at that level's exact
+ * size, encoded like the tiles, so one request replaces the level's tiles (25 for a 16384 x 16384 image) for
+ * about their bytes. Where the view needs a finer level (at a screen scale of 2, fit already does) the preview
+ * is never fetched. A foreign source's "preview" is a tile of its own, so there the preview level's tiles are
+ * drawn as any other level's.
  *
  * What is fetched is decided apart from what is drawn:
  * - during an animation whose end is announced (`expect`), only the end state's tiles are fetched, not those of
@@ -51,6 +59,10 @@ export class TileLayer {
     container.append(this.content);
     this.baseLevel = TileLayer.baseLevel(pyramid);
     this.previewLevel = pyramid.previewLevel();
+    // Tilescope's own images have a preview image of the preview level (a foreign source's is one of its tiles).
+    this.previewTile = !image.previewSide && image.urls?.preview
+      ? { key: PREVIEW_KEY, level: this.previewLevel, column: 0, row: 0, whole: true, url: image.urls.preview }
+      : null;
     this.shown = new Set(); // tiles whose element is in the DOM
     this.needed = new Map(); // key -> tile of the current view at its level
     this.failed = new Set(); // keys that failed: not asked for again by this layer
@@ -112,7 +124,7 @@ export class TileLayer {
     this.view = { scale: previous?.scale ?? 1, ...view };
     const tiles = view.level === null ? this.#tilesOf(this.view) : view.tiles;
     this.level = view.level ?? this.previewLevel;
-    this.needed = new Map(tiles.map((t) => [keyOf(t.level, t.column, t.row), t]));
+    this.needed = new Map(tiles.map((t) => [keyOfTile(t), t]));
     this.#follow(previous);
     this.content.style.transform = `translate(${-view.offsetX}px, ${-view.offsetY}px)`;
     this.#request();
@@ -167,11 +179,11 @@ export class TileLayer {
     const missing = [];
     const seen = new Set();
     for (const t of wanted) {
-      const key = keyOf(t.level, t.column, t.row);
+      const key = keyOfTile(t);
       if (seen.has(key) || this.cache.peek(key) || this.failed.has(key)) continue;
       seen.add(key);
-      missing.push({ key, level: t.level, column: t.column, row: t.row,
-                     url: tileURL(this.image.urls.tiles, t.level, t.column, t.row) });
+      missing.push(t.whole ? { ...t } : { key, level: t.level, column: t.column, row: t.row,
+                                          url: tileURL(this.image.urls.tiles, t.level, t.column, t.row) });
     }
     this.loader.want(missing);
   }
@@ -182,16 +194,22 @@ export class TileLayer {
     if (!direction || !view) return [];
     const step = (this.pyramid.tileSize * view.zoomScale) / this.pyramid.scaleOfLevel(this.level);
     const shifted = { ...view, offsetX: view.offsetX + direction.x * step, offsetY: view.offsetY + direction.y * step };
-    return this.#tilesOf(shifted).filter((t) => !this.needed.has(keyOf(t.level, t.column, t.row)));
+    return this.#tilesOf(shifted).filter((t) => !this.needed.has(keyOfTile(t)));
   }
 
-  /** The tiles a view needs at its level (the preview level's where the API says `low`), nearest its centre first. */
+  /**
+   * The tiles a view needs at its level, nearest its centre first; where the API says `low`, the preview image
+   * (or, without one, the preview level's tiles).
+   */
   #tilesOf(view) {
     const z = view.zoomScale;
     const visible = visibleRect(this.pyramid, { width: view.viewWidth, height: view.viewHeight }, z,
                                 view.offsetX, view.offsetY);
-    const level = resolutionFor(this.pyramid, z, view.scale).level ?? this.previewLevel;
+    const high = resolutionFor(this.pyramid, z, view.scale).level;
     if (!(visible.width > 0 && visible.height > 0)) return [];
+    // A preview that failed (a proxy that does not pass it, say) leaves the level's tiles to draw it.
+    if (high === null && this.previewTile && !this.failed.has(PREVIEW_KEY)) return [this.previewTile];
+    const level = high ?? this.previewLevel;
     const centre = { x: (view.offsetX + view.viewWidth / 2) / z, y: (view.offsetY + view.viewHeight / 2) / z };
     return tilesCovering(this.pyramid, level, visible, z, centre);
   }
@@ -203,7 +221,7 @@ export class TileLayer {
     canvas.width = bitmap.width;
     canvas.height = bitmap.height;
     canvas.getContext('bitmaprenderer').transferFromImageBitmap(bitmap);
-    canvas.className = t.level === this.baseLevel ? 'tile loaded base' : 'tile loaded';
+    canvas.className = t.whole ? 'tile loaded preview' : t.level === this.baseLevel ? 'tile loaded base' : 'tile loaded';
     canvas.dataset.url = t.url;
     const tile = { ...t, element: canvas, loaded: true, drawn: false, bytes: canvas.width * canvas.height * 4 };
     this.cache.set(tile.key, tile);
@@ -266,13 +284,22 @@ export class TileLayer {
     tile.element.height = 0;
   }
 
+  /** Where a tile lies in content points; the preview covers its whole level. */
+  #frame(tile) {
+    const z = this.view.zoomScale;
+    if (!tile.whole) return tileFrame(this.pyramid, tile.level, tile.column, tile.row, z);
+    const size = this.pyramid.sizeOfLevel(tile.level);
+    const k = z / this.pyramid.scaleOfLevel(tile.level);
+    return { x: 0, y: 0, width: size.width * k, height: size.height * k };
+  }
+
   #overlaps(tile, viewport) {
-    const f = tileFrame(this.pyramid, tile.level, tile.column, tile.row, this.view.zoomScale);
+    const f = this.#frame(tile);
     return f.x < viewport.x1 && f.x + f.width > viewport.x0 && f.y < viewport.y1 && f.y + f.height > viewport.y0;
   }
 
   #place(tile) {
-    const f = tileFrame(this.pyramid, tile.level, tile.column, tile.row, this.view.zoomScale);
+    const f = this.#frame(tile);
     const s = tile.element.style;
     s.left = `${f.x}px`;
     s.top = `${f.y}px`;

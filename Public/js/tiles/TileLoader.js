@@ -1,7 +1,8 @@
 import { TileCache } from './TileCache.js';
 
 /**
- * Fetches tiles in the order the view wants them, at most `concurrency` at a time, each cancellable.
+ * Fetches tiles in the order the view wants them, at most `concurrency` downloads at a time (a slot frees when
+ * the bytes are in, so the network does not wait for decodes), each cancellable.
  *
  * `fetch` with an AbortController, then `createImageBitmap`, instead of `img.src`: removing an image's `src`
  * does not always stop its download, an aborted fetch does. Tiles that are wanted but not started yet wait here,
@@ -21,7 +22,14 @@ export class TileLoader {
     this.onLoad = onLoad; // (tile descriptor, ImageBitmap)
     this.onError = onError; // (tile descriptor, error)
     this.queue = []; // descriptors wanted and not started, first wanted first
-    this.inFlight = new Map(); // key -> { tile, controller }
+    this.inFlight = new Map(); // key -> { tile, controller, downloading }: downloading or decoding
+  }
+
+  /** Requests whose bytes are still on their way: what `concurrency` bounds (a decode does not hold a slot). */
+  get downloading() {
+    let count = 0;
+    for (const request of this.inFlight.values()) if (request.downloading) count++;
+    return count;
   }
 
   /** Keys of the tiles on their way or waiting to start. */
@@ -58,18 +66,23 @@ export class TileLoader {
   }
 
   #pump() {
-    while (this.inFlight.size < this.concurrency && this.queue.length > 0) {
-      this.#start(this.queue.shift());
+    let downloading = this.downloading;
+    while (downloading < this.concurrency && this.queue.length > 0) {
+      if (this.#start(this.queue.shift())) downloading++;
     }
   }
 
+  /** Starts a tile; true if it went to the network. Its slot frees once its bytes are in, before the decode. */
   #start(tile) {
     const controller = new AbortController();
-    const request = { tile, controller };
+    const kept = this.blobs.get(tile.key);
+    const request = { tile, controller, downloading: !kept };
     this.inFlight.set(tile.key, request);
     const current = () => this.inFlight.get(tile.key) === request;
-    const kept = this.blobs.get(tile.key);
-    const body = kept ? Promise.resolve(kept.blob) : this.#fetch(tile, controller.signal);
+    const body = kept ? Promise.resolve(kept.blob) : this.#fetch(tile, controller.signal).finally(() => {
+      request.downloading = false;
+      this.#pump();
+    });
     body
       .then((blob) => createImageBitmap(blob))
       .then((bitmap) => {
@@ -83,6 +96,7 @@ export class TileLoader {
         this.onError?.(tile, error);
       })
       .finally(() => this.#pump());
+    return request.downloading;
   }
 
   #fetch(tile, signal) {

@@ -1,4 +1,5 @@
 import { Pyramid } from '../geometry/Pyramid.js';
+import { tileFormat, withTileFormat } from '../tiles/TileFormat.js';
 
 /**
  * Where a viewer's images come from, each turned into the one descriptor the scroll view draws:
@@ -25,11 +26,14 @@ async function fetchText(url) {
 
 const absolute = (server, path) => new URL(path, server ? new URL(server, location.href) : location.href).href;
 
-/** A Tilescope image by id on `server` (default: this page's server), as GET /api/images/{id} describes it. */
+/**
+ * A Tilescope image by id on `server` (default: this page's server), as GET /api/images/{id} describes it, with
+ * its tiles in the format this browser is given (WebP in today's), as the gallery gets them.
+ */
 export async function tilescopeImage(server, id) {
   const url = absolute(server, `/api/images/${encodeURIComponent(id)}`);
-  const image = JSON.parse(await fetchText(url));
-  return withAbsoluteUrls(server, image);
+  const [text, format] = await Promise.all([fetchText(url), tileFormat()]);
+  return withAbsoluteUrls(server, withTileFormat(JSON.parse(text), format));
 }
 
 /** Makes an image's relative URLs (from GET /api/images) absolute against the server they came from. */

@@ -60,7 +60,10 @@ public struct FilePyramidStore: PyramidStore {
         try Self.encoded(manifest).write(to: URL(fileURLWithPath: stagingFolder + "/" + Self.manifestName))
         // A partial version needs no flush: it is never taken for a built one (after a power cut too, it
         // is built again), and not waiting for the disk is what shows a new image early.
-        if manifest.isComplete { try Self.writeOut(stagingFolder) }
+        if manifest.isComplete {
+            WriteBehind.endWrites(under: stagingFolder)
+            try Self.writeOut(stagingFolder)
+        }
         try FileManager.default.createDirectory(atPath: "\(pyramidsFolder)/\(id)", withIntermediateDirectories: true)
         let target = folder(id: id, version: version)
         var renamed = rename(stagingFolder, target) == 0
@@ -83,6 +86,8 @@ public struct FilePyramidStore: PyramidStore {
     public func publishLevel(_ level: Int, from stagedFolder: String, manifest: PyramidManifest,
                              id: String, version: String) throws {
         let published = folder(id: id, version: version)
+        // Levels are handed over once the full pass has written every tile: nothing is left to write behind.
+        WriteBehind.endWrites(under: stagedFolder)
         // Before the manifest that says "complete", every tile of every level must be on disk (one syncfs
         // covers the levels published before, unflushed, since they were partial).
         if manifest.isComplete { try Self.writeOut(stagedFolder) }

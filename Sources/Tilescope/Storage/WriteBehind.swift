@@ -1,5 +1,6 @@
 import CShims
 import Foundation
+import Synchronization
 
 /// Writes a file system out every few seconds while a long build fills a staging folder, so that the
 /// flush before publishing (`syncfs`, which also waits for everything else written meanwhile) finds
@@ -22,9 +23,43 @@ final class WriteBehind: @unchecked Sendable {
     func during<T>(_ work: () throws -> T) rethrows -> T {
         let thread = Thread { self.run() }
         thread.name = "write-behind"
+        Self.running.withLock { $0[folder] = self }
         thread.start()
-        defer { stop() }
+        defer {
+            Self.running.withLock { $0[folder] = nil }
+            stop()
+        }
         return try work()
+    }
+
+    /// The write-behind threads going, by staging folder.
+    private static let running = Mutex<[String: WriteBehind]>([:])
+
+    /// Ends the write-behind of the staging folder that holds `path`, without waiting: once the full pass
+    /// has written its last tile, the flush before the complete manifest writes out the rest, and a
+    /// periodic flush started after it (with whatever else the machine wrote meanwhile) would only hold
+    /// up the build's end, which waits for the flush in progress.
+    static func endWrites(under path: String) {
+        writer(under: path)?.signalStop()
+    }
+
+    /// Whether the staging folder that holds `path` is still being written out every few seconds.
+    static func isWriting(under path: String) -> Bool {
+        guard let writer = writer(under: path) else { return false }
+        writer.condition.lock()
+        defer { writer.condition.unlock() }
+        return !writer.stopping
+    }
+
+    private static func writer(under path: String) -> WriteBehind? {
+        running.withLock { running in running.first { path == $0.key || path.hasPrefix($0.key + "/") }?.value }
+    }
+
+    private func signalStop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     private func run() {

@@ -147,7 +147,12 @@ import Testing
                 #expect(JPEGSize.of(reply.body) == PixelSize(width: rect.width, height: rect.height), "tile \(column)_\(row)")
             }
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: data + "/staging").isEmpty)
+        // The killed server's staging folder is gone, and the live one's holds no build.
+        let owners = try FileManager.default.contentsOfDirectory(atPath: data + "/staging").filter { !$0.hasSuffix(".lock") }
+        #expect(owners.count == 1, "only the running server's own staging folder: \(owners)")
+        for owner in owners {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: data + "/staging/" + owner).isEmpty)
+        }
         second.signal(SIGTERM)
         #expect(try second.waitForExit() == 0)
     }

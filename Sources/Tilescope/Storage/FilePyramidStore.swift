@@ -5,7 +5,8 @@ import Imaging
 /// Pyramids in the data folder:
 ///
 ///     pyramids/{id}/{version}/image.dzi, image_files/..., preview.jpeg, pyramid.json
-///     staging/{id}-{version}-{random}/   builds in progress, wiped at start
+///     staging/{owner}/{id}-{version}-{random}/   builds in progress, one owner folder per store
+///     staging/{owner}.lock                        held while that store lives; a free one is wiped
 ///
 /// A build is published by renaming its staging folder into `pyramids/`: atomic on one
 /// file system, so a reader sees either no pyramid or a whole part of one, even after kill -9.
@@ -19,17 +20,16 @@ public struct FilePyramidStore: PyramidStore {
     /// The staging folder's name: `staging`, or one per replica when replicas share the data
     /// folder (each wipes only its own at start, never another's build in progress).
     public let stagingName: String
-    var stagingRoot: String { dataFolder + "/" + stagingName }
+    /// This store's own staging folder (`StagingArea`): another store on the same data folder, in
+    /// this process or another, never wipes it while this one lives.
+    private let staging: StagingArea
+    var stagingRoot: String { staging.folder }
 
     public init(dataFolder: String, stagingName: String = "staging") throws {
         self.dataFolder = dataFolder
         self.stagingName = stagingName
-        let files = FileManager.default
-        try files.createDirectory(atPath: dataFolder + "/pyramids", withIntermediateDirectories: true)
-        // Builds interrupted by a crash are never resumed: their folders go, and the
-        // sources they came from are built again because no pyramid was published.
-        try? files.removeItem(atPath: dataFolder + "/" + stagingName)
-        try files.createDirectory(atPath: dataFolder + "/" + stagingName, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dataFolder + "/pyramids", withIntermediateDirectories: true)
+        staging = try StagingArea(root: dataFolder + "/" + stagingName)
     }
 
     func folder(id: String, version: String) -> String { "\(pyramidsFolder)/\(id)/\(version)" }

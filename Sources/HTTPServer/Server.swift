@@ -41,6 +41,8 @@ public final class Server: @unchecked Sendable {
         // libmicrohttpd's own limit per daemon, as its thread pool divided it between threads.
         let limit = (options.connectionLimit + options.connectionSlack + count - 1) / count
         suspended.resumed = { [weak self] connection in self?.wakeLoop(serving: connection) }
+        // Every daemon and loop exists before any thread runs: a daemon in this mode does nothing until its
+        // loop calls it, and workers read `loops` (to wake one) once connections are served.
         var listener: Int32 = -1
         for index in 0..<count {
             guard let daemon = startDaemon(flags: flags, listeningOn: listener, connectionLimit: limit) else {
@@ -48,13 +50,17 @@ public final class Server: @unchecked Sendable {
                 throw ServerError(message: "cannot listen on \(options.host ?? "0.0.0.0"):\(options.port) (in use, or not allowed)")
             }
             if index == 0 { listener = ts_mhd_listen_fd(daemon) }
-            guard let loop = EventLoop(daemon: daemon), loop.start(name: "http-poll-\(index)") else {
+            guard listener >= 0, let loop = EventLoop(daemon: daemon) else {
                 _ = MHD_quiesce_daemon(daemon)
                 MHD_stop_daemon(daemon)
                 stopLoops(closing: listener)
-                throw ServerError(message: "cannot start the HTTP event loop (out of threads or descriptors)")
+                throw ServerError(message: "cannot start the HTTP event loop (out of descriptors)")
             }
             loops.append(loop)
+        }
+        for (index, loop) in loops.enumerated() where !loop.start(name: "http-poll-\(index)") {
+            stopLoops(closing: listener)
+            throw ServerError(message: "cannot start the HTTP event loop (out of threads)")
         }
         connections.startReaper()
     }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
 
 int ts_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
 
@@ -203,6 +205,67 @@ struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *h
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
         MHD_OPTION_END);
+}
+
+struct MHD_Daemon *ts_mhd_start_loop(unsigned int flags, uint16_t port, const char *host, int listen_socket,
+                                     MHD_AccessHandlerCallback handler, void *handler_context,
+                                     ts_unescape_fn unescape,
+                                     MHD_RequestCompletedCallback completed, void *completed_context,
+                                     MHD_NotifyConnectionCallback notify, void *notify_context,
+                                     unsigned int connection_limit, unsigned int connection_timeout,
+                                     size_t connection_memory_limit, unsigned int listen_backlog) {
+    struct sockaddr_in address;
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (host != NULL && inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
+    if (listen_socket >= 0) {
+        return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
+            MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_socket,
+            MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+            MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
+            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+            MHD_OPTION_END);
+    }
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &address,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+        MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
+        MHD_OPTION_END);
+}
+
+int ts_mhd_epoll_fd(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    return info ? info->epoll_fd : -1;
+}
+
+int ts_mhd_listen_fd(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
+    return info ? info->listen_fd : -1;
+}
+
+struct MHD_Daemon *ts_mhd_connection_daemon(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
+    return info ? info->daemon : NULL;
+}
+
+int ts_eventfd(void) {
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+void ts_set_thread_name(const char *name) {
+    char shortened[16];
+    snprintf(shortened, sizeof shortened, "%s", name);
+    pthread_setname_np(pthread_self(), shortened);
 }
 
 uint16_t ts_mhd_bound_port(struct MHD_Daemon *daemon) {

@@ -9,7 +9,8 @@ public final class Server: @unchecked Sendable {
     public let options: ServerOptions
     let handler: any HTTPHandler
     let workers: WorkerPool
-    private var daemon: OpaquePointer?
+    /// One per poll thread; empty when not started or stopped.
+    private var loops: [EventLoop] = []
     private let inFlight = Atomic<Int>(0)
     private let openConnections = Atomic<Int>(0)
     private let suspended = SuspendedConnections()
@@ -26,29 +27,76 @@ public final class Server: @unchecked Sendable {
     }
 
     /// Starts listening; throws if the address cannot be bound.
+    ///
+    /// One libmicrohttpd daemon per poll thread, all accepting on one listening socket (the first
+    /// daemon binds it), each run by an `EventLoop` of ours rather than libmicrohttpd's thread pool,
+    /// whose epoll loop can stall with 128 ready connections (see `EventLoop`).
     public func start() throws {
         // MHD_FLAG values from microhttpd.h (Swift imports them without OR-ability).
-        let useErrorLog: UInt32 = 1, useInternalPollingThread: UInt32 = 8, useEpoll: UInt32 = 512
+        let useErrorLog: UInt32 = 1, useEpoll: UInt32 = 512
         let allowSuspendResume: UInt32 = 8192 | 1024  // includes MHD_USE_ITC, needed by quiesce too
-        let flags = useErrorLog | useInternalPollingThread | useEpoll | allowSuspendResume
+        let flags = useErrorLog | useEpoll | allowSuspendResume
         ts_mhd_install_panic_handler()  // before the first daemon: see CShims.h for the race it survives
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        daemon = ts_mhd_start(
-            flags, UInt16(clamping: options.port), options.host,
-            accessTrampoline, context, keepEscapesTrampoline,
-            completedTrampoline, context, connectionTrampoline, context,
-            UInt32(max(1, options.pollThreads)), UInt32(options.connectionLimit + options.connectionSlack),
-            UInt32(options.connectionTimeout), options.connectionMemoryLimit, UInt32(options.listenBacklog))
-        guard daemon != nil else {
-            throw ServerError(message: "cannot listen on \(options.host ?? "0.0.0.0"):\(options.port) (in use, or not allowed)")
+        let count = max(1, options.pollThreads)
+        // libmicrohttpd's own limit per daemon, as its thread pool divided it between threads.
+        let limit = (options.connectionLimit + options.connectionSlack + count - 1) / count
+        suspended.resumed = { [weak self] connection in self?.wakeLoop(serving: connection) }
+        // Every daemon and loop exists before any thread runs: a daemon in this mode does nothing until its
+        // loop calls it, and workers read `loops` (to wake one) once connections are served.
+        var listener: Int32 = -1
+        for index in 0..<count {
+            guard let daemon = startDaemon(flags: flags, listeningOn: listener, connectionLimit: limit) else {
+                stopLoops(closing: listener)
+                throw ServerError(message: "cannot listen on \(options.host ?? "0.0.0.0"):\(options.port) (in use, or not allowed)")
+            }
+            if index == 0 { listener = ts_mhd_listen_fd(daemon) }
+            guard listener >= 0, let loop = EventLoop(daemon: daemon) else {
+                _ = MHD_quiesce_daemon(daemon)
+                MHD_stop_daemon(daemon)
+                stopLoops(closing: listener)
+                throw ServerError(message: "cannot start the HTTP event loop (out of descriptors)")
+            }
+            loops.append(loop)
+        }
+        for (index, loop) in loops.enumerated() where !loop.start(name: "http-poll-\(index)") {
+            stopLoops(closing: listener)
+            throw ServerError(message: "cannot start the HTTP event loop (out of threads)")
         }
         connections.startReaper()
     }
 
+    private func startDaemon(flags: UInt32, listeningOn listener: Int32, connectionLimit: Int) -> OpaquePointer? {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        return ts_mhd_start_loop(
+            flags, UInt16(clamping: options.port), options.host, listener,
+            accessTrampoline, context, keepEscapesTrampoline,
+            completedTrampoline, context, connectionTrampoline, context,
+            UInt32(clamping: connectionLimit), UInt32(options.connectionTimeout), options.connectionMemoryLimit,
+            UInt32(options.listenBacklog))
+    }
+
+    /// Wakes the event loop of the daemon that serves `connection`.
+    private func wakeLoop(serving connection: OpaquePointer) {
+        let daemon = ts_mhd_connection_daemon(connection)
+        loops.first { $0.daemon == daemon }?.wake()
+    }
+
+    /// Ends every loop and stops its daemon, then closes the shared listening socket. Every daemon is
+    /// quiesced first so that none closes the socket the others still hold.
+    private func stopLoops(closing listener: Int32) {
+        for loop in loops { _ = MHD_quiesce_daemon(loop.daemon) }
+        for loop in loops {
+            loop.stop()
+            MHD_stop_daemon(loop.daemon)
+        }
+        loops.removeAll()
+        if listener >= 0 { close(listener) }
+    }
+
     /// The port actually bound (the chosen one when `options.port` was 0).
     public var port: Int {
-        guard let daemon else { return 0 }
-        return Int(ts_mhd_bound_port(daemon))
+        guard let first = loops.first else { return 0 }
+        return Int(ts_mhd_bound_port(first.daemon))
     }
 
     public var openConnectionCount: Int { openConnections.load(ordering: .relaxed) }
@@ -64,16 +112,15 @@ public final class Server: @unchecked Sendable {
     /// ones still waiting on a worker with 503 (allowing `answerGrace` for those to go out), then closes
     /// every connection. Idle keep-alive connections are not waited for.
     public func stop(deadline: Double) {
-        guard let daemon else { return }
-        let listener = MHD_quiesce_daemon(daemon)
+        guard let first = loops.first else { return }
+        let listener = ts_mhd_listen_fd(first.daemon)
+        for loop in loops { _ = MHD_quiesce_daemon(loop.daemon) }
         waitForRequestsInFlight(seconds: deadline)
         // libmicrohttpd cannot stop with connections suspended, and their workers must not resume them
         // after it has: the stop answers them itself.
         suspended.closeAndResumeAll { self.stopping() }
         waitForRequestsInFlight(seconds: Self.answerGrace)
-        MHD_stop_daemon(daemon)
-        if listener >= 0 { close(listener) }
-        self.daemon = nil
+        stopLoops(closing: listener)
         connections.stopReaper()
         workers.shutdown()
     }

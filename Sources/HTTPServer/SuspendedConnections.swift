@@ -12,6 +12,9 @@ final class SuspendedConnections: @unchecked Sendable {
     private let lock = NSLock()
     private var waiting: [ObjectIdentifier: (exchange: Exchange, connection: OpaquePointer)] = [:]
     private var closed = false
+    /// Called after each resume with the resumed connection: its event loop must be woken, which
+    /// libmicrohttpd 0.9.75 does not do reliably for a loop run outside it (see `EventLoop`).
+    var resumed: (@Sendable (OpaquePointer) -> Void)?
 
     /// Suspends the connection until `finish`; false (and not suspended) once the server is stopping.
     func suspend(_ exchange: Exchange, on connection: OpaquePointer) -> Bool {
@@ -29,6 +32,7 @@ final class SuspendedConnections: @unchecked Sendable {
             guard let entry = waiting.removeValue(forKey: ObjectIdentifier(exchange)) else { return }
             exchange.pending = response
             MHD_resume_connection(entry.connection)
+            resumed?(entry.connection)
         }
     }
 
@@ -39,6 +43,7 @@ final class SuspendedConnections: @unchecked Sendable {
             for entry in waiting.values {
                 entry.exchange.pending = response()
                 MHD_resume_connection(entry.connection)
+                resumed?(entry.connection)
             }
             waiting.removeAll()
         }

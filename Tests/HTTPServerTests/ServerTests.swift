@@ -10,7 +10,10 @@ struct EchoHandler: HTTPHandler {
         let response = Response(status: 200, headers: [("Content-Type", "text/plain")], body: .bytes(Array(summary.utf8)))
         if request.query["slow"] != nil {
             return .later {
-                Thread.sleep(forTimeInterval: 0.05)  // work on a worker thread while the connection is suspended
+                // Work on a worker thread while the connection is suspended; long enough that the 12 client
+                // threads of `stoppingUnderLoad...` are all in flight before the first two finish, even when
+                // a loaded machine starts them 100+ ms apart (seen in CI-like runs at 50 ms).
+                Thread.sleep(forTimeInterval: 0.25)
                 return response
             }
         }
@@ -83,7 +86,7 @@ struct EchoHandler: HTTPHandler {
             let server = try Self.start()
             let port = server.port
             let slow = Statuses(), group = DispatchGroup()
-            for index in 0..<12 {  // two workers, 50 ms each: most are still queued at the deadline
+            for index in 0..<12 {  // two workers, 250 ms each: most are still queued at the deadline
                 Self.onThread(group) { slow.add((try? RawHTTP.get(port, "/r\(index)?slow=1"))?.status ?? 0) }
             }
             let end = Date().addingTimeInterval(5)

@@ -7,6 +7,7 @@ asserted: these machines are shared and noisy."""
 import http.client
 import json
 import select
+import signal
 import socket
 import statistics
 import threading
@@ -273,6 +274,37 @@ def test_a_flood_of_a_thousand_requests_is_served_and_the_server_recovers_at_onc
     record('tiles right after a flood of 1,000 connections', latencies)
     assert bad == [], f'{len(bad)} of 1,000 flooded requests were not answered 200: {bad[:5]}'
     assert failures == []
+
+
+@pytest.mark.parametrize('count', [127, 128, 129, 256])
+def test_connections_that_become_ready_together_are_all_answered(start_server, count):
+    """libmicrohttpd 0.9.75's own epoll loop stops when one epoll_wait returns exactly 128 (MAX_EVENTS)
+    ready connections: it waits again, up to the connection timeout, before serving any of them
+    (Sources/HTTPServer/EventLoop.swift). With one poll thread and the timeouts at 10 minutes, the
+    server is stopped while `count` accepted connections each send a request, then continued: every
+    request must be answered within 30 s. The binary from before EventLoop answered none of 128."""
+    server = start_server(f'ready-together-{count}', '--threads', '1', '--timeout', '600', '--header-timeout', '600')
+    sockets = [socket.create_connection(('127.0.0.1', server.port), timeout=10) for _ in range(count)]
+    deadline = time.monotonic() + 30
+    while open_connections(server) < count + 1 and time.monotonic() < deadline:
+        time.sleep(0.05)  # every connection accepted (the +1 is the metrics request's own)
+    time.sleep(0.5)  # and the events of their accepting consumed, so that only the requests are ready
+    server.process.send_signal(signal.SIGSTOP)
+    try:
+        for index, s in enumerate(sockets):
+            path = server.tiles[index % len(server.tiles)]
+            s.sendall(f'GET {path} HTTP/1.1\r\nHost: x\r\n\r\n'.encode())
+    finally:
+        server.process.send_signal(signal.SIGCONT)
+    answered = 0
+    for s in sockets:
+        s.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            answered += s.recv(12).startswith(b'HTTP/1.1 200')
+        except OSError:
+            pass
+        s.close()
+    assert answered == count, f'{answered} of {count} connections that became ready together were answered'
 
 
 @pytest.mark.parametrize('coding', ['xchunked', 'chunked, identity', 'gzip, chunked', 'identity'])

@@ -117,6 +117,33 @@ struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *h
                                 unsigned int connection_timeout, size_t connection_memory_limit,
                                 unsigned int listen_backlog);
 
+/// MHD_start_daemon for a daemon run by the caller's own event loop (no MHD_USE_INTERNAL_POLLING_THREAD,
+/// no thread pool): see Sources/HTTPServer/EventLoop.swift for why. `listen_socket` >= 0 makes the
+/// daemon accept on that already listening socket (shared with other daemons) instead of binding.
+struct MHD_Daemon *ts_mhd_start_loop(unsigned int flags, uint16_t port, const char *host, int listen_socket,
+                                     MHD_AccessHandlerCallback handler, void *handler_context,
+                                     ts_unescape_fn unescape,
+                                     MHD_RequestCompletedCallback completed, void *completed_context,
+                                     MHD_NotifyConnectionCallback notify, void *notify_context,
+                                     unsigned int connection_limit, unsigned int connection_timeout,
+                                     size_t connection_memory_limit, unsigned int listen_backlog);
+
+/// The daemon's epoll descriptor (MHD_USE_EPOLL), to wait on from an external loop; -1 if none.
+int ts_mhd_epoll_fd(struct MHD_Daemon *daemon);
+
+/// The daemon's listening socket, or -1.
+int ts_mhd_listen_fd(struct MHD_Daemon *daemon);
+
+/// The daemon that serves the connection.
+struct MHD_Daemon *ts_mhd_connection_daemon(struct MHD_Connection *connection);
+
+/// A non-blocking, close-on-exec eventfd (an event loop's wake-up), or -1. eventfd(2) is not in
+/// Swift's Glibc module.
+int ts_eventfd(void);
+
+/// Names the calling thread (15 characters at most are kept), for top, perf and gdb.
+void ts_set_thread_name(const char *name);
+
 /// The port the daemon listens on (useful after binding port 0).
 uint16_t ts_mhd_bound_port(struct MHD_Daemon *daemon);
 

@@ -1,13 +1,20 @@
 import Foundation
 
-/// Waits for SIGINT or SIGTERM. A second signal during shutdown exits at once.
-public enum ShutdownSignal {
-    /// Blocks the calling thread until the first signal arrives.
-    public static func wait() {
-        let first = DispatchSemaphore(value: 0)
+/// Waits for SIGINT, SIGTERM or SIGHUP. A second signal during shutdown exits at once.
+///
+/// Installed before the server starts listening: a signal that arrives while it starts (a
+/// supervisor's quick stop, a loaded machine) is then held for `wait()` instead of killing the
+/// process unlogged with the default action.
+public final class ShutdownSignal: @unchecked Sendable {
+    private let first = DispatchSemaphore(value: 0)
+    private var sources: [DispatchSourceSignal] = []
+
+    /// Takes over the three signals from now on.
+    public static func install() -> ShutdownSignal {
+        let shutdown = ShutdownSignal()
         let queue = DispatchQueue(label: "signals")
         let count = SignalCount()
-        var sources: [DispatchSourceSignal] = []
+        let first = shutdown.first
         // SIGHUP (a closed terminal, or a supervisor asking for a reload) drains like SIGTERM: there
         // is nothing to reload that a rescan does not already pick up, and dying unlogged is worse.
         for number in [SIGINT, SIGTERM, SIGHUP] {
@@ -23,15 +30,16 @@ public enum ShutdownSignal {
                 }
             })
             source.resume()
-            sources.append(source)
+            shutdown.sources.append(source)
         }
-        first.wait()
-        withExtendedLifetime(sources) {}
-        // Keep the sources alive for the second-signal exit during shutdown.
-        retained = sources
+        return shutdown
     }
 
-    nonisolated(unsafe) private static var retained: [DispatchSourceSignal] = []
+    /// Blocks the calling thread until the first signal has arrived (at once if it already has).
+    /// The sources stay alive with this object, for the second-signal exit during shutdown.
+    public func wait() {
+        first.wait()
+    }
 }
 
 /// Counts signals; touched only on the signal queue.

@@ -64,6 +64,7 @@ enum TilescopeCommand {
                                  switches: ["--quiet": { $0.quiet = true }])
         guard positional.isEmpty else { throw UsageError("unexpected argument '\(positional[0])' (see --help)") }
         Log.quiet = config.quiet
+        let shutdown = ShutdownSignal.install()
         let service: TilescopeService
         do {
             service = try TilescopeService(config, demo: BuiltInDemo())
@@ -74,8 +75,9 @@ enum TilescopeCommand {
             // A folder that cannot be used, a port already taken: the user's to fix, said in one line.
             throw UsageError(startupFailure(error))
         }
-        ShutdownSignal.wait()
+        shutdown.wait()
         service.stop()
+        withExtendedLifetime(shutdown) {}
         return 0
     }
 

@@ -137,9 +137,8 @@ int ts_jpeg_decode_rect(const char *path, unsigned char *dest, size_t stride, in
     // 4:2:0 chroma) on every side that is cut: jpeg_crop_scanline and jpeg_skip_scanlines leave the
     // chroma upsampler without the neighbouring samples it smooths with, which changes the pixels
     // next to the cut (not those of a whole decode, libvips's, which every other path of Tilescope
-    // serves), and the margin keeps that change out of the rectangle. Rows are not skipped: the
-    // skip must end on an iMCU row with a row of context before it, and saved too little to
-    // measure; columns are, since a region's tiles at its left and right edges are mostly unused.
+    // serves), and the margin keeps that change out of the rectangle. A region's tiles at its edges
+    // are mostly unused.
     int margin = cinfo.max_h_samp_factor * DCTSIZE;
     JDIMENSION first = x > margin ? (JDIMENSION)(x - margin) : 0;
     JDIMENSION end = (JDIMENSION)(x + width + margin) < cinfo.output_width ? (JDIMENSION)(x + width + margin) : cinfo.output_width;
@@ -156,7 +155,15 @@ int ts_jpeg_decode_rect(const char *path, unsigned char *dest, size_t stride, in
         free(data);
         return -1;
     }
-    for (int line = 0; line < y + height; line++) {
+    // Rows above the rectangle: whole iMCU rows skipped (entropy-decoded only). Skips that end on an
+    // iMCU row gave a whole decode's pixels in levelPixelsAreTheStoredTilesCores even right above the
+    // rectangle; ending two iMCU rows before it costs little and keeps the rows the upsampler
+    // smooths the rectangle's first rows with decoded whatever libjpeg-turbo's skip does with them.
+    int block_rows = cinfo.max_v_samp_factor * DCTSIZE;
+    int skip = (y - 2 * block_rows) / block_rows * block_rows;
+    int line = 0;
+    if (skip > 0) line = (int)jpeg_skip_scanlines(&cinfo, (JDIMENSION)skip);
+    for (; line < y + height; line++) {
         JSAMPROW rows[1] = { row };
         if (jpeg_read_scanlines(&cinfo, rows, 1) != 1) {
             snprintf(error, error_size, "%s ended early", path);

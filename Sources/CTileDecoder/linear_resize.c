@@ -29,7 +29,9 @@ static void free_axis(struct axis *axis) {
 static int make_axis(struct axis *axis, int in, int out) {
     double scale = (double)in / (double)out;
     double radius = scale > 1.0 ? scale : 1.0;
-    axis->taps = (int)ceil(2.0 * radius) + 1;
+    // The weights are non-zero on the open interval (center - radius, center + radius), which holds
+    // at most ceil(2 * radius) whole positions: 4 for a shrink of up to 2, 2 when enlarging.
+    axis->taps = (int)ceil(2.0 * radius);
     axis->start = malloc(sizeof(int) * (size_t)out);
     axis->weights = calloc((size_t)out * (size_t)axis->taps, sizeof(int32_t));
     double *real = malloc(sizeof(double) * (size_t)axis->taps);

@@ -84,7 +84,10 @@ trap cleanup EXIT
 echo "starting tilescope" >&2
 # IIIF tile files from an earlier run would make the first pass a warm one: start cold.
 rm -rf "$work"/data/pyramids/*/*/iiif
-"$tilescope" serve --host 127.0.0.1 --port "$TS_PORT" --images "$work/images" --data "$work/data" \
+# In a session of its own, as iipsrv's processes and nginx are: with the kernel's autogroup
+# scheduling a session shares one slice of the CPU, and tilescope left in this script's session
+# would share its slice with wrk on a machine busy with other work.
+setsid "$tilescope" serve --host 127.0.0.1 --port "$TS_PORT" --images "$work/images" --data "$work/data" \
   --workers "$WORKERS" --iiif-cache-mb 0 > "$work/tilescope.log" 2>&1 &
 ts_pid=$!
 for _ in $(seq 1 1200); do
@@ -95,8 +98,20 @@ curl -sf "http://127.0.0.1:$TS_PORT/iiif/3/photo/info.json" > /dev/null || { tai
 
 echo "starting iipsrv (x$WORKERS) behind nginx" >&2
 rm -f "$work/iipsrv.pid"
-env -i PATH="$PATH" FILESYSTEM_PREFIX="$work/iip/" URI_MAP="iiif=>IIIF" JPEG_QUALITY=85 CORS="*" \
-  spawn-fcgi -a 127.0.0.1 -p "$IIP_PORT" -F "$WORKERS" -P "$work/iipsrv.pid" -- /usr/lib/iipimage-server/iipsrv.fcgi > /dev/null
+# WORKERS iipsrv processes, one port each, all in ONE session of their own, as tilescope's WORKERS
+# threads are: spawn-fcgi -F would give each child a session (setsid), and with the kernel's autogroup
+# scheduling each session gets its own slice of a busy machine's CPU, which is not a like-for-like
+# comparison. -n execs iipsrv in place (no fork, no setsid).
+upstreams=""
+for i in $(seq 0 $((WORKERS - 1))); do upstreams="$upstreams server 127.0.0.1:$((IIP_PORT + i));"; done
+setsid bash -c '
+  for i in $(seq 0 $(('"$WORKERS"' - 1))); do
+    env -i PATH="$PATH" FILESYSTEM_PREFIX="'"$work"'/iip/" URI_MAP="iiif=>IIIF" JPEG_QUALITY=85 CORS="*" \
+      spawn-fcgi -n -a 127.0.0.1 -p $(('"$IIP_PORT"' + i)) -- /usr/lib/iipimage-server/iipsrv.fcgi > /dev/null &
+    echo $! >> "'"$work"'/iipsrv.pid"
+  done
+  wait' &
+for _ in $(seq 1 50); do [ "$(wc -l < "$work/iipsrv.pid" 2>/dev/null || echo 0)" -ge "$WORKERS" ] && break; sleep 0.1; done
 mkdir -p "$work/nginx-tmp"
 cat > "$work/nginx.conf" <<NGINX
 worker_processes 1;
@@ -110,7 +125,7 @@ http {
   proxy_temp_path $work/nginx-tmp;
   uwsgi_temp_path $work/nginx-tmp;
   scgi_temp_path $work/nginx-tmp;
-  upstream iipsrv { server 127.0.0.1:$IIP_PORT; keepalive 16; }
+  upstream iipsrv {$upstreams keepalive 16; }
   server {
     listen 127.0.0.1:$NGINX_PORT;
     location /iiif/ {

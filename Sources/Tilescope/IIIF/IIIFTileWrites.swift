@@ -44,7 +44,8 @@ final class IIIFTileWrites: Sendable {
         }
     }
 
-    /// Waits until every tile queued so far is written (tests, and a clean stop).
+    /// Waits until every tile queued so far is written (tests). A stop does not wait: a tile whose
+    /// write is lost is rendered again by its next request.
     func drain() {
         for lane in lanes { lane.sync {} }
     }

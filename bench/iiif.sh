@@ -8,8 +8,9 @@
 #   tiles    tiles of each server's own grid, as a viewer asks for them (tilescope 254 px
 #            from its Deep Zoom pyramid, iipsrv 256 px from a tiled pyramidal JPEG TIFF)
 #   regions  the same arbitrary regions at arbitrary sizes for both
-# Each list is first requested once in full (the "first pass" columns: tilescope writes its
-# IIIF tile files then, iipsrv fills its tile cache), then ROUNDS rounds of wrk alternate
+# Each list is first requested once in full, on one connection, in FIRST_PASS_CHUNKS parts that
+# alternate between the servers (the "first pass" columns: tilescope writes its IIIF tile files
+# then, iipsrv fills its tile cache), then ROUNDS rounds of wrk alternate
 # between the servers. tilescope runs with its derivative cache off (--iiif-cache-mb 0), so
 # regions are rendered on every request; iipsrv keeps its default 5 MB tile cache.
 # Server CPU per request is utime+stime from /proc of every server process (tilescope;
@@ -23,6 +24,7 @@ WIDTH=${WIDTH:-10000}
 HEIGHT=${HEIGHT:-7500}
 TILE_COUNT=${TILE_COUNT:-3000}
 REGION_COUNT=${REGION_COUNT:-1000}
+FIRST_PASS_CHUNKS=${FIRST_PASS_CHUNKS:-6}
 WORKERS=${WORKERS:-$(nproc)}
 TS_PORT=${TS_PORT:-18801}
 NGINX_PORT=${NGINX_PORT:-18802}
@@ -82,7 +84,10 @@ trap cleanup EXIT
 echo "starting tilescope" >&2
 # IIIF tile files from an earlier run would make the first pass a warm one: start cold.
 rm -rf "$work"/data/pyramids/*/*/iiif
-"$tilescope" serve --host 127.0.0.1 --port "$TS_PORT" --images "$work/images" --data "$work/data" \
+# In a session of its own, as iipsrv's processes and nginx are: with the kernel's autogroup
+# scheduling a session shares one slice of the CPU, and tilescope left in this script's session
+# would share its slice with wrk on a machine busy with other work.
+setsid "$tilescope" serve --host 127.0.0.1 --port "$TS_PORT" --images "$work/images" --data "$work/data" \
   --workers "$WORKERS" --iiif-cache-mb 0 > "$work/tilescope.log" 2>&1 &
 ts_pid=$!
 for _ in $(seq 1 1200); do
@@ -93,8 +98,20 @@ curl -sf "http://127.0.0.1:$TS_PORT/iiif/3/photo/info.json" > /dev/null || { tai
 
 echo "starting iipsrv (x$WORKERS) behind nginx" >&2
 rm -f "$work/iipsrv.pid"
-env -i PATH="$PATH" FILESYSTEM_PREFIX="$work/iip/" URI_MAP="iiif=>IIIF" JPEG_QUALITY=85 CORS="*" \
-  spawn-fcgi -a 127.0.0.1 -p "$IIP_PORT" -F "$WORKERS" -P "$work/iipsrv.pid" -- /usr/lib/iipimage-server/iipsrv.fcgi > /dev/null
+# WORKERS iipsrv processes, one port each, all in ONE session of their own, as tilescope's WORKERS
+# threads are: spawn-fcgi -F would give each child a session (setsid), and with the kernel's autogroup
+# scheduling each session gets its own slice of a busy machine's CPU, which is not a like-for-like
+# comparison. -n execs iipsrv in place (no fork, no setsid).
+upstreams=""
+for i in $(seq 0 $((WORKERS - 1))); do upstreams="$upstreams server 127.0.0.1:$((IIP_PORT + i));"; done
+setsid bash -c '
+  for i in $(seq 0 $(('"$WORKERS"' - 1))); do
+    env -i PATH="$PATH" FILESYSTEM_PREFIX="'"$work"'/iip/" URI_MAP="iiif=>IIIF" JPEG_QUALITY=85 CORS="*" \
+      spawn-fcgi -n -a 127.0.0.1 -p $(('"$IIP_PORT"' + i)) -- /usr/lib/iipimage-server/iipsrv.fcgi > /dev/null &
+    echo $! >> "'"$work"'/iipsrv.pid"
+  done
+  wait' &
+for _ in $(seq 1 50); do [ "$(wc -l < "$work/iipsrv.pid" 2>/dev/null || echo 0)" -ge "$WORKERS" ] && break; sleep 0.1; done
 mkdir -p "$work/nginx-tmp"
 cat > "$work/nginx.conf" <<NGINX
 worker_processes 1;
@@ -108,7 +125,7 @@ http {
   proxy_temp_path $work/nginx-tmp;
   uwsgi_temp_path $work/nginx-tmp;
   scgi_temp_path $work/nginx-tmp;
-  upstream iipsrv { server 127.0.0.1:$IIP_PORT; keepalive 16; }
+  upstream iipsrv {$upstreams keepalive 16; }
   server {
     listen 127.0.0.1:$NGINX_PORT;
     location /iiif/ {
@@ -136,7 +153,7 @@ rss_kb() { local sum=0; for p in $(server_pids "$1"); do sum=$((sum + $(awk '/^V
 port_of() { [ "$1" = tilescope ] && echo "$TS_PORT" || echo "$NGINX_PORT"; }
 
 echo "request lists" >&2
-lists="$work/lists"; mkdir -p "$lists"
+lists="$work/lists"; rm -rf "$lists"; mkdir -p "$lists"
 python3 bench/iiif/requests.py tiles "http://127.0.0.1:$TS_PORT/iiif/3/photo/info.json" /iiif/3/photo "$TILE_COUNT" 1 "$lists/tilescope-tiles"
 python3 bench/iiif/requests.py tiles "http://127.0.0.1:$NGINX_PORT/iiif/photo.tif/info.json" /iiif/photo.tif "$TILE_COUNT" 1 "$lists/iipsrv-tiles"
 python3 bench/iiif/requests.py regions "http://127.0.0.1:$TS_PORT/iiif/3/photo/info.json" /iiif/3/photo "$REGION_COUNT" 2 "$lists/tilescope-regions"
@@ -149,12 +166,20 @@ record() {  # server scenario round json cpu rss
     "$1" "$2" "$3" "$4" "$5" "$6" "$clk" >> "$results"
 }
 
+# The first pass goes through each list in FIRST_PASS_CHUNKS parts, alternating between the servers
+# part by part (every request still the first of its URL), so that a change in the machine's load
+# from other work meets both servers alike.
 for scenario in tiles regions; do
   for server in tilescope iipsrv; do
-    echo "first pass: $server $scenario" >&2
-    before=$(cpu_ticks $server)
-    json=$(python3 bench/iiif/warm.py 127.0.0.1 "$(port_of $server)" "$lists/$server-$scenario")
-    record $server $scenario first "$(( $(cpu_ticks $server) - before ))" "$json" "$(rss_kb $server)"
+    split -n "l/$FIRST_PASS_CHUNKS" -d "$lists/$server-$scenario" "$lists/$server-$scenario.part"
+  done
+  for part in "$lists/tilescope-$scenario.part"*; do
+    for server in tilescope iipsrv; do
+      echo "first pass: $server $scenario ${part##*.part}" >&2
+      before=$(cpu_ticks $server)
+      json=$(python3 bench/iiif/warm.py 127.0.0.1 "$(port_of $server)" "$lists/$server-$scenario.part${part##*.part}")
+      record $server $scenario first "$(( $(cpu_ticks $server) - before ))" "$json" "$(rss_kb $server)"
+    done
   done
 done
 for round in $(seq 1 "$ROUNDS"); do

@@ -133,19 +133,37 @@ int ts_jpeg_decode_rect(const char *path, unsigned char *dest, size_t stride, in
     cinfo.out_color_space = bands == 1 ? JCS_GRAYSCALE : JCS_RGB;
     cinfo.dct_method = JDCT_ISLOW;  // as libvips decodes: the same pixels as the rest of Tilescope
     jpeg_start_decompress(&cinfo);
+    // Only the columns and rows the rectangle needs, plus a margin of one iMCU (16 pixels with
+    // 4:2:0 chroma) on every side that is cut: jpeg_crop_scanline and jpeg_skip_scanlines leave the
+    // chroma upsampler without the neighbouring samples it smooths with, which changes the pixels
+    // next to the cut (not those of a whole decode, libvips's, which every other path of Tilescope
+    // serves), and the margin keeps that change out of the rectangle. A region's tiles at its edges
+    // are mostly unused.
+    int margin = cinfo.max_h_samp_factor * DCTSIZE;
+    JDIMENSION first = x > margin ? (JDIMENSION)(x - margin) : 0;
+    JDIMENSION end = (JDIMENSION)(x + width + margin) < cinfo.output_width ? (JDIMENSION)(x + width + margin) : cinfo.output_width;
+    JDIMENSION crop_x = first, crop_width = end - first;
+    if (crop_x > 0 || crop_width < cinfo.output_width) jpeg_crop_scanline(&cinfo, &crop_x, &crop_width);
+    // jpeg_crop_scanline moves the start down to an iMCU boundary and widens the span to match.
+    int offset = x - (int)crop_x;
     row = malloc((size_t)cinfo.output_width * (size_t)bands);
-    if (!row) {
-        snprintf(error, error_size, "out of memory");
+    if (!row || offset < 0 || (JDIMENSION)(offset + width) > cinfo.output_width) {
+        if (row) snprintf(error, error_size, "libjpeg cropped %s to %u columns from %u", path, cinfo.output_width, crop_x);
+        else snprintf(error, error_size, "out of memory");
         jpeg_destroy_decompress(&cinfo);
+        free(row);
         free(data);
         return -1;
     }
-    // Whole rows from the top, the ones above the rectangle dropped. Not jpeg_crop_scanline nor
-    // jpeg_skip_scanlines: with 4:2:0 chroma they leave the upsampler without the neighbouring
-    // samples it smooths with, and the pixels near a crop or after an unaligned skip differ from a whole
-    // decode (libvips's, and the pixels every other path of Tilescope serves). Skipping whole
-    // iMCU rows is exact, but gave no gain above the noise of bench/iiif.sh.
-    for (int line = 0; line < y + height; line++) {
+    // Rows above the rectangle: whole iMCU rows skipped (entropy-decoded only). Skips that end on an
+    // iMCU row gave a whole decode's pixels in levelPixelsAreTheStoredTilesCores even right above the
+    // rectangle; ending two iMCU rows before it costs little and keeps the rows the upsampler
+    // smooths the rectangle's first rows with decoded whatever libjpeg-turbo's skip does with them.
+    int block_rows = cinfo.max_v_samp_factor * DCTSIZE;
+    int skip = (y - 2 * block_rows) / block_rows * block_rows;
+    int line = 0;
+    if (skip > 0) line = (int)jpeg_skip_scanlines(&cinfo, (JDIMENSION)skip);
+    for (; line < y + height; line++) {
         JSAMPROW rows[1] = { row };
         if (jpeg_read_scanlines(&cinfo, rows, 1) != 1) {
             snprintf(error, error_size, "%s ended early", path);
@@ -154,7 +172,7 @@ int ts_jpeg_decode_rect(const char *path, unsigned char *dest, size_t stride, in
             free(data);
             return -1;
         }
-        if (line >= y) memcpy(dest + (size_t)(line - y) * stride, row + (size_t)x * (size_t)bands, (size_t)width * (size_t)bands);
+        if (line >= y) memcpy(dest + (size_t)(line - y) * stride, row + (size_t)offset * (size_t)bands, (size_t)width * (size_t)bands);
     }
     // Not jpeg_finish_decompress: the rows below the rectangle are never decoded.
     jpeg_destroy_decompress(&cinfo);

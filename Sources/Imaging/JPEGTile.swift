@@ -23,6 +23,11 @@ public enum JPEGTile {
         }
     }
 
+    /// Runs a C call of `CTileDecoder` that returns -1 with a message on failure, as a throw.
+    static func check(_ call: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws {
+        _ = try withError(call)
+    }
+
     private static func withError(_ call: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws -> Int {
         var message = [CChar](repeating: 0, count: 256)
         let result = message.withUnsafeMutableBufferPointer { call($0.baseAddress!, $0.count) }

@@ -1,4 +1,5 @@
-// Decodes part of a stored JPEG tile straight into a caller's pixel buffer, with libjpeg-turbo.
+// Decodes part of a stored JPEG tile straight into a caller's pixel buffer, resizes such buffers and
+// encodes them as JPEG, with libjpeg-turbo and no libvips pipeline.
 // In C because libjpeg reports errors by longjmp, which Swift frames must never be unwound by.
 #ifndef TILESCOPE_CTILEDECODER_H
 #define TILESCOPE_CTILEDECODER_H
@@ -15,4 +16,19 @@ int ts_jpeg_components(const char *path, char *error, size_t error_size);
 /// file, or a rectangle outside the image).
 int ts_jpeg_decode_rect(const char *path, unsigned char *dest, size_t stride, int bands,
                         int x, int y, int width, int height, char *error, size_t error_size);
+
+/// Resizes `src` (`src_width` x `src_height`, rows `src_stride` bytes apart, `bands` 1 or 3 bytes
+/// per pixel) to exactly `dst_width` x `dst_height` into `dst` (rows `dst_stride` apart) with a
+/// triangle filter: an antialiased linear average when shrinking, bilinear interpolation when
+/// enlarging, edges extended. Returns 0, or -1 with a message in `error`.
+int ts_resize_linear(const unsigned char *src, size_t src_stride, int src_width, int src_height, int bands,
+                     unsigned char *dst, size_t dst_stride, int dst_width, int dst_height,
+                     char *error, size_t error_size);
+
+/// Encodes `width` x `height` pixels (`bands` 1 or 3 bytes each, rows `stride` bytes apart) as a
+/// baseline JPEG at `quality`, as libvips's jpegsave does by default (chroma 4:2:0 below quality 90,
+/// no Huffman optimisation). On success `*out` is a malloc'ed buffer of `*out_size` bytes for the
+/// caller to free; returns 0, or -1 with a message in `error`.
+int ts_jpeg_encode(const unsigned char *pixels, size_t stride, int width, int height, int bands, int quality,
+                   unsigned char **out, unsigned long *out_size, char *error, size_t error_size);
 #endif

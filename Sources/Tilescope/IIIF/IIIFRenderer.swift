@@ -9,6 +9,9 @@ struct IIIFRenderer: Sendable {
     var jpegQuality: Int
 
     func render(_ request: IIIFRendering) throws -> [UInt8] {
+        if request.isPlainJPEG, let pyramid = reader as? PyramidRegionReader {
+            return try pyramid.readPixels(request.region, size: request.size).jpegData(quality: jpegQuality)
+        }
         var image = try reader.read(request.region, size: request.size)
         if request.rotation.mirror { image = try image.flippedHorizontally() }
         if let turns = request.rotation.quarterTurns {
@@ -34,6 +37,12 @@ struct IIIFRenderer: Sendable {
 }
 
 extension IIIFRendering {
+    /// A region at a size in colour as JPEG, and nothing else: pixels from the pyramid go from
+    /// the decoded tiles through the resize to the JPEG encoder without a libvips pipeline.
+    var isPlainJPEG: Bool {
+        format == .jpg && (quality == .default || quality == .color) && !rotation.mirror && rotation.quarterTurns == 0
+    }
+
     /// Whether the answer should be the source's own pixels where the source is lossless: a lossless
     /// format (png, tif) must not carry the pyramid's JPEG error, and a region at full resolution
     /// (no resampling) should carry only its own encoding's, so a JPEG of it stays within a few levels

@@ -91,10 +91,15 @@ extension TilescopeApp {
                 response.setHeader("Server-Timing", "tile;desc=stored")
                 return .now(response)
             }
+            let writes = iiif.tileWrites
+            if let storing = writes.bytes(at: files.path(tile)) {
+                return .now(Response(status: 200, headers: headers + [("Server-Timing", "tile;desc=storing")],
+                                     body: .bytes(storing)))
+            }
             let commonHeaders = headers
             return .later {
                 Self.timed(commonHeaders, "tile;desc=written", rendering) {
-                    try files.write(tile, rendering: rendering, reader: reader(), jpegQuality: quality)
+                    try files.write(tile, rendering: rendering, reader: reader(), jpegQuality: quality, writes: writes)
                 }
             }
         }

@@ -11,6 +11,8 @@ public final class IIIFService: Sendable {
     let maxArea: Int
     let jpegQuality: Int
     let cache: DerivativeCache
+    /// Coinciding tiles on their way to their files.
+    let tileWrites = IIIFTileWrites()
     /// Lossless copies of lossless sources, for exact regions.
     let lossless = LosslessCopies()
     /// Presentation API: `rights` (a licence URI) and the `requiredStatement` attribution text, if configured.

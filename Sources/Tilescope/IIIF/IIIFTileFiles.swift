@@ -11,7 +11,8 @@ import ScrollGeometry
 /// Why not write them at build time: dzsave would run a second time over the source,
 /// doubling build time and disk for tiles most of which are never asked for over IIIF.
 /// So each is written the first time it is requested: the stored tile decoded, its overlap
-/// cut away, encoded once (about a millisecond), renamed into place atomically; every later
+/// cut away, encoded once (about a millisecond), written and renamed into place atomically
+/// after the reply (`IIIFTileWrites`); every later
 /// request, from any thread or after a restart, gets the same bytes from the file.
 /// They live in the version's folder (`iiif/{level}/{column}_{row}.{jpg,webp,avif}`) and go with it.
 struct IIIFTileFiles: Sendable {
@@ -49,12 +50,12 @@ struct IIIFTileFiles: Sendable {
         return Tile(level: plan.level, column: column, row: row, format: rendering.format)
     }
 
-    /// Renders the tile and stores it; a failure to store only costs the next request a render.
-    func write(_ tile: Tile, rendering: IIIFRendering, reader: any RegionReading, jpegQuality: Int) throws -> [UInt8] {
-        let format = tile.format.encoded
-        let bytes = try reader.read(rendering.region, size: rendering.size)
-            .encoded(as: format, quality: format.quality(jpegQuality: jpegQuality))
-        DerivedFile.publish(bytes, at: path(tile), versionFolder: (folder as NSString).deletingLastPathComponent)
+    /// Renders the tile and stores it (behind the reply, through `writes`); a failure to store only
+    /// costs the next request a render.
+    func write(_ tile: Tile, rendering: IIIFRendering, reader: any RegionReading, jpegQuality: Int,
+               writes: IIIFTileWrites) throws -> [UInt8] {
+        let bytes = try IIIFRenderer(reader: reader, jpegQuality: jpegQuality).render(rendering)
+        writes.publish(bytes, at: path(tile), versionFolder: (folder as NSString).deletingLastPathComponent)
         return bytes
     }
 }

@@ -24,8 +24,10 @@ public struct Viewport: Hashable, Sendable {
         self.state = state
         self.choice = choice
         if case .high(let level) = choice.resolution {
-            tiles = TileCover(pyramid: pyramid, level: level, imageRect: state.visibleRect)
-                .addresses(nearestTo: state.viewportCentre, in: pyramid).map(draw)
+            let cover = TileCover(pyramid: pyramid, level: level, imageRect: state.visibleRect)
+            tiles = TileFrames(pyramid: pyramid, level: level, columns: cover.columns, rows: cover.rows,
+                               zoomScale: state.zoomScale)
+                .tiles(cover.addresses(nearestTo: state.viewportCentre, in: pyramid))
         } else {
             tiles = []
         }

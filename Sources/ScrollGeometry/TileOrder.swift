@@ -4,8 +4,8 @@
 /// row, then by column (the browser client sorts its own list by the same rule, and a test holds both equal).
 /// It is computed without a comparison sort of the whole list: the distances are spread into as many buckets
 /// as there are tiles, linearly between the nearest and the farthest (a bucket's index never decreases as the
-/// distance grows), and each bucket, a tile or two, is put in order on its own. On a screenful of tiles the
-/// full sort was most of the tile cover's cost; the buckets make it linear.
+/// distance grows), and an insertion pass puts each bucket, a tile or two, in order. On a screenful of tiles
+/// the full sort was most of the tile cover's cost; the buckets make it linear.
 /// Columns and rows must be below 2^32 (a level would need to be a trillion pixels wide to reach it).
 struct TileOrder {
     let pyramid: Pyramid
@@ -75,8 +75,9 @@ struct TileOrder {
     }
 
     /// `keyed` in the order of `Keyed.precedes`, by a bucket sort: bucket `floor((d - nearest) * n / span)`
-    /// (the last one also takes `d = farthest`), filled in input order, then each bucket sorted by the
-    /// full key. Scaling and truncating never reverse two distances, so the buckets are in order.
+    /// (the last one also takes `d = farthest`), filled in input order. Scaling and truncating never reverse
+    /// two distances, so a tile in an earlier bucket is strictly nearer: one insertion pass over the whole
+    /// list then only moves tiles within their bucket, a tile or two each.
     static func ordered(_ keyed: [Keyed]) -> [Keyed] {
         let count = keyed.count
         guard count > 1 else { return keyed }
@@ -91,51 +92,45 @@ struct TileOrder {
 
         let lastBucket = count - 1
         return [Keyed](unsafeUninitializedCapacity: count) { result, initialized in
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: count + 1) { starts in
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { buckets in
-                    starts.initialize(repeating: 0)
-                    for (index, item) in keyed.enumerated() {
-                        let scaled = (item.distance - nearest) * perBucket
-                        let bucket = scaled < Double(lastBucket) ? Int(scaled) : lastBucket
-                        buckets[index] = bucket
-                        starts[bucket + 1] += 1
-                    }
-                    for bucket in 0..<count { starts[bucket + 1] += starts[bucket] }
-                    // Filled in input order; `starts[b]` then ends up where bucket b + 1 starts.
-                    for (index, item) in keyed.enumerated() {
-                        let bucket = buckets[index]
-                        (result.baseAddress! + starts[bucket]).initialize(to: item)
-                        starts[bucket] += 1
-                    }
-                    var start = 0
-                    for bucket in 0..<count {
-                        let end = starts[bucket]
-                        sortBucket(result, start..<end)
-                        start = end
-                    }
+            // One scratch block: where each bucket starts (count + 1), then each tile's bucket (count).
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * count + 1) { scratch in
+                let starts = scratch.baseAddress!, buckets = starts + count + 1
+                starts.initialize(repeating: 0, count: count + 1)
+                for (index, item) in keyed.enumerated() {
+                    let scaled = (item.distance - nearest) * perBucket
+                    let bucket = scaled < Double(lastBucket) ? Int(scaled) : lastBucket
+                    buckets[index] = bucket
+                    starts[bucket + 1] += 1
+                }
+                for bucket in 0..<count { starts[bucket + 1] += starts[bucket] }
+                for (index, item) in keyed.enumerated() {
+                    let bucket = buckets[index]
+                    (result.baseAddress! + starts[bucket]).initialize(to: item)
+                    starts[bucket] += 1
                 }
             }
             initialized = count
+            // Many tiles in one bucket (many at one distance) would make the pass quadratic: past a budget
+            // of moves, a comparison sort finishes the (still complete) list instead.
+            if !insertionSort(result, movesAtMost: 8 * count) { result.sort(by: Keyed.precedes) }
         }
     }
 
-    /// Insertion sort for the usual bucket of one to three tiles; a comparison sort for a crowded one
-    /// (many tiles at one distance), so no input makes the whole quadratic.
-    private static func sortBucket(_ items: UnsafeMutableBufferPointer<Keyed>, _ range: Range<Int>) {
-        guard range.count > 1 else { return }
-        guard range.count <= 16 else {
-            var crowded = UnsafeMutableBufferPointer(rebasing: items[range])
-            crowded.sort(by: Keyed.precedes)
-            return
-        }
-        for index in range.lowerBound + 1 ..< range.upperBound {
+    /// Sorts `items` by insertion, or stops (returning false, `items` a permutation of itself) once more
+    /// than `budget` tiles would have moved.
+    private static func insertionSort(_ items: UnsafeMutableBufferPointer<Keyed>, movesAtMost budget: Int) -> Bool {
+        var moves = 0
+        for index in 1..<items.count {
             let item = items[index]
             var hole = index
-            while hole > range.lowerBound && Keyed.precedes(item, items[hole - 1]) {
+            while hole > 0 && Keyed.precedes(item, items[hole - 1]) {
                 items[hole] = items[hole - 1]
                 hole -= 1
             }
             items[hole] = item
+            moves += index - hole
+            if moves > budget { return false }
         }
+        return true
     }
 }

@@ -105,4 +105,19 @@ import Testing
             #expect(same, "centre \(centre)")
         }
     }
+
+    /// Distances crowded into one bucket by a far outlier, in reverse order: the insertion pass gives up after
+    /// its budget of moves and the comparison sort finishes; equal distances fall back to the row and column.
+    @Test func crowdedBucketsAndEqualDistancesStillSort() {
+        typealias Keyed = TileOrder.Keyed
+        let crowded = (0..<2000).reversed().map { Keyed(distance: 1 + Double($0) * 1e-9, order: $0 << 32) }
+            + [Keyed(distance: 1e12, order: 7)]
+        let equal = (0..<300).map { Keyed(distance: 42, order: (300 - $0) << 32 | $0) }
+        let mixed = (0..<500).map { Keyed(distance: Double($0 % 7), order: 499 - $0) }
+        for keyed in [crowded, equal, mixed, [], [Keyed(distance: 1, order: 1)]] {
+            let expected = keyed.sorted(by: Keyed.precedes)
+            let same = TileOrder.ordered(keyed).map(\.order) == expected.map(\.order)
+            #expect(same, "\(keyed.count) tiles")
+        }
+    }
 }

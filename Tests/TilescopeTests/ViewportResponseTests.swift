@@ -90,6 +90,19 @@ import ScrollGeometry
         }
     }
 
+    @Test func integersPrintAsSwiftPrintsThem() {
+        var values = [0, 1, 9, 10, 11, 99, 100, 101, 999_999, 1_000_000, Int.max, Int.min, -1, -10, -1234567]
+        values += (0..<19).flatMap { power -> [Int] in
+            let p = (0..<power).reduce(1) { a, _ in a * 10 }
+            return [p - 1, p, p + 1, -p]
+        }
+        for value in values {
+            var writer = ViewportJSON(capacity: 8)  // 64 bytes: five of the longest numbers make it grow
+            for _ in 0..<5 { writer.appendInt(value) }
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == String(repeating: "\(value)", count: 5))
+        }
+    }
+
     @Test func idsAreEscapedInJSONAndEncodedInURLs() throws {
         let id = "a \"b\"/ü\n"
         let urls = PyramidURLs(imageID: id, version: "1 2")

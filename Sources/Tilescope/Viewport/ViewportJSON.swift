@@ -141,17 +141,24 @@ struct ViewportJSON: ~Copyable {
     }
 
     mutating func appendInt(_ value: Int) {
-        reserve(20)
+        reserve(20)  // a sign and at most 19 digits
         if value < 0 { unchecked(UInt8(ascii: "-")) }
-        let magnitude = value.magnitude
-        var divisor: UInt = 1
-        while magnitude / divisor >= 10 { divisor *= 10 }
-        var rest = magnitude
-        while divisor > 0 {
-            unchecked(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
+        // Digits from the last one back: dividing by the constant 10 compiles to a multiplication, where
+        // dividing by a running power of ten was a hardware division per digit.
+        var rest = value.magnitude
+        var length = 1
+        var probe = rest
+        while probe >= 10 {
+            probe /= 10
+            length += 1
         }
+        var index = count + length
+        repeat {
+            index -= 1
+            base[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while rest > 0
+        count += length
     }
 
     /// Whole numbers below 2^53 as integers (`2048`, not `2048.0`); others in Swift's shortest round-trip form,

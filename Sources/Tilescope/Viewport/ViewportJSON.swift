@@ -168,9 +168,19 @@ struct ViewportJSON: ~Copyable {
         guard value.isFinite else { return appendRaw("null") }
         if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
             appendInt(Int(value))
-        } else {
-            var text = value.description  // at most 24 bytes: usually a small (inline) string, no allocation
-            text.withUTF8 { utf8 in
+            return
+        }
+        // `write(to:)` prints what `description` does (a test holds them equal) but hands its stack buffer
+        // to the stream, where `description` builds a String, on the heap when longer than 15 bytes, as
+        // most frame coordinates are; that String was a third of the cost of a number.
+        reserve(NumberText.room)
+        var text = NumberText(target: base + count)
+        value.write(to: &text)
+        if text.length <= NumberText.room {
+            count += text.length
+        } else {  // not reachable (at most 24 bytes), but never write past the room made
+            var fallback = value.description
+            fallback.withUTF8 { utf8 in
                 reserve(utf8.count)
                 memcpy(base + count, utf8.baseAddress!, utf8.count)
                 count += utf8.count
@@ -243,5 +253,31 @@ struct ViewportJSON: ~Copyable {
         var writer = ViewportJSON(capacity: 32)
         writer.appendNumber(value)
         return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
+
+/// Receives a number's text straight into the writer's buffer: the stream `Double.write(to:)` prints to.
+private struct NumberText: TextOutputStream {
+    /// The longest shortest-form double is 24 bytes (`-2.2250738585072014e-308`).
+    static let room = 32
+    let target: UnsafeMutablePointer<UInt8>
+    /// Bytes received; past `room` nothing more is written and the caller falls back.
+    var length = 0
+
+    mutating func write(_ string: String) {
+        var string = string
+        string.withUTF8 { append($0) }
+    }
+
+    /// The standard library's ASCII fast path for numbers: the digits without a String around them.
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        append(buffer)
+    }
+
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if length + bytes.count <= Self.room, let start = bytes.baseAddress {
+            memcpy(target + length, start, bytes.count)
+        }
+        length += bytes.count
     }
 }

@@ -17,6 +17,10 @@ struct TileListJSON: ~Copyable {
     private let urlPrefix: [UInt8]
     private let urlSuffix: [UInt8]
     private static let stride = 5
+    /// The last width and height printed, and where their text is. Every inner column is T + 2 O level
+    /// pixels wide and every inner row as tall, so most widths and heights are copies of one printed number.
+    private var lastWidth = PrintedNumber()
+    private var lastHeight = PrintedNumber()
 
     /// Room for every column and row that `drawn` and `prefetched` use.
     init(urlPrefix: [UInt8], urlSuffix: [UInt8], drawn: [Tile], prefetched: [Tile]?) {
@@ -118,7 +122,7 @@ struct TileListJSON: ~Copyable {
         text.appendNumber(x)
         text.appendRaw(#","y":"#)
         entries[entry + 3] = text.length
-        text.appendNumber(width)
+        lastWidth = append(width, reusing: lastWidth)
         text.appendRaw(#","height":"#)
         entries[entry + 4] = text.length
     }
@@ -136,10 +140,27 @@ struct TileListJSON: ~Copyable {
         text.appendNumber(y)
         text.appendRaw(#","width":"#)
         entries[entry + 3] = text.length
-        text.appendNumber(height)
+        lastHeight = append(height, reusing: lastHeight)
         text.appendRaw("}}")
         entries[entry + 4] = text.length
     }
+
+    /// `value` as `ViewportJSON.appendNumber` prints it: copied when it is the number printed last time.
+    private mutating func append(_ value: Double, reusing last: PrintedNumber) -> PrintedNumber {
+        if last.text.count > 0, last.bits == value.bitPattern {
+            text.appendCopy(of: last.text)
+            return last
+        }
+        let start = text.length
+        text.appendNumber(value)
+        return PrintedNumber(bits: value.bitPattern, text: start..<text.length)
+    }
+}
+
+/// A number printed into the tile list's text: its bits (so 0 and -0 differ) and where its text is.
+private struct PrintedNumber {
+    var bits: UInt64 = 0
+    var text: Range<Int> = 0..<0
 }
 
 /// Where one level's column and row entries are.

@@ -116,6 +116,14 @@ struct ViewportJSON: ~Copyable {
         count += chunk.count
     }
 
+    /// Appends a copy of bytes already written (`range` within `0..<length`).
+    mutating func appendCopy(of range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        reserve(range.count)  // first: growing moves the buffer the copy reads from
+        memcpy(base + count, base + range.lowerBound, range.count)
+        count += range.count
+    }
+
     /// Makes room for `extra` more bytes, for a run of `appendUnchecked`.
     mutating func reserve(extra: Int) {
         reserve(extra)

@@ -29,13 +29,11 @@ struct TileFrames {
         }
     }
 
-    /// Addresses of this level within `columns` x `rows` only.
-    func tiles(_ addresses: [TileAddress]) -> [Tile] {
-        addresses.map { address in
-            precondition(address.level == level)
-            let (x, width) = across[address.column - columns.lowerBound]
-            let (y, height) = down[address.row - rows.lowerBound]
-            return Tile(address, frame: Rect(x: x, y: y, width: width, height: height))
-        }
+    /// The tile at `column`, `row` of this level, within `columns` x `rows` only.
+    func tile(column: Int, row: Int) -> Tile {
+        let (x, width) = across[column - columns.lowerBound]
+        let (y, height) = down[row - rows.lowerBound]
+        return Tile(TileAddress(level: level, column: column, row: row),
+                    frame: Rect(x: x, y: y, width: width, height: height))
     }
 }

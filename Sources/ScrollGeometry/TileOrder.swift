@@ -34,6 +34,11 @@ struct TileOrder {
     /// Every tile of `columns` x `rows`: the same order as `sorted` of their addresses, with one distance
     /// term per column and per row instead of per tile.
     func sorted(columns: Range<Int>, rows: Range<Int>) -> [TileAddress] {
+        sorted(columns: columns, rows: rows) { TileAddress(level: level, column: $0, row: $1) }
+    }
+
+    /// The same, each tile made by `make(column, row)` straight from the order (no list of addresses first).
+    func sorted<T>(columns: Range<Int>, rows: Range<Int>, _ make: (_ column: Int, _ row: Int) -> T) -> [T] {
         let size = pyramid.size(ofLevel: level)
         let across = columns.map { column in
             let dx = cellCentre(column, extent: size.width) - centre.x
@@ -48,7 +53,7 @@ struct TileOrder {
                 keyed.append(Keyed(distance: across[index] + down, order: row << 32 | column))
             }
         }
-        return tiles(in: Self.ordered(keyed))
+        return Self.ordered(keyed).map { make($0.order & 0xFFFF_FFFF, $0.order >> 32) }
     }
 
     private func tiles(in keyed: [Keyed]) -> [TileAddress] {

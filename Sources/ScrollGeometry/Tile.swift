@@ -10,4 +10,10 @@ public struct Tile: Hashable, Sendable {
         self.address = address
         self.frame = Rect(pixels).scaled(by: zoomScale / pyramid.scale(ofLevel: address.level))
     }
+
+    /// A frame already computed by rule 10 (see `TileFrames`).
+    init(_ address: TileAddress, frame: Rect) {
+        self.address = address
+        self.frame = frame
+    }
 }

@@ -31,12 +31,7 @@ public struct TileCover: Hashable, Sendable {
     /// The cover's tiles, nearest first to `centre` (image pixels): by the distance from `centre` to each
     /// tile's grid cell centre, then by row, then by column, so the order is total and reproducible.
     public func addresses(nearestTo centre: Point, in pyramid: Pyramid) -> [TileAddress] {
-        var all: [TileAddress] = []
-        all.reserveCapacity(count)
-        for row in rows {
-            for column in columns { all.append(TileAddress(level: level, column: column, row: row)) }
-        }
-        return TileOrder(pyramid: pyramid, level: level, centre: centre).sorted(all)
+        TileOrder(pyramid: pyramid, level: level, centre: centre).sorted(columns: columns, rows: rows)
     }
 
     /// Integer `[low, high)` within `0...extent`, never empty: a sliver thinner than the tolerance still

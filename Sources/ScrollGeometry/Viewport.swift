@@ -24,8 +24,12 @@ public struct Viewport: Hashable, Sendable {
         self.state = state
         self.choice = choice
         if case .high(let level) = choice.resolution {
-            tiles = TileCover(pyramid: pyramid, level: level, imageRect: state.visibleRect)
-                .addresses(nearestTo: state.viewportCentre, in: pyramid).map(draw)
+            // The cover's tiles nearest first (as `TileCover.addresses(nearestTo:in:)`), framed as they come.
+            let cover = TileCover(pyramid: pyramid, level: level, imageRect: state.visibleRect)
+            let frames = TileFrames(pyramid: pyramid, level: level, columns: cover.columns, rows: cover.rows,
+                                    zoomScale: state.zoomScale)
+            tiles = TileOrder(pyramid: pyramid, level: level, centre: state.viewportCentre)
+                .sorted(columns: cover.columns, rows: cover.rows) { frames.tile(column: $0, row: $1) }
         } else {
             tiles = []
         }

@@ -90,6 +90,36 @@ import ScrollGeometry
         }
     }
 
+    /// The writer prints through `Double.write(to:)`; the documented form is `description`'s.
+    @Test func fractionsPrintAsDescriptionDoes() {
+        var random = SeededGenerator(seed: 2026)
+        var values = [0.1, 1e-5, 1e-7, 5e-324, -5e-324, 2.2250738585072014e-308, -2.2250738585072014e-308,
+                      1.7976931348623157e308, 9_007_199_254_740_993.5, 1e16 + 0.5, 123.456, -0.000123, 1e21, 1e22]
+        for _ in 0..<50_000 {
+            values.append(Double(bitPattern: UInt64.random(in: 0...0x7FEF_FFFF_FFFF_FFFF, using: &random))
+                * (random.chance(0.5) ? 1 : -1))
+            values.append(Double(Int.random(in: 0..<100_000, using: &random)) * random.logUniform(1e-4...4))
+        }
+        var mismatches: [Double] = []
+        for value in values where value != value.rounded() || abs(value) >= 9_007_199_254_740_992 {
+            if ViewportJSON.number(value) != value.description { mismatches.append(value) }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
+    @Test func integersPrintAsSwiftPrintsThem() {
+        var values = [0, 1, 9, 10, 11, 99, 100, 101, 999_999, 1_000_000, Int.max, Int.min, -1, -10, -1234567]
+        values += (0..<19).flatMap { power -> [Int] in
+            let p = (0..<power).reduce(1) { a, _ in a * 10 }
+            return [p - 1, p, p + 1, -p]
+        }
+        for value in values {
+            var writer = ViewportJSON(capacity: 8)  // 64 bytes: five of the longest numbers make it grow
+            for _ in 0..<5 { writer.appendInt(value) }
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == String(repeating: "\(value)", count: 5))
+        }
+    }
+
     @Test func idsAreEscapedInJSONAndEncodedInURLs() throws {
         let id = "a \"b\"/ü\n"
         let urls = PyramidURLs(imageID: id, version: "1 2")

@@ -6,67 +6,77 @@ import ScrollGeometry
 /// level and row only, and the URL repeats the same column and row digits. A retina viewport lists a
 /// hundred or more tiles from a dozen columns and rows, so printing every number of every tile (four
 /// shortest-form doubles and five integers each) was most of the answer's cost; here a tile is a
-/// sequence of copies of text written once per column, once per row and once per level.
+/// sequence of copies of text written once per column and once per row.
 struct TileListJSON: ~Copyable {
-    /// Every piece of text, back to back: level heads, URL heads, and the columns' and rows' pieces.
+    /// Every piece of text, back to back: the columns' and the rows' pieces.
     private var text = ViewportJSON(capacity: 4096)
-    private var levels: [LevelText] = []
+    private var levels: [LevelEntries] = []
     /// Per axis entry (a column or a row of a level), `Self.stride` offsets into `text`: where its text
     /// starts and where each of its four pieces ends; the start is -1 until the entry is filled.
     private var entries: [Int] = []
+    private let urlPrefix: [UInt8]
     private let urlSuffix: [UInt8]
     private static let stride = 5
+    /// The last width and height printed, and where their text is. Every inner column is T + 2 O level
+    /// pixels wide and every inner row as tall, so most widths and heights are copies of one printed number.
+    private var lastWidth = PrintedNumber()
+    private var lastHeight = PrintedNumber()
 
-    init(urlPrefix: [UInt8], urlSuffix: [UInt8], tiles: [Tile]) {
+    /// Room for every column and row that `drawn` and `prefetched` use.
+    init(urlPrefix: [UInt8], urlSuffix: [UInt8], drawn: [Tile], prefetched: [Tile]?) {
+        self.urlPrefix = urlPrefix
         self.urlSuffix = urlSuffix
         var ranges: [(level: Int, columns: ClosedRange<Int>, rows: ClosedRange<Int>)] = []
-        for tile in tiles {
-            let a = tile.address
-            if let i = ranges.firstIndex(where: { $0.level == a.level }) {
-                ranges[i].columns = min(ranges[i].columns.lowerBound, a.column)...max(ranges[i].columns.upperBound, a.column)
-                ranges[i].rows = min(ranges[i].rows.lowerBound, a.row)...max(ranges[i].rows.upperBound, a.row)
-            } else {
-                ranges.append((a.level, a.column...a.column, a.row...a.row))
+        func include(_ tiles: [Tile]) {
+            var last = -1  // tiles come level by level: look the level up only when it changes
+            for tile in tiles {
+                let a = tile.address
+                if last < 0 || ranges[last].level != a.level {
+                    last = ranges.firstIndex { $0.level == a.level } ?? -1
+                    if last < 0 {
+                        ranges.append((a.level, a.column...a.column, a.row...a.row))
+                        last = ranges.count - 1
+                    }
+                }
+                let range = ranges[last]
+                if !range.columns.contains(a.column) {
+                    ranges[last].columns = min(range.columns.lowerBound, a.column)...max(range.columns.upperBound, a.column)
+                }
+                if !range.rows.contains(a.row) {
+                    ranges[last].rows = min(range.rows.lowerBound, a.row)...max(range.rows.upperBound, a.row)
+                }
             }
         }
+        include(drawn)
+        if let prefetched { include(prefetched) }
         for range in ranges {
-            let headStart = text.length
-            text.appendRaw(#"{"level":"#)
-            text.appendInt(range.level)
-            text.appendRaw(#","column":"#)
-            let urlHeadStart = text.length
-            text.appendRaw(#","url":""#)
-            text.appendRaw(urlPrefix)
-            text.appendInt(range.level)
-            text.appendRaw("/")
             let columnBase = entries.count / Self.stride
-            entries += Array(repeating: -1, count: Self.stride * range.columns.count)
-            let rowBase = entries.count / Self.stride
-            entries += Array(repeating: -1, count: Self.stride * range.rows.count)
-            levels.append(LevelText(level: range.level, head: headStart..<urlHeadStart, urlHead: urlHeadStart..<text.length,
-                                    firstColumn: range.columns.lowerBound, columnBase: columnBase,
-                                    firstRow: range.rows.lowerBound, rowBase: rowBase))
+            let rowBase = columnBase + range.columns.count
+            entries += Array(repeating: -1, count: Self.stride * (range.columns.count + range.rows.count))
+            levels.append(LevelEntries(level: range.level, firstColumn: range.columns.lowerBound, columnBase: columnBase,
+                                       firstRow: range.rows.lowerBound, rowBase: rowBase))
         }
     }
 
     /// `[{"level":L,"column":C,"row":R,"url":"…","frame":{"x":X,"y":Y,"width":W,"height":H}},…]`
     ///
-    /// A tile is ten copies: the level's head, then column and row pieces in turn, with the level's URL head
-    /// in the middle: `{"level":L,"column":` `C` `,"row":R` `,"url":"…/L/` `C_` `R….jpeg?v=…","frame":{"x":`
-    /// `X,"y":` `Y,"width":` `W,"height":` `H}}`.
+    /// A tile is eight copies, column and row pieces in turn: `{"level":L,"column":C` `,"row":R`
+    /// `,"url":"…/L/C_` `R….jpeg?v=…","frame":{"x":` `X,"y":` `Y,"width":` `W,"height":` `H}}`.
     mutating func write(_ tiles: [Tile], key: StaticString, to out: inout ViewportJSON) {
         // Fill first: the copying below reads `text` through one pointer, which filling would move.
-        // Per tile: the index of its level in `levels`, and the offsets of its column's and row's entries.
-        var placed: [(group: Int, column: Int, row: Int)] = []
+        // Per tile: the offsets of its column's and row's entries.
+        var placed: [(column: Int, row: Int)] = []
         placed.reserveCapacity(tiles.count)
+        var group = 0
         for tile in tiles {
             let a = tile.address
-            let group = levels.firstIndex { $0.level == a.level }!
-            let column = Self.stride * (levels[group].columnBase + a.column - levels[group].firstColumn)
-            let row = Self.stride * (levels[group].rowBase + a.row - levels[group].firstRow)
-            if entries[column] < 0 { fillColumn(column, a.column, x: tile.frame.x, width: tile.frame.width) }
+            if levels[group].level != a.level { group = levels.firstIndex { $0.level == a.level }! }
+            let level = levels[group]
+            let column = Self.stride * (level.columnBase + a.column - level.firstColumn)
+            let row = Self.stride * (level.rowBase + a.row - level.firstRow)
+            if entries[column] < 0 { fillColumn(column, a.level, a.column, x: tile.frame.x, width: tile.frame.width) }
             if entries[row] < 0 { fillRow(row, a.row, y: tile.frame.y, height: tile.frame.height) }
-            placed.append((group, column, row))
+            placed.append((column, row))
         }
         text.appendRaw("0123456789abcdef")  // readable slack after the last piece, for `appendUnchecked`
         out.beginArray(key)
@@ -74,18 +84,14 @@ struct TileListJSON: ~Copyable {
             entries.withUnsafeBufferPointer { entries in
                 let text = text.baseAddress!
                 for (index, tile) in placed.enumerated() {
-                    let level = levels[tile.group]
                     let c = tile.column, r = tile.row
                     if index > 0 { out.appendRaw(",") }
-                    out.reserve(extra: 16 + level.head.count + level.urlHead.count
-                                + entries[c + 4] - entries[c] + entries[r + 4] - entries[r])
+                    out.reserve(extra: 16 + entries[c + 4] - entries[c] + entries[r + 4] - entries[r])
                     func copy(_ start: Int, _ end: Int) {
                         out.appendUnchecked(text + start, length: end - start)
                     }
-                    copy(level.head.lowerBound, level.head.upperBound)
                     copy(entries[c], entries[c + 1])
                     copy(entries[r], entries[r + 1])
-                    copy(level.urlHead.lowerBound, level.urlHead.upperBound)
                     copy(entries[c + 1], entries[c + 2])
                     copy(entries[r + 1], entries[r + 2])
                     copy(entries[c + 2], entries[c + 3])
@@ -98,18 +104,25 @@ struct TileListJSON: ~Copyable {
         out.endArray()
     }
 
-    /// `C` `C_` `X,"y":` `W,"height":`
-    private mutating func fillColumn(_ entry: Int, _ column: Int, x: Double, width: Double) {
+    /// `{"level":L,"column":C` `,"url":"{prefix}L/C_` `X,"y":` `W,"height":`
+    private mutating func fillColumn(_ entry: Int, _ level: Int, _ column: Int, x: Double, width: Double) {
         entries[entry] = text.length
+        text.appendRaw(#"{"level":"#)
+        text.appendInt(level)
+        text.appendRaw(#","column":"#)
         text.appendInt(column)
         entries[entry + 1] = text.length
+        text.appendRaw(#","url":""#)
+        text.appendRaw(urlPrefix)
+        text.appendInt(level)
+        text.appendRaw("/")
         text.appendInt(column)
         text.appendRaw("_")
         entries[entry + 2] = text.length
         text.appendNumber(x)
         text.appendRaw(#","y":"#)
         entries[entry + 3] = text.length
-        text.appendNumber(width)
+        lastWidth = append(width, reusing: lastWidth)
         text.appendRaw(#","height":"#)
         entries[entry + 4] = text.length
     }
@@ -127,19 +140,32 @@ struct TileListJSON: ~Copyable {
         text.appendNumber(y)
         text.appendRaw(#","width":"#)
         entries[entry + 3] = text.length
-        text.appendNumber(height)
+        lastHeight = append(height, reusing: lastHeight)
         text.appendRaw("}}")
         entries[entry + 4] = text.length
     }
+
+    /// `value` as `ViewportJSON.appendNumber` prints it: copied when it is the number printed last time.
+    private mutating func append(_ value: Double, reusing last: PrintedNumber) -> PrintedNumber {
+        if last.text.count > 0, last.bits == value.bitPattern {
+            text.appendCopy(of: last.text)
+            return last
+        }
+        let start = text.length
+        text.appendNumber(value)
+        return PrintedNumber(bits: value.bitPattern, text: start..<text.length)
+    }
 }
 
-/// Where one level's shared text and axis entries are.
-private struct LevelText {
+/// A number printed into the tile list's text: its bits (so 0 and -0 differ) and where its text is.
+private struct PrintedNumber {
+    var bits: UInt64 = 0
+    var text: Range<Int> = 0..<0
+}
+
+/// Where one level's column and row entries are.
+private struct LevelEntries {
     let level: Int
-    /// `{"level":L,"column":`
-    let head: Range<Int>
-    /// `,"url":"{prefix}L/`
-    let urlHead: Range<Int>
     let firstColumn: Int
     let columnBase: Int
     let firstRow: Int

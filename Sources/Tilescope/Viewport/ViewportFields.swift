@@ -1,18 +1,29 @@
 /// Reads typed values out of raw request fields, with errors that name the field.
 struct ViewportFields {
-    let values: [String: ViewportFieldValue]
+    /// A JSON body's fields, or a query string's, read as they are: a query's are not copied into a
+    /// second dictionary of `.text` values, the viewport answer is on the hot path.
+    private let json: [String: ViewportFieldValue]?
+    private let query: [String: String]
 
     init(_ values: [String: ViewportFieldValue]) {
-        self.values = values
+        json = values
+        query = [:]
     }
 
     init(query: [String: String]) {
-        self.init(query.mapValues { .text($0) })
+        json = nil
+        self.query = query
+    }
+
+    /// The raw value of `field`, `nil` when absent.
+    func value(_ field: String) -> ViewportFieldValue? {
+        if let json { return json[field] }
+        return query[field].map { .text($0) }
     }
 
     /// A finite number, or `nil` when the field is absent.
     func number(_ field: String) throws(ViewportQueryError) -> Double? {
-        switch values[field] {
+        switch value(field) {
         case nil, .null?: return nil
         case .number(let value)?: return try Self.finite(value, field)
         case .text(let text)?: return try Self.parseNumber(text, field)
@@ -30,7 +41,7 @@ struct ViewportFields {
     func numbers(_ field: String, names: [String], defaultValue: Double? = nil) throws(ViewportQueryError) -> [Double]? {
         // Only an error needs the description: most requests have none of these fields.
         var expected: String { "\(names.count) numbers \"\(names.joined(separator: ","))\"" }
-        switch values[field] {
+        switch value(field) {
         case nil, .null?:
             return nil
         case .text(let text)?:
@@ -62,7 +73,7 @@ struct ViewportFields {
 
     /// `1`/`true` or `0`/`false`; `nil` when absent.
     func flag(_ field: String) throws(ViewportQueryError) -> Bool? {
-        switch values[field] {
+        switch value(field) {
         case nil, .null?: return nil
         case .bool(let value)?: return value
         case .number(1)?, .text("1")?, .text("true")?: return true

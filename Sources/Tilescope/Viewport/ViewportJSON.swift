@@ -116,6 +116,14 @@ struct ViewportJSON: ~Copyable {
         count += chunk.count
     }
 
+    /// Appends a copy of bytes already written (`range` within `0..<length`).
+    mutating func appendCopy(of range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count)
+        reserve(range.count)  // first: growing moves the buffer the copy reads from
+        memcpy(base + count, base + range.lowerBound, range.count)
+        count += range.count
+    }
+
     /// Makes room for `extra` more bytes, for a run of `appendUnchecked`.
     mutating func reserve(extra: Int) {
         reserve(extra)
@@ -141,17 +149,24 @@ struct ViewportJSON: ~Copyable {
     }
 
     mutating func appendInt(_ value: Int) {
-        reserve(20)
+        reserve(20)  // a sign and at most 19 digits
         if value < 0 { unchecked(UInt8(ascii: "-")) }
-        let magnitude = value.magnitude
-        var divisor: UInt = 1
-        while magnitude / divisor >= 10 { divisor *= 10 }
-        var rest = magnitude
-        while divisor > 0 {
-            unchecked(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
+        // Digits from the last one back: dividing by the constant 10 compiles to a multiplication, where
+        // dividing by a running power of ten was a hardware division per digit.
+        var rest = value.magnitude
+        var length = 1
+        var probe = rest
+        while probe >= 10 {
+            probe /= 10
+            length += 1
         }
+        var index = count + length
+        repeat {
+            index -= 1
+            base[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while rest > 0
+        count += length
     }
 
     /// Whole numbers below 2^53 as integers (`2048`, not `2048.0`); others in Swift's shortest round-trip form,
@@ -161,9 +176,19 @@ struct ViewportJSON: ~Copyable {
         guard value.isFinite else { return appendRaw("null") }
         if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
             appendInt(Int(value))
-        } else {
-            var text = value.description  // at most 24 bytes: usually a small (inline) string, no allocation
-            text.withUTF8 { utf8 in
+            return
+        }
+        // `write(to:)` prints what `description` does (a test holds them equal) but hands its stack buffer
+        // to the stream, where `description` builds a String, on the heap when longer than 15 bytes, as
+        // most frame coordinates are; that String was a third of the cost of a number.
+        reserve(NumberText.room)
+        var text = NumberText(target: base + count)
+        value.write(to: &text)
+        if text.length <= NumberText.room {
+            count += text.length
+        } else {  // not reachable (at most 24 bytes), but never write past the room made
+            var fallback = value.description
+            fallback.withUTF8 { utf8 in
                 reserve(utf8.count)
                 memcpy(base + count, utf8.baseAddress!, utf8.count)
                 count += utf8.count
@@ -236,5 +261,31 @@ struct ViewportJSON: ~Copyable {
         var writer = ViewportJSON(capacity: 32)
         writer.appendNumber(value)
         return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
+
+/// Receives a number's text straight into the writer's buffer: the stream `Double.write(to:)` prints to.
+private struct NumberText: TextOutputStream {
+    /// The longest shortest-form double is 24 bytes (`-2.2250738585072014e-308`).
+    static let room = 32
+    let target: UnsafeMutablePointer<UInt8>
+    /// Bytes received; past `room` nothing more is written and the caller falls back.
+    var length = 0
+
+    mutating func write(_ string: String) {
+        var string = string
+        string.withUTF8 { append($0) }
+    }
+
+    /// The standard library's ASCII fast path for numbers: the digits without a String around them.
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        append(buffer)
+    }
+
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if length + bytes.count <= Self.room, let start = bytes.baseAddress {
+            memcpy(target + length, start, bytes.count)
+        }
+        length += bytes.count
     }
 }

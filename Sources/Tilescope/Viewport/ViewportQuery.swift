@@ -142,7 +142,7 @@ public struct ViewportQuery: Hashable, Sendable {
     /// `in` (the default: multiply by `factor`) or `out` (divide by it): the two-finger tap is
     /// `tap=x,y&tapDirection=out`, exactly the client's `zoomScale / 1.5`.
     static func tapDirection(_ fields: ViewportFields) throws(ViewportQueryError) -> TapDirection {
-        switch fields.values["tapDirection"] {
+        switch fields.value("tapDirection") {
         case nil, .null?:
             return .in
         case .text(let text)?:

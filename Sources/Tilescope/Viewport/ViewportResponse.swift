@@ -122,7 +122,7 @@ public struct ViewportResponse: Hashable, Sendable {
         out.field("height", preview.height)
         out.endObject()
         var list = TileListJSON(urlPrefix: urls.tilePrefixBytes, urlSuffix: urls.tileSuffixBytes,
-                                tiles: drawn + (prefetched ?? []))
+                                drawn: drawn, prefetched: prefetched)
         list.write(drawn, key: "tiles", to: &out)
         if let prefetched { list.write(prefetched, key: "prefetch", to: &out) }
         out.endObject()

@@ -180,33 +180,6 @@ void ts_mhd_install_panic_handler(void) {
     MHD_set_panic_func(ts_mhd_panic, NULL);
 }
 
-struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *host,
-                                MHD_AccessHandlerCallback handler, void *handler_context,
-                                ts_unescape_fn unescape,
-                                MHD_RequestCompletedCallback completed, void *completed_context,
-                                MHD_NotifyConnectionCallback notify, void *notify_context,
-                                unsigned int thread_pool_size, unsigned int connection_limit,
-                                unsigned int connection_timeout, size_t connection_memory_limit,
-                                unsigned int listen_backlog) {
-    struct sockaddr_in address;
-    memset(&address, 0, sizeof address);
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_ANY);
-    if (host != NULL && inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
-    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &address,
-        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
-        MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
-        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
-        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, listen_backlog,
-        MHD_OPTION_END);
-}
-
 struct MHD_Daemon *ts_mhd_start_loop(unsigned int flags, uint16_t port, const char *host, int listen_socket,
                                      MHD_AccessHandlerCallback handler, void *handler_context,
                                      ts_unescape_fn unescape,

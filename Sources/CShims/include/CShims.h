@@ -107,16 +107,6 @@ void ts_mhd_install_panic_handler(void);
 /// Rewrites a URL string in place and returns its new length (MHD_OPTION_UNESCAPE_CALLBACK).
 typedef size_t (*ts_unescape_fn)(void *context, struct MHD_Connection *connection, char *text);
 
-/// MHD_start_daemon with the options Tilescope uses. `host` may be NULL (all interfaces).
-struct MHD_Daemon *ts_mhd_start(unsigned int flags, uint16_t port, const char *host,
-                                MHD_AccessHandlerCallback handler, void *handler_context,
-                                ts_unescape_fn unescape,
-                                MHD_RequestCompletedCallback completed, void *completed_context,
-                                MHD_NotifyConnectionCallback notify, void *notify_context,
-                                unsigned int thread_pool_size, unsigned int connection_limit,
-                                unsigned int connection_timeout, size_t connection_memory_limit,
-                                unsigned int listen_backlog);
-
 /// MHD_start_daemon for a daemon run by the caller's own event loop (no MHD_USE_INTERNAL_POLLING_THREAD,
 /// no thread pool): see Sources/HTTPServer/EventLoop.swift for why. `listen_socket` >= 0 makes the
 /// daemon accept on that already listening socket (shared with other daemons) instead of binding.

@@ -42,6 +42,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The machine's load when the run starts goes into the table: the ratios are only as good as the quiet.
+load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "load average at start: $load_at_start" >&2
 echo "building tilescope (release)" >&2
 swift build -c release --product tilescope > "$work/build.log" 2>&1 || { tail -n 30 "$work/build.log" >&2; exit 1; }
 tilescope="$(swift build -c release --show-bin-path)/tilescope"
@@ -194,4 +197,4 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-python3 bench/iiif/report.py "$results" "$WIDTH" "$HEIGHT" "$CONNECTIONS" "$ROUNDS" "$ROUND_SECONDS" "$(nproc)" | tee "$out/iiif.md"
+python3 bench/iiif/report.py "$results" "$WIDTH" "$HEIGHT" "$CONNECTIONS" "$ROUNDS" "$ROUND_SECONDS" "$(nproc)" "$load_at_start" | tee "$out/iiif.md"

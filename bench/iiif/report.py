@@ -2,13 +2,14 @@
 import json, statistics, sys
 
 path, width, height, connections, rounds, seconds, cores = sys.argv[1:8]
+load = sys.argv[8] if len(sys.argv) > 8 else "not recorded"
 rows = [json.loads(line) for line in open(path) if line.strip()]
 
 def pick(server, scenario, first):
     return [r for r in rows if r["server"] == server and r["scenario"] == scenario and (r["round"] == "first") == first]
 
 print(f"### IIIF: tilescope vs iipsrv ({width}x{height} image, {cores} cores, wrk {connections} connections, "
-      f"{rounds} interleaved rounds of {seconds} s)\n")
+      f"{rounds} interleaved rounds of {seconds} s; load average at start {load})\n")
 print("| scenario | server | req/s | p50 ms | p99 ms | server CPU/req (us) | RSS MB | first pass req/s (1 connection) | first pass CPU/req (us) | non-200 |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 summary = {}

@@ -25,6 +25,12 @@ int ts_resize_linear(const unsigned char *src, size_t src_stride, int src_width,
                      unsigned char *dst, size_t dst_stride, int dst_width, int dst_height,
                      char *error, size_t error_size);
 
+/// `ts_resize_linear` with the horizontal pass in plain C loops only: the reference its vector
+/// loops are tested against (they must give exactly the same bytes).
+int ts_resize_linear_scalar(const unsigned char *src, size_t src_stride, int src_width, int src_height, int bands,
+                            unsigned char *dst, size_t dst_stride, int dst_width, int dst_height,
+                            char *error, size_t error_size);
+
 /// Encodes `width` x `height` pixels (`bands` 1 or 3 bytes each, rows `stride` bytes apart) as a
 /// baseline JPEG at `quality`, as libvips's jpegsave does by default (chroma 4:2:0 below quality 90,
 /// no Huffman optimisation). On success `*out` is a malloc'ed buffer of `*out_size` bytes for the

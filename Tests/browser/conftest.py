@@ -177,6 +177,24 @@ class Session:
             self.page.goto('about:blank')
         self.page.goto(self.base + '/' + fragment)
         self.wait_idle()
+        self.wait_settled()
+
+    def wait_settled(self, timeout=20.0):
+        """Until the layout stops moving: the bars fill in after the first idle frame (title, caption,
+        rating), their sizes change the insets and with them the fit, so a test that reads the view at
+        once may read the one before. Settled = idle with the same insets and zoomScale three times
+        in a row, 100 ms apart."""
+        deadline = time.monotonic() + timeout
+        seen, same = None, 0
+        while same < 3:
+            assert time.monotonic() < deadline, f'the layout kept moving: last {seen}'
+            self.wait_idle()
+            st = self.state()
+            now = (tuple(sorted((st['insets'] or {}).items())), st['zoomScale'], st['offsetX'], st['offsetY'])
+            same = same + 1 if now == seen else 1
+            seen = now
+            if same < 3:
+                self.page.wait_for_timeout(100)
 
     def wait_idle(self, timeout=20000):
         """Until the gallery is up, nothing moves and every visible tile (or the preview) has loaded."""

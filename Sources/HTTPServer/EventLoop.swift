@@ -15,10 +15,10 @@ import Synchronization
 /// another event arrives. At 128 or more busy connections on a thread that happens often.
 ///
 /// Here libmicrohttpd runs as an "external" daemon and this thread calls it in one of two ways:
-/// - busy (the last call found work): `MHD_run_wait(daemon, 1)`, the same loop with its waits capped
-///   at `busyWaitMilliseconds`, so the 128-event wait lasts 1 ms at most. One `epoll_wait` per wakeup,
+/// - busy (the last call found work): `MHD_run_wait(daemon, 5)`, the same loop with its waits capped
+///   at `busyWaitMilliseconds`, so the 128-event wait lasts 5 ms at most. One `epoll_wait` per wakeup,
 ///   as libmicrohttpd's own thread makes.
-/// - idle (the last call waited its whole 1 ms for nothing): the thread sleeps in `poll` on the
+/// - idle (the last call waited its whole 5 ms for nothing): the thread sleeps in `poll` on the
 ///   daemon's epoll descriptor (which does not consume its events) for as long as `MHD_get_timeout`
 ///   allows, then calls `MHD_run`, which drains with a zero timeout.
 /// A second descriptor (an eventfd) wakes an idle thread for what libmicrohttpd 0.9.75 does not wake an
@@ -71,7 +71,10 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// The cap on libmicrohttpd's waits while busy, and how long a busy thread waits before it sleeps.
-    static let busyWaitMilliseconds: Int32 = 1
+    /// 5 ms, not 1: at 8 connections a 1 ms cap sent the thread idle between most requests (a client
+    /// on a shared core is often slower than that), and every idle wakeup costs a `poll` and a second
+    /// `epoll_wait`: 21 against 16 us per tile, where 5 ms measured 17 against 19 (docs/benchmarks.md).
+    static let busyWaitMilliseconds: Int32 = 5
 
     fileprivate func run() {
         var descriptors = [pollfd(fd: epollDescriptor, events: Int16(POLLIN), revents: 0),

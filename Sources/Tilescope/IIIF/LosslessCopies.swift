@@ -23,10 +23,6 @@ final class LosslessCopies: Sendable {
     }
 
     private let entries = Mutex([String: Entry]())
-    /// Whether each source version is lossless, found once: libvips finds a file's loader by opening
-    /// and reading it once per candidate loader, which was a noticeable part of the CPU of a
-    /// full-resolution tile's first request. Keys carry the version, so a replaced source is looked at anew.
-    private let losslessSources = Mutex([String: Bool]())
     /// Wakes requests waiting for a copy another thread is writing.
     private let written = NSCondition()
 
@@ -45,8 +41,9 @@ final class LosslessCopies: Sendable {
     /// The copy of `record`'s source in `folder` (its version's pyramid folder), written now if it is
     /// missing; nil when the source is lossy, too large, or changed since this version was read.
     func copy(of record: ImageRecord, in folder: String) throws -> LosslessPyramid? {
+        guard let header = record.header, header.pixels <= maxPixels,
+              let loader = ImageHeader.loader(of: record.sourcePath), Self.isLossless(loader: loader) else { return nil }
         let key = "\(record.id)/\(record.version)"
-        guard let header = record.header, header.pixels <= maxPixels, isLosslessSource(record, key: key) else { return nil }
         while true {
             let state: Entry? = entries.withLock { entries in
                 let current = entries[key]
@@ -81,18 +78,6 @@ final class LosslessCopies: Sendable {
 
     /// Opens the copy, writing it first if needed. The source's size and modification time must be
     /// the version's before and after the write, or the copy could hold a newer source's pixels.
-    private func isLosslessSource(_ record: ImageRecord, key: String) -> Bool {
-        if let known = losslessSources.withLock({ $0[key] }) { return known }
-        // An unreadable source (being replaced, say) is not remembered: the next request looks again.
-        guard let loader = ImageHeader.loader(of: record.sourcePath) else { return false }
-        let lossless = Self.isLossless(loader: loader)
-        losslessSources.withLock { known in
-            if known.count >= 4096 { known.removeAll() }  // bounded; a miss only costs a look
-            known[key] = lossless
-        }
-        return lossless
-    }
-
     private func open(_ record: ImageRecord, path: String) throws -> LosslessPyramid? {
         if access(path, R_OK) == 0 { return try LosslessPyramid(path: path) }
         // A version whose folder is gone has been replaced: no copy of a newer source goes into it.

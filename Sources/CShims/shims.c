@@ -181,9 +181,7 @@ void ts_mhd_install_panic_handler(void) {
 }
 
 struct MHD_Daemon *ts_mhd_start_loop(unsigned int flags, uint16_t port, const char *host, int listen_socket,
-                                     MHD_AccessHandlerCallback handler, void *handler_context,
-                                     ts_unescape_fn unescape,
-                                     MHD_RequestCompletedCallback completed, void *completed_context,
+                                     ts_http_glue *glue, ts_unescape_fn unescape,
                                      MHD_NotifyConnectionCallback notify, void *notify_context,
                                      unsigned int connection_limit, unsigned int connection_timeout,
                                      size_t connection_memory_limit, unsigned int listen_backlog) {
@@ -194,20 +192,20 @@ struct MHD_Daemon *ts_mhd_start_loop(unsigned int flags, uint16_t port, const ch
     address.sin_addr.s_addr = htonl(INADDR_ANY);
     if (host != NULL && inet_pton(AF_INET, host, &address.sin_addr) != 1) return NULL;
     if (listen_socket >= 0) {
-        return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
+        return MHD_start_daemon(flags, port, NULL, NULL, ts_glue_access, glue,
             MHD_OPTION_LISTEN_SOCKET, (MHD_socket) listen_socket,
             MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+            MHD_OPTION_NOTIFY_COMPLETED, ts_glue_completed, glue,
             MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,
             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
             MHD_OPTION_END);
     }
-    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
+    return MHD_start_daemon(flags, port, NULL, NULL, ts_glue_access, glue,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *) &address,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+        MHD_OPTION_NOTIFY_COMPLETED, ts_glue_completed, glue,
         MHD_OPTION_NOTIFY_CONNECTION, notify, notify_context,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout,

@@ -17,12 +17,18 @@ public protocol HTTPHandler: Sendable {
     /// Called on the responses the server makes by itself (413 for a body over a limit), so they
     /// carry the headers the application adds to all of its own (CORS, say).
     func decorate(serverResponse: Response) -> Response
+    /// Responses the server may answer again without calling `handle` (`Response.reuse`); nil for none.
+    var hotResponses: HotResponses? { get }
+    /// Called instead of `completed` for a request answered from `hotResponses`.
+    func completedHot(_ exchange: HotExchange)
 }
 
 extension HTTPHandler {
     public func bodyHandling(for request: Request) -> BodyHandling { .buffer }
     public func decorate(serverResponse: Response) -> Response { serverResponse }
     public func completed(_ exchange: CompletedExchange) {}
+    public var hotResponses: HotResponses? { nil }
+    public func completedHot(_ exchange: HotExchange) { completed(exchange.completed) }
 }
 
 /// A finished request, for access logs and metrics.

@@ -18,6 +18,9 @@ public struct Response: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: Body
+    /// Set by the application when this exact answer may be given again, from `HotResponses`, to every
+    /// request for `reuse.target` (the server keeps it only for a GET answered 200 with a `.shared` body).
+    public var reuse: ReuseKey?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: Body = .empty) {
         self.status = status

@@ -11,6 +11,8 @@ public final class Server: @unchecked Sendable {
     let workers: WorkerPool
     /// One per poll thread; empty when not started or stopped.
     private var loops: [EventLoop] = []
+    /// What each daemon calls: the hot table, then this server's callbacks. Freed after the daemons stop.
+    private var glue: OpaquePointer?
     private let inFlight = Atomic<Int>(0)
     private let openConnections = Atomic<Int>(0)
     private let suspended = SuspendedConnections()
@@ -43,6 +45,13 @@ public final class Server: @unchecked Sendable {
         suspended.resumed = { [weak self] connection in self?.wakeLoop(serving: connection) }
         // Every daemon and loop exists before any thread runs: a daemon in this mode does nothing until its
         // loop calls it, and workers read `loops` (to wake one) once connections are served.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        guard let glue = ts_http_glue_create(accessTrampoline, context, completedTrampoline, context,
+                                             handler.hotResponses?.table, hotStartedTrampoline, hotFinishedTrampoline,
+                                             context) else {
+            throw ServerError(message: "cannot start the HTTP server (out of memory)")
+        }
+        self.glue = glue
         var listener: Int32 = -1
         for index in 0..<count {
             guard let daemon = startDaemon(flags: flags, listeningOn: listener, connectionLimit: limit) else {
@@ -69,8 +78,7 @@ public final class Server: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         return ts_mhd_start_loop(
             flags, UInt16(clamping: options.port), options.host, listener,
-            accessTrampoline, context, keepEscapesTrampoline,
-            completedTrampoline, context, connectionTrampoline, context,
+            glue, keepEscapesTrampoline, connectionTrampoline, context,
             UInt32(clamping: connectionLimit), UInt32(options.connectionTimeout), options.connectionMemoryLimit,
             UInt32(options.listenBacklog))
     }
@@ -91,6 +99,8 @@ public final class Server: @unchecked Sendable {
         }
         loops.removeAll()
         if listener >= 0 { close(listener) }
+        if let glue { ts_http_glue_destroy(glue) }
+        glue = nil
     }
 
     /// The port actually bound (the chosen one when `options.port` was 0).
@@ -293,6 +303,10 @@ public final class Server: @unchecked Sendable {
 
     private func send(_ response: consuming Response, for exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
         var response = response
+        if let key = response.reuse, response.status == 200, exchange.request.method == "GET",
+           case .shared(let bytes) = response.body, let hot = handler.hotResponses {
+            hot.insert(key, headers: response.headers, body: bytes)  // before Server-Timing, made per request
+        }
         let total = ASCII.timing(prefix: "total;dur=", seconds: exchange.elapsedSeconds)
         if let index = response.headers.firstIndex(where: { ASCII.equalIgnoringCase($0.name, "Server-Timing") }) {
             response.headers[index].value += ", " + total  // after what the handler measured
@@ -321,6 +335,28 @@ public final class Server: @unchecked Sendable {
         handler.completed(CompletedExchange(
             request: exchange.request, status: exchange.sentStatus, bytesSent: ok ? exchange.sentBytes : 0,
             seconds: exchange.elapsedSeconds, completedNormally: ok))
+    }
+
+    /// A request found in the hot table: counted in flight and out of the guard's waiting lists, as `access` does.
+    fileprivate func hotStarted(_ connection: OpaquePointer?) {
+        inFlight.add(1, ordering: .relaxed)
+        if let connection, let entry = ts_mhd_socket_context(connection) {
+            connections.requestStarted(Unmanaged<ConnectionGuard.Entry>.fromOpaque(entry).takeUnretainedValue())
+        }
+    }
+
+    /// A request answered from the hot table completed: the same bookkeeping as `completed`.
+    fileprivate func hotFinished(_ connection: OpaquePointer?, _ done: UnsafePointer<ts_hot_done>?) {
+        inFlight.subtract(1, ordering: .releasing)
+        if let connection, let entry = ts_mhd_socket_context(connection) {
+            connections.requestFinished(Unmanaged<ConnectionGuard.Entry>.fromOpaque(entry).takeUnretainedValue())
+        }
+        guard let done = done?.pointee else { return }
+        handler.completedHot(HotExchange(
+            status: Int(done.status), bytesSent: done.bytes_sent, seconds: done.seconds,
+            completedNormally: done.completed_normally != 0, isHead: done.is_head != 0,
+            hadIfNoneMatch: done.had_if_none_match != 0,
+            targetBytes: UnsafeRawBufferPointer(start: done.target, count: done.target_length), connection: connection))
     }
 
     /// Keeps the connection's guard entry in its socket context from open to close.
@@ -373,6 +409,15 @@ private func connectionTrampoline(
     _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode
 ) {
     server(context).connection(connection, socketContext, opened: code == .CONNECTION_NOTIFY_STARTED)
+}
+
+private func hotStartedTrampoline(_ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?) {
+    server(context).hotStarted(connection)
+}
+
+private func hotFinishedTrampoline(_ context: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+                                   _ done: UnsafePointer<ts_hot_done>?) {
+    server(context).hotFinished(connection, done)
 }
 
 /// Leaves escapes in place: Tilescope decodes paths segment by segment itself.

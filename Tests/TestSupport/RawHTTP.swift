@@ -7,6 +7,8 @@ public final class RawHTTP {
         public var status: Int
         public var headers: [String: String]
         public var body: [UInt8]
+        /// Every header line in the order sent, names as sent (`headers` keeps the last of each name).
+        public var fields: [(name: String, value: String)] = []
         public var text: String { String(decoding: body, as: UTF8.self) }
         public func header(_ name: String) -> String? { headers[name.lowercased()] }
         public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
@@ -80,16 +82,19 @@ public final class RawHTTP {
         let statusLine = lines.removeFirst().split(separator: " ")
         guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw TestFailure("bad status line: \(head)") }
         var headers: [String: String] = [:]
+        var fields: [(name: String, value: String)] = []
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = value
+            fields.append((String(line[..<colon]), value))
         }
         var length = Int(headers["content-length"] ?? "0") ?? 0
         if isHead || status == 304 || status == 204 || status == 100 { length = 0 }
         while buffer.count < length { try fill() }
         let body = Array(buffer[..<length])
         buffer.removeFirst(length)
-        return Reply(status: status, headers: headers, body: body)
+        return Reply(status: status, headers: headers, body: body, fields: fields)
     }
 
     private func readUntil(_ marker: [UInt8]) throws -> Int {

@@ -27,6 +27,13 @@ import Testing
         return try #require(Double(line.dropFirst(prefix.count)).map { Int($0) })
     }
 
+    /// `tilescope_hot_tiles_answered`: versioned tiles answered again without routing (`HotResponses`).
+    func hotAnswers(_ server: TestServer) throws -> Int {
+        let text = try server.get("/metrics").text
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("tilescope_hot_tiles_answered ") })
+        return try #require(Double(line.split(separator: " ")[1]).map { Int($0) })
+    }
+
     func version(_ server: TestServer) throws -> String {
         try #require(server.get("/api/images/photo").json?["version"] as? String)
     }
@@ -59,9 +66,12 @@ import Testing
         try server.waitUntilBuilt()
         let before = try version(server)
         let hitsBefore = try lookups(server, "hit")
+        let hotBefore = try hotAnswers(server)
         let old = try fetchAll(server, version: before, query: "?v=\(before)")
-        // Each tile was asked for twice: the second answer (at least) came from memory.
-        #expect(try lookups(server, "hit") - hitsBefore >= Self.tiles.count)
+        // Each versioned tile was asked for twice: the second answer came from the hot answers kept from the
+        // first (the bytes of `pyramidBytes`), so every tile of the old version is held there now.
+        #expect(try hotAnswers(server) - hotBefore == Self.tiles.count)
+        #expect(try lookups(server, "hit") - hitsBefore >= 0)
 
         // The same size, other pixels: every tile path is the same but for the version.
         try TestImages.writePNG(width: Self.width, height: Self.height, to: server.images + "/photo.tmp.png", seed: 7)
@@ -83,6 +93,15 @@ import Testing
         let stale = try server.get("/dzi/photo_files/\(Self.tiles[0].0)/0_0.jpeg?v=\(before)")
         #expect(stale.body == new[0])
         #expect(stale.header("cache-control") == HTTPCaching.revalidate)
+        #expect(stale.header("etag") == "\"\(after)-\(Self.tiles[0].0)-0-0\"")
+        // Every old versioned URL, each of which was hot: the current tile, to be revalidated.
+        let hotAfterChange = try hotAnswers(server)
+        let connection0 = try RawHTTP(port: server.port)
+        for ((level, column, row), body) in zip(Self.tiles, new) {
+            let reply = try connection0.send("GET", "/dzi/photo_files/\(level)/\(column)_\(row).jpeg?v=\(before)")
+            #expect(reply.body == body && reply.header("cache-control") == HTTPCaching.revalidate)
+        }
+        #expect(try hotAnswers(server) == hotAfterChange, "an old version's URL was answered from a kept answer")
         // HEAD from memory: the length, no body.
         let connection = try RawHTTP(port: server.port)
         let head = try connection.send("HEAD", "/dzi/photo_files/\(Self.tiles[0].0)/0_0.jpeg?v=\(after)")

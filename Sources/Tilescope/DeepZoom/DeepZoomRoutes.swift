@@ -29,6 +29,17 @@ extension TilescopeApp {
                                record: record, request: request)
     }
 
+    /// The key under which a tile answer may be given again without routing (`HotResponses`): only for
+    /// the versioned URL of the current version (`?v=` alone, immutable), spelt exactly as `PyramidURLs`
+    /// writes it, so the kept answer is the one this very target got. Nil for anything else.
+    func hotTileKey(_ id: String, level: Int, column: Int, row: Int, _ request: Request,
+                    _ generation: UInt64) -> ReuseKey? {
+        guard request.query.count == 1, let version = request.query["v"] else { return nil }
+        let path = "/dzi/\(PyramidURLs.percentEncoded(id))_files/\(level)/\(column)_\(row).jpeg"
+        guard request.rawPath == path else { return nil }
+        return ReuseKey(target: path + "?v=" + PyramidURLs.percentEncoded(version), group: id, generation: generation)
+    }
+
     /// A tile in WebP or AVIF: the file if it was made before, else made from the stored JPEG tile on a
     /// worker thread, stored, and answered.
     func formatTile(_ id: String, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,

@@ -19,6 +19,10 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     /// The bytes of hot pyramid files (tiles, descriptors, previews), bounded in total; keyed by a path
     /// that names the source version, so a new version is never answered from an old entry.
     let pyramidBytes: FileBytesCache
+    /// Tile answers the server gives again without routing (`HotResponses`), for versioned tile URLs
+    /// only; an image's entries are dropped when its version or build state changes. Nil when
+    /// `pyramidCacheBytes` is 0 (no shared bytes to answer from).
+    let hotTiles: HotResponses?
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
@@ -26,6 +30,13 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         pyramidFiles = OpenFileCache(capacity: openFiles)
         pyramidBytes = FileBytesCache(capacity: pyramidCacheBytes)
         Self.registerGauges(of: pyramidBytes, in: operations.metrics)
+        // Bounded like the pyramid bytes it shares; an entry per 2 KB of them at most (tiles are larger).
+        hotTiles = pyramidCacheBytes > 0
+            ? HotResponses(maxEntries: min(1 << 18, max(1024, pyramidCacheBytes / 2048)), maxBytes: pyramidCacheBytes) : nil
+        if let hotTiles {
+            Self.registerGauges(of: hotTiles, in: operations.metrics)
+            library.onChange { [weak hotTiles] ids in ids.forEach { hotTiles?.drop(group: $0) } }
+        }
         self.operations = operations
         self.iiif = iiif
         self.library = library
@@ -48,6 +59,22 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             return [(labels: [("result", "hit")], value: Double(counts.hits)),
                     (labels: [("result", "miss")], value: Double(counts.misses))]
         })
+    }
+
+    /// What the hot tile answers hold and bought, read at each scrape.
+    private static func registerGauges(of hot: HotResponses, in metrics: Metrics) {
+        metrics.register(Gauge("tilescope_hot_tiles_bytes", help: "Bytes of tile answers kept for answering without routing (shared with the pyramid memory).") {
+            [weak hot] in Double(hot?.counts.bytes ?? 0)
+        })
+        metrics.register(Gauge("tilescope_hot_tiles_answered", help: "Tile requests answered from kept answers, without routing, since start.") {
+            [weak hot] in Double(hot?.counts.hits ?? 0)
+        })
+    }
+
+    public var hotResponses: HotResponses? { hotTiles }
+
+    public func completedHot(_ exchange: HotExchange) {
+        operations.completedHot(exchange)
     }
 
     static let maxPathBytes = 2048
@@ -93,7 +120,12 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         case .job(let id): return .now(try job(id, request))
         case .deepZoomDescriptor(let id): return .now(try descriptor(id, request))
         case let .deepZoomTile(id, level, column, row):
-            return .now(try tile(id, level: level, column: column, row: row, request))
+            let generation = hotTiles?.generation  // before the version is read: see HotResponses
+            var response = try tile(id, level: level, column: column, row: row, request)
+            if let generation, response.status == 200, response.header("Cache-Control") == HTTPCaching.immutable {
+                response.reuse = hotTileKey(id, level: level, column: column, row: row, request, generation)
+            }
+            return .now(response)
         case let .deepZoomFormatTile(id, level, column, row, format):
             guard let format = DeepZoomTileFormat(fileExtension: format) else {
                 throw APIError.notFound("\(format) tiles are not offered here (libvips has no encoder for them)")

@@ -19,7 +19,25 @@ public final class ImageLibrary: @unchecked Sendable {
     /// Ids removed since `takeUncatalogued` was last called: the catalog forgets them.
     private var removals: [String] = []
 
+    /// Told, after the change, the ids whose source version or build state changed or that were removed.
+    private var changeObserver: (@Sendable ([String]) -> Void)?
+
     public init() {}
+
+    /// Sets the one observer of changes (answers kept elsewhere for an image must go when it changes).
+    public func onChange(_ observer: @escaping @Sendable ([String]) -> Void) {
+        lock.withLock { changeObserver = observer }
+    }
+
+    /// Tells the observer about `ids`, outside the lock (the change is visible by then).
+    private func notify(_ ids: [String], _ observer: (@Sendable ([String]) -> Void)?) {
+        guard !ids.isEmpty, let observer else { return }
+        observer(ids)
+    }
+
+    private static func differs(_ old: ImageRecord, _ new: ImageRecord) -> Bool {
+        !old.hasSameVersion(as: new) || old.statusName != new.statusName
+    }
 
     public func record(_ id: String) -> ImageRecord? {
         lock.withLock { position(of: id).map { records[$0] } }
@@ -44,12 +62,15 @@ public final class ImageLibrary: @unchecked Sendable {
     /// Applies `change` to the record only if it still is that source version,
     /// so a late report from an outdated build cannot overwrite a newer state.
     public func update(_ id: String, version: String, _ change: (inout ImageRecord) -> Void) {
-        lock.withLock {
-            guard let at = position(of: id), records[at].isVersion(version) else { return }
-            let state = records[at].statusName
+        let (changed, observer) = lock.withLock { () -> ([String], (@Sendable ([String]) -> Void)?) in
+            guard let at = position(of: id), records[at].isVersion(version) else { return ([], nil) }
+            let old = records[at]
             change(&records[at])
-            if records[at].statusName != state { records[at].catalogued = false }
+            guard Self.differs(old, records[at]) else { return ([], nil) }
+            if records[at].statusName != old.statusName { records[at].catalogued = false }
+            return ([id], changeObserver)
         }
+        notify(changed, observer)
     }
 
     /// Replaces the whole set (after a folder scan).
@@ -60,7 +81,8 @@ public final class ImageLibrary: @unchecked Sendable {
     /// restart), so for a version already here the library keeps its own status, unless the scan
     /// found that version's pyramid published ("ready" is then a fact, not a report).
     func replaceAll(_ new: [ImageRecord]) {
-        lock.withLock {
+        let (changed, observer) = lock.withLock { () -> ([String], (@Sendable ([String]) -> Void)?) in
+            var changed: [String] = []
             var next: [ImageRecord] = []
             next.reserveCapacity(new.count)
             var moved = new.count != records.count
@@ -68,6 +90,7 @@ public final class ImageLibrary: @unchecked Sendable {
                 if let at = position(of: record.id) {
                     keepBuildState(of: records[at], in: &record)
                     moved = moved || records[at].fileName != record.fileName
+                    if Self.differs(records[at], record) { changed.append(record.id) }
                 } else {
                     moved = true
                 }
@@ -78,29 +101,37 @@ public final class ImageLibrary: @unchecked Sendable {
             var kept = next.startIndex
             for record in records {
                 while kept < next.endIndex, next[kept].id < record.id { kept += 1 }
-                if kept == next.endIndex || next[kept].id != record.id { removals.append(record.id) }
+                if kept == next.endIndex || next[kept].id != record.id {
+                    removals.append(record.id)
+                    changed.append(record.id)
+                }
             }
             records = next
             if moved { membership += 1 }
+            return (changed, changeObserver)
         }
+        notify(changed, observer)
     }
 
     /// Changes some records and removes others (after a scan of a few files): the same rules as
     /// `replaceAll` for the records given, the rest untouched.
     func apply(changed: [ImageRecord], removed: [String]) {
         guard !changed.isEmpty || !removed.isEmpty else { return }
-        lock.withLock {
+        let (differing, observer) = lock.withLock { () -> ([String], (@Sendable ([String]) -> Void)?) in
+            var differing: [String] = []
             var moved = false
             for id in removed {
                 guard let at = position(of: id) else { continue }
                 records.remove(at: at)
                 removals.append(id)
+                differing.append(id)
                 moved = true
             }
             for var record in changed {
                 if let at = position(of: record.id) {
                     keepBuildState(of: records[at], in: &record)
                     moved = moved || records[at].fileName != record.fileName
+                    if Self.differs(records[at], record) { differing.append(record.id) }
                     records[at] = record
                 } else {
                     records.insert(record, at: insertionPoint(of: record.id))
@@ -108,7 +139,9 @@ public final class ImageLibrary: @unchecked Sendable {
                 }
             }
             if moved { membership += 1 }
+            return (differing, changeObserver)
         }
+        notify(differing, observer)
     }
 
     /// The records the catalog does not remember as they are, and the ids removed since the last call.

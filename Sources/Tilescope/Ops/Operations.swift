@@ -25,4 +25,16 @@ public final class Operations: Sendable {
         }
         accessLog?.log(exchange, route: Endpoint.routeNames[route])
     }
+
+    /// The same for a tile answered from the hot tile answers: only tiles are kept there, so the route is
+    /// known, and the request is built only for the access log.
+    func completedHot(_ exchange: HotExchange) {
+        let route = Endpoint.tileRoute
+        metrics.record(route: route, status: exchange.status, bytes: exchange.bytesSent, seconds: exchange.seconds,
+                       completedNormally: exchange.completedNormally, isHead: exchange.isHead)
+        if exchange.hadIfNoneMatch, exchange.status == 304 || exchange.status == 200 {
+            if exchange.status == 304 { revalidations.hit() } else { revalidations.miss() }
+        }
+        if let accessLog { accessLog.log(exchange.completed, route: Endpoint.routeNames[route]) }
+    }
 }

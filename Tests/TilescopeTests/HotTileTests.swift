@@ -186,6 +186,33 @@ import Testing
         #expect(!connection.isClosedByServer())
     }
 
+    /// `/dzi/{id}/{version}_files/...` (what an unversioned descriptor leads viewers to) is kept too, and goes
+    /// with its version: once the source changes, the old folder answers 404, never a kept answer.
+    @Test func versionedFolderTilesAreKeptAndGoWithTheirVersion() throws {
+        let fixture = try Fixture(label: "hot-folder")
+        let path = "/dzi/photo/\(fixture.version)_files/\(fixture.level)/0_0.jpeg"
+        let connection = try RawHTTP(port: fixture.server.port)
+        let slow = try connection.send("GET", path)
+        let before = try fixture.hotAnswers()
+        let hot = try connection.send("GET", path)
+        #expect(try fixture.hotAnswers() == before + 1)
+        let file = try fixture.file()
+        #expect(slow.status == 200 && slow.body == file && hot.status == 200 && hot.body == file)
+        #expect(Self.stableFields(hot) == Self.stableFields(slow))
+        #expect(hot.header("cache-control") == HTTPCaching.immutable)
+
+        let server = fixture.server
+        try TestImages.writePNG(width: Self.width, height: Self.height, to: server.images + "/.next.png", seed: 9)
+        #expect(rename(server.images + "/.next.png", server.images + "/photo.png") == 0)
+        server.service.sync.sync()
+        #expect(server.service.library.record("photo")?.version != fixture.version)
+        let hotBefore = try fixture.hotAnswers()
+        #expect(try connection.send("GET", path).status != 200)
+        try server.waitUntilBuilt()
+        #expect(try RawHTTP(port: server.port).send("GET", path).status == 404)
+        #expect(try fixture.hotAnswers() == hotBefore, "the old version's folder was answered from a kept answer")
+    }
+
     /// The access log line of a hot answer is the one the Swift path writes for the same request.
     @Test func theAccessLogSeesTheSameRequest() throws {
         let target = "/dzi/a%20b_files/12/3_4.jpeg?v=0123abcd"

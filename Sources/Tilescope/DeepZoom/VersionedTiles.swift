@@ -30,6 +30,16 @@ extension TilescopeApp {
         return Response(status: 200, headers: headers, body: .bytes(Array(xml.utf8)))
     }
 
+    /// The key under which such a tile's answer may be given again without routing (`HotResponses`): the
+    /// target without a query, spelt exactly as the descriptor's `Url` writes it. Nil for anything else.
+    func hotVersionedTileKey(_ id: String, version: String, level: Int, column: Int, row: Int, _ request: Request,
+                             _ generation: UInt64) -> ReuseKey? {
+        guard request.query.isEmpty else { return nil }
+        let path = "/dzi/\(PyramidURLs.percentEncoded(id))/\(PyramidURLs.percentEncoded(version))_files/\(level)/\(column)_\(row).jpeg"
+        guard request.rawPath == path else { return nil }
+        return ReuseKey(target: path, group: id, generation: generation)
+    }
+
     /// A tile of `/dzi/{id}/{version}_files/`: cacheable for good when `version` is current, 404 otherwise.
     func versionedTile(_ id: String, version: String, level: Int, column: Int, row: Int, _ request: Request) throws -> Response {
         let gone = APIError.notFound("image \(id.prefix(80)) has no current version \(version.prefix(40)): load /dzi/{id}.dzi again")

@@ -132,7 +132,13 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             }
             return try formatTile(id, level: level, column: column, row: row, format: format, request)
         case let .deepZoomVersionedTile(id, version, level, column, row):
-            return .now(try versionedTile(id, version: version, level: level, column: column, row: row, request))
+            let generation = hotTiles?.generation  // before the version is read: see HotResponses
+            var response = try versionedTile(id, version: version, level: level, column: column, row: row, request)
+            if let generation, response.status == 200 {
+                response.reuse = hotVersionedTileKey(id, version: version, level: level, column: column, row: row,
+                                                     request, generation)
+            }
+            return .now(response)
         case .preview(let id): return .now(try preview(id, request))
         case .staticFile(let path): return .now(try staticFile(path, request))
         case .health: return .now(health(request))

@@ -25,7 +25,7 @@ import ScrollGeometry
 /// more bytes.
 struct DeepZoomFormatTiles: Sendable {
     /// AVIF's quality and encoder effort. Q83 at effort 4 is the lowest that reaches the stored
-    /// tiles' SSIM at every level bench/client draws (levels 11-13: 50-82% of the JPEG's bytes);
+    /// tiles' SSIM at every level bench/client draws (levels 11-13: 50-86% of the JPEG's bytes);
     /// effort 2 needs Q85 and then makes tiles larger than the JPEG on that image.
     static let avifQuality = 83, avifEffort = 4
 

@@ -7,10 +7,11 @@
 /**
  * AVIF first: below the deepest level the server makes it from the finer level's tiles, at the JPEG
  * tile's own picture (SSIM against the source) in 50-86% of its bytes on bench/client's grainy image and
- * a fifth to a half on the demo images; at the deepest level it is the JPEG tile itself. WebP, made
+ * a sixth to a half on the demo images; at the deepest level it is the JPEG tile itself. WebP, made
  * from the JPEG tile, is smaller there but a slightly softer picture everywhere; it is what a browser
- * without AVIF gets. The price is the first request of each AVIF tile: about a fifth of a second of the
- * server's CPU (WebP: 9 ms), once per tile. JPEG, which every browser shows, is what is left.
+ * without AVIF gets. The price is the first request of each AVIF tile: about a third of a second of the
+ * server's CPU (WebP: 9 ms), once per tile, so a view nobody asked for before is sharp tens of seconds
+ * later (docs/benchmarks.md, cold server). JPEG, which every browser shows, is what is left.
  */
 export const PREFERENCE = ['avif', 'webp'];
 

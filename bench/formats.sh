@@ -4,6 +4,7 @@
 # bench/out/formats.md (docs/iiif.md#formats quotes them).
 #
 #   bench/formats.sh
+#   PARTS=candidates bench/formats.sh     # only the candidates' table (any of served, lossless, candidates)
 #
 # Sources (made here, nothing downloaded): the demo gallery's quick images, painted by the project's
 # own code (mandelbrot.png, grid.png, panorama.jpg, tower.jpg: a `tilescope serve` of the demo
@@ -15,6 +16,9 @@
 # /proc over a block of requests, divided by the block's requests; the formats' blocks alternate
 # (first requests image by image, cached requests in ROUNDS rounds), so they share the same noise.
 # Then the same JPEG tiles are encoded over a range of qualities to find the bytes at equal SSIM.
+# Last, offline (bench/formats/candidates.py): encodings that could replace WebP for the client, made from
+# the stored tile, the source's pixels or the finer level's tiles, on the demo images and on bench/client's
+# grainy Perlin image (its cells and seeds, CANDIDATE_SIZE square): bytes at the JPEG tile's SSIM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
@@ -22,6 +26,9 @@ TILES=${TILES:-24}
 WIDTH=${WIDTH:-3048}
 HEIGHT=${HEIGHT:-2032}
 PORT=${PORT:-18811}
+PARTS=${PARTS:-served,lossless,candidates}
+CANDIDATE_TILES=${CANDIDATE_TILES:-8}
+CANDIDATE_SIZE=${CANDIDATE_SIZE:-2048}
 work=${WORK:-/tmp/tilescope-bench-formats}
 out=bench/out
 mkdir -p "$work/images" "$out"
@@ -62,15 +69,22 @@ if [ ! -f "$work/images/tower.jpg" ]; then
     || { echo "the demo gallery did not write $f (see $work/demo.log)" >&2; exit 1; }; done
 fi
 
+part() { [[ ",$PARTS," == *",$1,"* ]]; }
+commit=$(git rev-parse --short HEAD)
+: > "$out/formats.md"
+
+if part served; then
 rm -rf "$work/data"
 "$tilescope" serve --host 127.0.0.1 --port "$PORT" --images "$work/images" --data "$work/data" --workers 1 \
   > "$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
-commit=$(git rev-parse --short HEAD)
 nice -n 5 .venv/bin/python bench/formats/measure.py "http://127.0.0.1:$PORT" "$server" "$work/images" "$ROUNDS" "$commit" "$TILES" \
-  | tee "$out/formats.md"
+  | tee -a "$out/formats.md"
+kill "$server"; wait "$server" 2>/dev/null || true
+fi
 
+if part lossless; then
 {
   echo
   echo "Exact regions of a lossless source, per 512 x 512 PNG region (CPU ms), libvips $(vips --version | cut -d- -f2):"
@@ -81,3 +95,23 @@ nice -n 5 .venv/bin/python bench/formats/measure.py "http://127.0.0.1:$PORT" "$s
     nice -n 5 .venv/bin/python bench/formats/lossless.py "$work/images/$f.png" "$t"
   done
 } | tee -a "$out/formats.md"
+fi
+
+if part candidates; then
+  # bench/client/run.py's image (three octaves of Perlin noise, one a band), at CANDIDATE_SIZE.
+  perlin="$work/images-candidates/perlin-$CANDIDATE_SIZE.jpg"
+  if [ ! -f "$perlin" ]; then
+    mkdir -p "$(dirname "$perlin")"
+    for spec in "r 512 1" "g 48 2" "b 6 3"; do
+      set -- $spec
+      vips perlin "$t/$1.v" "$CANDIDATE_SIZE" "$CANDIDATE_SIZE" --cell-size "$2" --uchar --seed "$3"
+    done
+    vips bandjoin "$t/r.v $t/g.v $t/b.v" "$perlin[Q=92]"
+  fi
+  {
+    echo
+    echo "Candidate encodings for the client's tiles, measured at commit $commit on $(date -u +%Y-%m-%d) (libvips $(vips --version | cut -d- -f2), load average $(cut -d' ' -f1-3 /proc/loadavg)):"
+    nice -n 5 .venv/bin/python bench/formats/candidates.py "$CANDIDATE_TILES" "$perlin" \
+      "$work/images/tower.jpg" "$work/images/panorama.jpg" "$work/images/mandelbrot.png" "$work/images/grid.png"
+  } | tee -a "$out/formats.md"
+fi

@@ -17,6 +17,20 @@ extension VImage {
         try encode { ts_pngsave_buffer(pointer, $0, $1) }
     }
 
+    /// AVIF (AV1 in HEIF) at `quality` and encoder `effort` (0-9), 8 bits, 4:2:0, in memory. Both
+    /// numbers are the caller's constants, never a request's.
+    public func avifData(quality: Int, effort: Int) throws -> [UInt8] {
+        precondition((1...100).contains(quality) && (0...9).contains(effort))
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let suffix = ".heif[compression=av1,Q=\(quality),bitdepth=8,effort=\(effort),strip]"
+        guard ts_save_buffer(pointer, suffix, &buffer, &length) == 0, let bytes = buffer else {
+            throw VipsError.take(or: "cannot encode avif")
+        }
+        defer { g_free(bytes) }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+    }
+
     private func encode(
         _ save: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32
     ) throws -> [UInt8] {

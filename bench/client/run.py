@@ -248,6 +248,9 @@ def main():
     parser.add_argument('--runs', type=int, default=3)
     parser.add_argument('--scales', default='1,2')
     parser.add_argument('--chromium', default='/usr/bin/chromium')
+    parser.add_argument('--cold', action='store_true',
+                        help='no untimed run; the derived (WebP, AVIF) tiles are deleted before every run, so each '
+                             'run pays for making the ones it asks for')
     args = parser.parse_args()
     scales = [int(s) for s in args.scales.split(',')]
     OUT.mkdir(parents=True, exist_ok=True)
@@ -262,14 +265,19 @@ def main():
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=args.chromium, args=['--no-sandbox', '--force-color-profile=srgb'])
             for scale in scales:
-                # Untimed: the server makes a WebP tile from the stored JPEG one on its first request and keeps
-                # it; this run makes the ones the views need, so that no measured run pays for making them.
-                one_run(browser, server.base, 'tilescope', image, scale, plan)
+                # Untimed: the server makes an AVIF or WebP tile on its first request and keeps it; this run
+                # makes the ones the views need, so that no measured run pays for making them (but see --cold).
+                if not args.cold:
+                    one_run(browser, server.base, 'tilescope', image, scale, plan)
                 for run in range(args.runs):
                     # Every viewer first, middle and last once in three runs.
                     order = [list(VIEWERS)[(i + run) % len(VIEWERS)] for i in range(len(VIEWERS))]
                     for viewer in order:
+                        if args.cold:
+                            for folder in (OUT / f'data-{args.size}' / 'pyramids').glob('*/*/formats'):
+                                shutil.rmtree(folder)
                         r = one_run(browser, server.base, viewer, image, scale, plan)
+                        r['cold'] = args.cold
                         results.append(r)
                         print(f"DPR {scale} run {run + 1} {viewer:9} ({'/'.join(r['formats'])}): "
                               f"{r['tile_requests']} tiles, {r['kib']:.0f} KiB, "
@@ -283,7 +291,8 @@ def main():
                            capture_output=True, text=True).stdout.strip()
     when = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
     report = (f'Client vs OpenSeadragon 4.1.0, {args.size}x{args.size}, {VIEW["width"]}x{VIEW["height"]}, '
-              f'{len(plan)} steps, commit {commit}{" (+ local changes)" if dirty else ""}, {when}\n'
+              f'{len(plan)} steps, commit {commit}{" (+ local changes)" if dirty else ""}, {when}'
+              f'{", cold: derived tiles made during each run" if args.cold else ", warm: derived tiles made before"}\n'
               'Ratios in brackets: the client to OpenSeadragon with its defaults (JPEG tiles), which the goals of '
               'issue 15 are judged against; in the extra column, the client to OpenSeadragon on WebP tiles.\n\n'
               + table(results, scales, args.runs) + '\n')

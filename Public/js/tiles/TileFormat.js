@@ -1,17 +1,19 @@
 /**
- * Chooses the tile format this browser should ask for. The server makes each Deep Zoom tile in WebP or
- * AVIF from the stored JPEG one on first request and then serves it as a file (docs/iiif.md#formats:
- * WebP about 86% and AVIF about a third of a JPEG tile's bytes, each at a slightly lower SSIM). A format
- * counts as shown when the browser decodes a tiny image in it.
+ * Chooses the tile format this browser should ask for. The server makes each Deep Zoom tile in AVIF or
+ * WebP on first request and then serves it as a file (docs/iiif.md#formats). A format counts as shown
+ * when the browser decodes a tiny image in it.
  */
 
 /**
- * WebP first, though AVIF is smaller: an AVIF tile costs the server about 47 ms of CPU on its first request
- * (WebP 9 ms), so a cold view of a hundred tiles would wait seconds for its picture. AVIF is still asked for
- * by a browser that shows it but not WebP, and stays one `?format=avif` away for embedders. JPEG, which
- * every browser shows, is what is left.
+ * AVIF first: below the deepest level the server makes it from the finer level's tiles, at the JPEG
+ * tile's own picture (SSIM against the source) in 50-86% of its bytes on bench/client's grainy image and
+ * a sixth to a half on the demo images; at the deepest level it is the JPEG tile itself. WebP, made
+ * from the JPEG tile, is smaller there but a slightly softer picture everywhere; it is what a browser
+ * without AVIF gets. The price is the first request of each AVIF tile: about a third of a second of the
+ * server's CPU (WebP: 9 ms), once per tile, so a view nobody asked for before is sharp tens of seconds
+ * later (docs/benchmarks.md, cold server). JPEG, which every browser shows, is what is left.
  */
-export const PREFERENCE = ['webp', 'avif'];
+export const PREFERENCE = ['avif', 'webp'];
 
 const PROBES = {
   // 2 x 2 black, AV1 in HEIF, made by libvips's heifsave.

@@ -5,44 +5,69 @@ import ScrollGeometry
 /// WebP and AVIF copies of a pyramid's stored JPEG tiles, each made the first time it is asked for
 /// and then served as a file, like IIIF's coinciding tiles (`IIIFTileFiles`).
 ///
-/// Made from the stored tile, overlap included, so it is the same square of pixels a JPEG client
-/// gets: decoded, then encoded at the format's tile quality (`EncodedFormat.quality`). Why not at
-/// build time: most tiles of most images are never asked for in a second format, and the build
-/// would take several times longer (AVIF encodes ten times slower than JPEG). Version-safe: the
-/// files live in the version's folder (`formats/{format}/{level}/{column}_{row}.{format}`), so a
+/// WebP is made from the stored tile, overlap included, so it is the same square of pixels a JPEG
+/// client gets: decoded, then encoded at WebP's tile quality (`EncodedFormat.quality`), a second
+/// generation slightly softer than the JPEG. AVIF is made from the next finer level's stored tiles
+/// shrunk 2 x 2 (`PyramidRegionReader.tileFromFinerLevel`), pixels closer to the source than the
+/// stored tile, at a quality and effort whose SSIM against the source reaches the stored JPEG tile's
+/// on bench/client's grainy image (bench/formats/levels.py, docs/iiif.md#formats): the same picture
+/// in fewer bytes. The deepest level has no finer level, and no AVIF made from its stored tile
+/// reaches that tile's picture at fewer bytes, so there the AVIF tile is the JPEG.
+///
+/// Why not at build time: most tiles of most images are never asked for in a second format, and the
+/// build would take several times longer. Version-safe: the files live in the version's folder
+/// (`formats/{folder}/{level}/{column}_{row}.{format}`, the folder named after the encoding), so a
 /// new source version has new, empty folders and the old ones go with the old version.
 ///
-/// Never larger than the JPEG: where the encoding comes out no smaller than the stored tile (grainy
-/// images in WebP), the JPEG bytes themselves are kept, as `{column}_{row}.jpeg` beside, and served
-/// as `image/jpeg` under the tile's URL (browsers decode by content), so a client that asks for the
-/// smaller format never gets more bytes.
+/// Never larger than the JPEG: where the encoding comes out no smaller than the stored tile, the JPEG
+/// bytes themselves are kept, as `{column}_{row}.jpeg` beside, and served as `image/jpeg` under the
+/// tile's URL (browsers decode by content), so a client that asks for the smaller format never gets
+/// more bytes.
 struct DeepZoomFormatTiles: Sendable {
+    /// AVIF's quality and encoder effort. Q83 at effort 4 is the lowest that reaches the stored
+    /// tiles' SSIM at every level bench/client draws (levels 11-13: 50-86% of the JPEG's bytes);
+    /// effort 2 needs Q85 and then makes tiles larger than the JPEG on that image.
+    static let avifQuality = 83, avifEffort = 4
+
     /// `.../pyramids/{id}/{version}`
     let versionFolder: String
     let format: DeepZoomTileFormat
 
     func path(level: Int, column: Int, row: Int) -> String {
-        "\(versionFolder)/formats/\(format.rawValue)/\(level)/\(column)_\(row).\(format.rawValue)"
+        "\(versionFolder)/formats/\(format.folderName)/\(level)/\(column)_\(row).\(format.rawValue)"
     }
 
     /// Where the JPEG bytes are kept for a tile whose encoding was no smaller.
     func jpegPath(level: Int, column: Int, row: Int) -> String {
-        "\(versionFolder)/formats/\(format.rawValue)/\(level)/\(column)_\(row).jpeg"
+        "\(versionFolder)/formats/\(format.folderName)/\(level)/\(column)_\(row).jpeg"
     }
 
-    /// Encodes the stored JPEG tile at `jpegPath` and stores the smaller of the two: the bytes, and
-    /// whether they are the JPEG's.
-    func write(level: Int, column: Int, row: Int, from jpegPath: String,
-               jpegQuality: Int) throws -> (bytes: [UInt8], isJPEG: Bool) {
-        let encoded = format.encoded
-        let bytes = try VImage.open(jpegPath).encoded(as: encoded, quality: encoded.quality(jpegQuality: jpegQuality))
-        if let jpeg = FileManager.default.contents(atPath: jpegPath), jpeg.count <= bytes.count {
-            let kept = [UInt8](jpeg)
-            DerivedFile.publish(kept, at: self.jpegPath(level: level, column: column, row: row), versionFolder: versionFolder)
-            return (kept, true)
+    /// Encodes the tile, from the stored JPEG tile at `jpegPath` (WebP) or from the finer level that
+    /// `pyramid` reads (AVIF), and stores the smaller of it and the JPEG: the bytes, and whether they
+    /// are the JPEG's.
+    func write(level: Int, column: Int, row: Int, from jpegPath: String, jpegQuality: Int,
+               pyramid: PyramidRegionReader) throws -> (bytes: [UInt8], isJPEG: Bool) {
+        let bytes: [UInt8]?
+        switch format {
+        case .avif where level < pyramid.pyramid.maxLevel:
+            bytes = try pyramid.tileFromFinerLevel(level: level, column: column, row: row).image()
+                .avifData(quality: Self.avifQuality, effort: Self.avifEffort)
+        case .avif, .jpeg:
+            bytes = nil
+        case .webp:
+            let encoded = format.encoded
+            bytes = try VImage.open(jpegPath).encoded(as: encoded, quality: encoded.quality(jpegQuality: jpegQuality))
         }
-        DerivedFile.publish(bytes, at: path(level: level, column: column, row: row), versionFolder: versionFolder)
-        return (bytes, false)
+        guard let jpeg = FileManager.default.contents(atPath: jpegPath) else {
+            throw APIError(500, "render_failed", "the stored tile \(level)/\(column)_\(row) cannot be read")
+        }
+        if let bytes, bytes.count < jpeg.count {
+            DerivedFile.publish(bytes, at: path(level: level, column: column, row: row), versionFolder: versionFolder)
+            return (bytes, false)
+        }
+        let kept = [UInt8](jpeg)
+        DerivedFile.publish(kept, at: self.jpegPath(level: level, column: column, row: row), versionFolder: versionFolder)
+        return (kept, true)
     }
 
     /// The descriptor of the same pyramid in this format: dzsave's, with `Format` changed.

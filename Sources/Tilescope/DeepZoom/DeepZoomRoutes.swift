@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Imaging
 
 /// Deep Zoom: the descriptor, the tiles and the preview, straight from the pyramid files.
 extension TilescopeApp {
@@ -40,14 +41,20 @@ extension TilescopeApp {
         return ReuseKey(target: path + "?v=" + PyramidURLs.percentEncoded(version), group: id, generation: generation)
     }
 
-    /// A tile in WebP or AVIF: the file if it was made before, else made from the stored JPEG tile on a
+    /// A tile in WebP or AVIF: the file if it was made before, else made (`DeepZoomFormatTiles`) on a
     /// worker thread, stored, and answered.
     func formatTile(_ id: String, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
                     _ request: Request) throws -> Reply {
         guard format != .jpeg else { return .now(try tile(id, level: level, column: column, row: row, request)) }
-        let (record, _) = try checkedTile(id, level: level, column: column, row: row)
+        let (record, manifest) = try checkedTile(id, level: level, column: column, row: row)
+        let pyramid = manifest.pyramid
+        // AVIF is made from the finer level: while a progressive build has not published it, the
+        // stored JPEG answers (the same picture), and the AVIF is made on a later request.
+        if format == .avif && level < pyramid.maxLevel && !manifest.isReady(level: level + 1) {
+            return .now(try tile(id, level: level, column: column, row: row, request))
+        }
         let version = record.version
-        let etag = "\"\(version)-\(level)-\(column)-\(row)-\(format.rawValue)\""
+        let etag = "\"\(version)-\(level)-\(column)-\(row)-\(format.folderName)\""
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: version)
         let jpegPath = store.tilePath(id: id, version: version, level: level, column: column, row: row)
         let files = DeepZoomFormatTiles(versionFolder: (store.descriptorPath(id: id, version: version) as NSString)
@@ -62,12 +69,16 @@ extension TilescopeApp {
             }
         }
         let quality = iiif.jpegQuality
+        let store = self.store
+        let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
+            store.tilePath(id: id, version: version, level: level, column: column, row: row)
+        })
         let headers: [(name: String, value: String)] = [("Content-Type", type), ("ETag", etag), ("Cache-Control", cacheControl)]
         return .later {
             let start = DispatchTime.now().uptimeNanoseconds
             do {
                 let (body, isJPEG) = try files.write(level: level, column: column, row: row, from: jpegPath,
-                                                     jpegQuality: quality)
+                                                     jpegQuality: quality, pyramid: reader)
                 let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
                 var headers = headers
                 if isJPEG { headers[0] = ("Content-Type", "image/jpeg") }

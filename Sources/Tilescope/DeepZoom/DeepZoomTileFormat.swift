@@ -1,7 +1,8 @@
 import Imaging
 
-/// The encoding of a Deep Zoom pyramid's tiles as served: the stored JPEG tiles themselves, or WebP or
-/// AVIF tiles made from them on first request (`DeepZoomFormatTiles`).
+/// The encoding of a Deep Zoom pyramid's tiles as served: the stored JPEG tiles themselves, WebP tiles
+/// made from them, or AVIF tiles made from the next finer level's stored tiles, on first request
+/// (`DeepZoomFormatTiles`).
 ///
 /// A client picks one with `?format=` on the descriptor (`/dzi/{id}.dzi?format=webp`), which answers
 /// `Format="webp"`; viewers then ask for `{level}/{column}_{row}.webp`.
@@ -13,6 +14,17 @@ enum DeepZoomTileFormat: String, CaseIterable, Sendable {
         case .jpeg: return .jpeg
         case .webp: return .webp
         case .avif: return .avif
+        }
+    }
+
+    /// The folder a version's tiles in this format are stored in, named after the encoding, so that
+    /// tiles made under other settings (AVIF used to be Q50 from the stored tile, in `avif/`) are
+    /// never served for these.
+    var folderName: String {
+        switch self {
+        case .jpeg: return "jpeg"
+        case .webp: return "webp"
+        case .avif: return "avif-finer-q\(DeepZoomFormatTiles.avifQuality)-e\(DeepZoomFormatTiles.avifEffort)"
         }
     }
 

@@ -1,0 +1,50 @@
+import ScrollGeometry
+
+/// A stored tile's pixels made again from the next finer level's stored tiles: those tiles decoded
+/// (each without its overlap) and shrunk 2 x 2 by the mean, as dzsave made the level from the finer
+/// one's pixels before either was compressed.
+///
+/// Why: a tile encoded from its own stored JPEG is a second generation and can only lose picture
+/// against it. Shrinking the finer level averages that level's JPEG error away in 2 x 2 blocks, so
+/// these pixels are closer to the source than the stored tile (SSIM 0.997 against 0.984-0.994 on
+/// bench/client's grainy image), and an encoding of them can be smaller at the stored tile's own
+/// picture (bench/formats/levels.py). The deepest level has no finer level.
+extension PyramidRegionReader {
+    /// Level `level`'s tile at `column`, `row`, overlap included, from level `level + 1`'s tiles.
+    /// Grey pyramids give one band, others three.
+    public func tileFromFinerLevel(level: Int, column: Int, row: Int) throws -> RegionPixels {
+        precondition(pyramid.contains(level: level, column: column, row: row) && level < pyramid.maxLevel)
+        let tile = pyramid.tileRect(level: level, column: column, row: row)
+        let finer = pyramid.size(ofLevel: level + 1)
+        let x1 = min(finer.width, 2 * (tile.x + tile.width)), y1 = min(finer.height, 2 * (tile.y + tile.height))
+        let rect = PixelRect(x: 2 * tile.x, y: 2 * tile.y, width: x1 - 2 * tile.x, height: y1 - 2 * tile.y)
+        let source = try levelPixels(LevelRegion(level: level + 1, shift: pyramid.maxLevel - level - 1, rect: rect))
+        return try source.halved(to: PixelSize(width: tile.width, height: tile.height))
+    }
+}
+
+extension RegionPixels {
+    /// Each output pixel the rounded mean of its 2 x 2 block (dzsave's shrink); where the block
+    /// runs past an odd edge, the edge pixel stands for the missing one, as dzsave extends an odd
+    /// level by copying its edge.
+    func halved(to size: PixelSize) throws -> RegionPixels {
+        precondition((width + 1) / 2 >= size.width && (height + 1) / 2 >= size.height)
+        let out = try RegionPixels(width: size.width, height: size.height, bands: bands)
+        let input = buffer.bytes, output = out.buffer.bytes
+        let stride = self.stride, outStride = out.stride, bands = self.bands
+        for y in 0..<size.height {
+            let top = input + 2 * y * stride
+            let bottom = input + min(2 * y + 1, height - 1) * stride
+            let row = output + y * outStride
+            for x in 0..<size.width {
+                let left = 2 * x * bands, right = min(2 * x + 1, width - 1) * bands
+                for band in 0..<bands {
+                    let sum = Int(top[left + band]) + Int(top[right + band])
+                        + Int(bottom[left + band]) + Int(bottom[right + band])
+                    row[x * bands + band] = UInt8((sum + 2) >> 2)
+                }
+            }
+        }
+        return out
+    }
+}

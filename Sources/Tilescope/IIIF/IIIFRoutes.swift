@@ -84,8 +84,12 @@ extension TilescopeApp {
         let quality = iiif.jpegQuality
         if let tile = IIIFTileFiles.tile(for: rendering, in: pyramid) {
             let files = IIIFTileFiles(folder: versionFolder + "/iiif")
+            // Through the same hot-file memory as the Deep Zoom tiles: a stored tile never changes (written
+            // once, renamed into place, under its version's folder), and a file response costs an open, a
+            // read and a send per 4 KB, about twice the CPU of one `sendmsg` from memory (docs/benchmarks.md).
             if let stored = HTTPCaching.file(at: files.path(tile), contentType: rendering.format.encoded.mediaType, etag: etag,
-                                             cacheControl: cacheControl, request: request) {
+                                             cacheControl: cacheControl, request: request,
+                                             memory: pyramidBytes, descriptors: pyramidFiles) {
                 var response = stored
                 response.setHeader("Link", link)
                 response.setHeader("Server-Timing", "tile;desc=stored")

@@ -46,6 +46,56 @@ import Testing
         #expect(try lookups(server, "hit") - hits >= 1)
     }
 
+    /// Tile files are written without fsync, so after a power cut one can be empty or zero-filled: such a
+    /// file is never served, but rendered again and replaced by a whole one.
+    @Test func aDamagedTileFileIsNeverServedAndIsMadeAgain() throws {
+        let server = try TestServer(label: "iiif-torn") { folder in
+            try TestImages.writeJPEG(width: Self.width, height: Self.height, to: folder + "/photo.jpg", seed: 5)
+        }
+        try server.waitUntilBuilt()
+        let version = try version(server)
+        let whole = try storedFile(server, version: version)
+        let folder = "\(server.data)/pyramids/photo/\(version)/iiif/10"
+        // Tiles of level 10 not asked for yet (so not in memory), each with a damaged file in its place.
+        let damaged: [(tile: String, file: String, bytes: [UInt8])] = [
+            ("0,0,254,254/254,", "0_0.jpg", []),
+            ("0,254,254,146/254,", "0_1.jpg", Array(whole.prefix(whole.count / 2))),
+            ("254,254,254,146/254,", "1_1.jpg", [UInt8](repeating: 0, count: whole.count)),
+            ("508,0,92,254/92,", "2_0.jpg", Array(whole.prefix(2)) + [UInt8](repeating: 0, count: 3000)),
+        ]
+        for item in damaged {
+            FileManager.default.createFile(atPath: "\(folder)/\(item.file)", contents: Data(item.bytes))
+        }
+        for item in damaged {
+            let reply = try server.get("/iiif/3/photo/\(item.tile)/0/default.jpg")
+            #expect(reply.status == 200)
+            #expect(reply.header("server-timing")?.hasPrefix("tile;desc=written") == true, "\(item.file)")
+            #expect(reply.body != item.bytes)
+            #expect(reply.body.starts(with: [0xFF, 0xD8]) && reply.body.suffix(2) == [0xFF, 0xD9])
+            // The file is made again from the render (behind the reply), then served as stored.
+            let path = "\(folder)/\(item.file)"
+            let deadline = Date().addingTimeInterval(30)
+            while (FileManager.default.contents(atPath: path).map { [UInt8]($0) }) != reply.body && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            #expect(FileManager.default.contents(atPath: path).map { [UInt8]($0) } == reply.body, "\(item.file)")
+            let again = try server.get("/iiif/3/photo/\(item.tile)/0/default.jpg")
+            #expect(again.header("server-timing")?.hasPrefix("tile;desc=stored") == true)
+            #expect(again.body == reply.body)
+        }
+    }
+
+    @Test func onlyAJPEGWithBothMarkersIsWhole() {
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9]
+        #expect(jpeg.withUnsafeBytes(StoredTileCheck.isWholeJPEG))
+        let damages: [[UInt8]] = [[], [0xFF, 0xD8], [UInt8](repeating: 0, count: 9), Array(jpeg.dropLast()), [0, 0] + jpeg.dropFirst(2),
+                                  Array(jpeg.dropLast(2)) + [0, 0]]
+        for damaged in damages {
+            #expect(!damaged.withUnsafeBytes(StoredTileCheck.isWholeJPEG), "\(damaged)")
+        }
+        #expect(StoredTileCheck.isChecked(.jpg) && !StoredTileCheck.isChecked(.webp) && !StoredTileCheck.isChecked(.avif))
+    }
+
     @Test func storedTilesComeFromMemoryAndNeverFromAnOldVersion() throws {
         let server = try TestServer(label: "iiif-stored") { folder in
             try TestImages.writeJPEG(width: Self.width, height: Self.height, to: folder + "/photo.jpg", seed: 4)

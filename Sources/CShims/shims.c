@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/epoll.h>
 
 int ts_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
 
@@ -231,6 +232,14 @@ struct MHD_Daemon *ts_mhd_connection_daemon(struct MHD_Connection *connection) {
 
 int ts_eventfd(void) {
     return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+int ts_epoll_add_silent(int epoll, int fd) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = EPOLLIN | EPOLLET;
+    event.data.ptr = NULL;
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
 }
 
 void ts_set_thread_name(const char *name) {

@@ -50,6 +50,22 @@ public final class FileBytesCache: @unchecked Sendable {
         return bytes
     }
 
+    /// Forgets the bytes held for `path` (a file found damaged and replaced under the same path).
+    public func remove(_ path: String) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        guard let position = index[path] else { return }
+        let victim = slots[position]
+        index[path] = nil
+        held -= victim.bytes.count
+        let last = slots.count - 1
+        if position != last {
+            slots[position] = slots[last]
+            index[slots[position].path] = position
+        }
+        slots.removeLast()
+    }
+
     /// Bytes held now, entries held now, hits and misses since start.
     public var counts: (bytes: Int, entries: Int, hits: Int, misses: Int) {
         pthread_mutex_lock(&lock)

@@ -37,6 +37,11 @@ public final class SharedBytes: @unchecked Sendable {
         return SharedBytes(taking: base, count: size)
     }
 
+    /// Reads the bytes in place (no copy), for a check of their shape.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
     /// The bytes, copied out (for tests).
     public var bytes: [UInt8] {
         Array(UnsafeRawBufferPointer(start: base, count: count))

@@ -31,6 +31,24 @@ import TestSupport
         #expect(cache.counts.entries == 3 && cache.counts.bytes == 3000)
     }
 
+    /// A file replaced under the same path (a damaged IIIF tile made again) is read anew once removed,
+    /// and the other entries, moved to fill the hole, keep answering their own bytes.
+    @Test func aRemovedEntryIsReadAgainFromItsFile() throws {
+        let paths = try Self.files(4, size: 100)
+        let cache = FileBytesCache(capacity: 1 << 20)
+        for path in paths { _ = cache.bytes(at: path) }
+        try Data(repeating: 200, count: 50).write(to: URL(fileURLWithPath: paths[1]))
+        #expect(cache.bytes(at: paths[1])?.bytes == [UInt8](repeating: 1, count: 100))  // still the old bytes
+        cache.remove(paths[1])
+        cache.remove(paths[1])  // twice: nothing more to do
+        #expect(cache.counts.entries == 3 && cache.counts.bytes == 300)
+        #expect(cache.bytes(at: paths[1])?.bytes == [UInt8](repeating: 200, count: 50))
+        for index in [0, 2, 3] {
+            #expect(cache.bytes(at: paths[index])?.bytes == [UInt8](repeating: UInt8(index), count: 100))
+        }
+        #expect(cache.counts.entries == 4 && cache.counts.bytes == 350)
+    }
+
     @Test func neverHoldsMoreBytesThanItsCapacity() throws {
         let paths = try Self.files(40, size: 1000)
         let cache = FileBytesCache(capacity: 10_500)

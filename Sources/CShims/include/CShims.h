@@ -189,6 +189,10 @@ struct MHD_Daemon *ts_mhd_connection_daemon(struct MHD_Connection *connection);
 /// Swift's Glibc module.
 int ts_eventfd(void);
 
+/// Adds `fd` to the epoll set `epoll` for input, edge-triggered, with a NULL `data.ptr` (which
+/// libmicrohttpd's own epoll loop skips). 0 on success, -1 with errno.
+int ts_epoll_add_silent(int epoll, int fd);
+
 /// Names the calling thread (15 characters at most are kept), for top, perf and gdb.
 void ts_set_thread_name(const char *name);
 

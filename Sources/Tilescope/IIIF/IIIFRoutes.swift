@@ -84,12 +84,9 @@ extension TilescopeApp {
         let quality = iiif.jpegQuality
         if let tile = IIIFTileFiles.tile(for: rendering, in: pyramid) {
             let files = IIIFTileFiles(folder: versionFolder + "/iiif")
-            if let stored = HTTPCaching.file(at: files.path(tile), contentType: rendering.format.encoded.mediaType, etag: etag,
-                                             cacheControl: cacheControl, request: request) {
-                var response = stored
-                response.setHeader("Link", link)
-                response.setHeader("Server-Timing", "tile;desc=stored")
-                return .now(response)
+            if let stored = storedTile(at: files.path(tile), format: rendering.format) {
+                return .now(Response(status: 200, headers: headers + [("Server-Timing", "tile;desc=stored")],
+                                     body: .shared(stored)))
             }
             let writes = iiif.tileWrites
             if let storing = writes.bytes(at: files.path(tile)) {
@@ -118,6 +115,24 @@ extension TilescopeApp {
             }
         }
     }
+
+    /// The bytes of a stored tile file if it is whole, else nil (and a damaged file is deleted, to be
+    /// made again). Through the same hot-file memory as the Deep Zoom tiles: a stored tile never changes
+    /// (written once, renamed into place, under its version's folder), and a file response costs an
+    /// open, a read and a send per 4 KB, about twice the CPU of one `sendmsg` from memory (docs/benchmarks.md).
+    private func storedTile(at path: String, format: IIIFFormat) -> SharedBytes? {
+        guard let bytes = pyramidBytes.bytes(at: path) ?? SharedBytes.read(path: path, limit: Self.maxStoredTileBytes)
+        else { return nil }
+        guard StoredTileCheck.isWhole(bytes, format: format) else {
+            unlink(path)
+            pyramidBytes.remove(path)
+            return nil
+        }
+        return bytes
+    }
+
+    /// Larger than any 254-px tile in any format: a file beyond it is not a tile of ours.
+    static let maxStoredTileBytes = 4 << 20
 
     /// Runs a render on the worker thread and answers with its bytes and its duration.
     private static func timed(_ headers: [(name: String, value: String)], _ what: String, _ rendering: IIIFRendering,

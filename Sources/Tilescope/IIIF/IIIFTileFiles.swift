@@ -55,7 +55,8 @@ struct IIIFTileFiles: Sendable {
     func write(_ tile: Tile, rendering: IIIFRendering, reader: any RegionReading, jpegQuality: Int,
                writes: IIIFTileWrites) throws -> [UInt8] {
         let bytes = try IIIFRenderer(reader: reader, jpegQuality: jpegQuality).render(rendering)
-        writes.publish(bytes, at: path(tile), versionFolder: (folder as NSString).deletingLastPathComponent)
+        writes.publish(bytes, at: path(tile), versionFolder: (folder as NSString).deletingLastPathComponent,
+                       synced: !StoredTileCheck.isChecked(tile.format))
         return bytes
     }
 }

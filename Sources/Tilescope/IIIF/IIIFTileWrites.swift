@@ -2,8 +2,8 @@ import Dispatch
 import Synchronization
 
 /// Stores newly rendered IIIF tile files behind the reply: the first request for a tile is
-/// answered as soon as its bytes are encoded, and the file is written (fsynced, renamed into
-/// place: `DerivedFile.publish`) afterwards on a few writer threads.
+/// answered as soon as its bytes are encoded, and the file is written (renamed into place, fsynced
+/// unless its readers check it: `DerivedFile.publish`, `StoredTileCheck`) afterwards on a few writer threads.
 ///
 /// Why: the fsync that makes a tile file safe to serve for a year after a power cut took 10 to 20 ms
 /// on this machine's disk under load, ten times the decode and encode, and the first pass of a
@@ -26,8 +26,9 @@ final class IIIFTileWrites: Sendable {
         pending.withLock { $0[path] }
     }
 
-    /// Writes `bytes` to `path` inside `versionFolder`, later if there is room to wait, else now.
-    func publish(_ bytes: [UInt8], at path: String, versionFolder: String) {
+    /// Writes `bytes` to `path` inside `versionFolder`, later if there is room to wait, else now;
+    /// `synced: false` for files whose readers check them (`StoredTileCheck`).
+    func publish(_ bytes: [UInt8], at path: String, versionFolder: String, synced: Bool = true) {
         let queued = pending.withLock { waiting -> Bool in
             guard waiting[path] == nil else { return false }  // the same tile, already on its way
             guard waiting.count < limit else { return false }
@@ -35,11 +36,11 @@ final class IIIFTileWrites: Sendable {
             return true
         }
         guard queued else {
-            if self.bytes(at: path) == nil { DerivedFile.publish(bytes, at: path, versionFolder: versionFolder) }
+            if self.bytes(at: path) == nil { DerivedFile.publish(bytes, at: path, versionFolder: versionFolder, synced: synced) }
             return
         }
         lanes[Int(UInt(bitPattern: path.hashValue) % UInt(lanes.count))].async {
-            DerivedFile.publish(bytes, at: path, versionFolder: versionFolder)
+            DerivedFile.publish(bytes, at: path, versionFolder: versionFolder, synced: synced)
             _ = self.pending.withLock { $0.removeValue(forKey: path) }
         }
     }

@@ -25,9 +25,18 @@ final class LosslessCopies: Sendable {
     private let entries = Mutex([String: Entry]())
     /// Wakes requests waiting for a copy another thread is writing.
     private let written = NSCondition()
+    /// Which source versions are lossy (no copy, ever): found once per version, because asking libvips
+    /// which loader reads a file opens and reads it once per candidate loader (about ten opens of a JPEG),
+    /// and every full-resolution request asks, every aligned tile's first request among them.
+    private let lossyVersions: KnownLossySources
+    /// Finds the libvips loader of a source file (`ImageHeader.loader(of:)`; a seam for tests).
+    private let findLoader: @Sendable (String) -> String?
 
-    init(maxPixels: Int = 64 << 20) {
+    init(maxPixels: Int = 64 << 20, rememberedVersions: Int = 4096,
+         findLoader: @escaping @Sendable (String) -> String? = { ImageHeader.loader(of: $0) }) {
         self.maxPixels = maxPixels
+        self.findLoader = findLoader
+        lossyVersions = KnownLossySources(capacity: rememberedVersions)
     }
 
     /// Whether `loader` (a libvips loader's nickname or class name) decodes a lossless format.
@@ -41,9 +50,17 @@ final class LosslessCopies: Sendable {
     /// The copy of `record`'s source in `folder` (its version's pyramid folder), written now if it is
     /// missing; nil when the source is lossy, too large, or changed since this version was read.
     func copy(of record: ImageRecord, in folder: String) throws -> LosslessPyramid? {
-        guard let header = record.header, header.pixels <= maxPixels,
-              let loader = ImageHeader.loader(of: record.sourcePath), Self.isLossless(loader: loader) else { return nil }
+        guard let header = record.header, header.pixels <= maxPixels else { return nil }
         let key = "\(record.id)/\(record.version)"
+        guard !lossyVersions.contains(key) else { return nil }
+        if entries.withLock({ $0[key] }) == nil {
+            // An unreadable source (being replaced, say) is not remembered: the next request looks again.
+            guard let loader = findLoader(record.sourcePath) else { return nil }
+            guard Self.isLossless(loader: loader) else {
+                lossyVersions.insert(key)
+                return nil
+            }
+        }
         while true {
             let state: Entry? = entries.withLock { entries in
                 let current = entries[key]

@@ -5,15 +5,14 @@
  */
 
 /**
- * AVIF first: below the deepest level the server makes it from the finer level's tiles, at the JPEG
- * tile's own picture (SSIM against the source) in 50-86% of its bytes on bench/client's grainy image and
- * a sixth to a half on the demo images; at the deepest level it is the JPEG tile itself. WebP, made
- * from the JPEG tile, is smaller there but a slightly softer picture everywhere; it is what a browser
- * without AVIF gets. The price is the first request of each AVIF tile: about a third of a second of the
- * server's CPU (WebP: 9 ms), once per tile, so a view nobody asked for before is sharp tens of seconds
- * later (docs/benchmarks.md, cold server). JPEG, which every browser shows, is what is left.
+ * WebP first, though AVIF is smaller at the JPEG tile's picture: below the deepest level the server makes
+ * AVIF from the finer level's tiles (50-86% of a JPEG tile's bytes on bench/client's grainy image, a sixth
+ * to a half on the demo images), but each such tile costs the server a third of a second of CPU on its
+ * first request (WebP: 9 ms), so a cold view waited minutes for its picture (docs/benchmarks.md, cold
+ * server: 192.7 s against OpenSeadragon's 10.8). AVIF stays one `?format=avif` away for embedders and is
+ * what a browser that shows AVIF but not WebP gets. JPEG, which every browser shows, is what is left.
  */
-export const PREFERENCE = ['avif', 'webp'];
+export const PREFERENCE = ['webp', 'avif'];
 
 const PROBES = {
   // 2 x 2 black, AV1 in HEIF, made by libvips's heifsave.

@@ -26,7 +26,10 @@ public struct BuildCommand {
         try Vips.start()
         let store = try FilePyramidStore(dataFolder: dataFolder)
         let ids = try Self.ids(of: sources, dataFolder: dataFolder)
-        let builder = PyramidBuilder(quality: quality)
+        var builder = PyramidBuilder(quality: quality)
+        // The code the catalog, the fingerprint, the preview and the pass's own set-up ran, out of the
+        // full pass's peak (SwiftCodePages).
+        builder.duringFullPass = { SwiftCodePages.release() }
         var failures = 0
         for source in sources {
             let name = (source as NSString).lastPathComponent

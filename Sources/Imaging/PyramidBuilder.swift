@@ -2,7 +2,6 @@ import CShims
 import CVips
 import Foundation
 import ScrollGeometry
-import Synchronization
 
 /// Builds a Deep Zoom pyramid and its whole-image preview from a source image with libvips,
 /// progressively: the preview and the coarse levels first, then the finer levels, coarse to fine.
@@ -23,10 +22,9 @@ public struct PyramidBuilder: Sendable {
     public var overlap: Int
     public var quality: Int
     public var previewMaxSide: Int
-    /// Runs as the full pass (the build's memory peak) starts, and once more when it is 1 % done, past
-    /// its one-time set-up: a build alone in its process releases there what its earlier steps left
-    /// resident (`SwiftCodePages`).
-    public var duringFullPass: @Sendable () -> Void = {}
+    /// Runs just before the full pass, the build's memory peak: a build alone in its process
+    /// releases what its earlier steps left resident there (`SwiftCodePages`).
+    public var beforeFullPass: @Sendable () -> Void = {}
 
     public init(tileSize: Int = 254, overlap: Int = 1, quality: Int = 85, previewMaxSide: Int = 1024) {
         self.tileSize = tileSize
@@ -111,12 +109,8 @@ public struct PyramidBuilder: Sendable {
             vips_cache_set_max(cached)
             try finished(basePart)
         }
-        duringFullPass()
-        let underWay = FirstTime()
-        try dzsave(image, into: rest, source: source) { [duringFullPass] done in
-            if done.percent >= 1, underWay.take() { duringFullPass() }
-            progress(done)
-        }
+        beforeFullPass()
+        try dzsave(image, into: rest, source: source, progress: progress)
         let restTiles = (rest as NSString).appendingPathComponent(Self.tilesFolderName)
         if !baseFirst {
             try assembleBase(of: pyramid, fromTilesIn: rest, into: base)
@@ -238,17 +232,5 @@ public struct PyramidBuilder: Sendable {
         try VImage.join(pieces, across: grid.columns)
             .crop(x: 0, y: 0, width: size.width, height: size.height)
             .saveJPEG(to: path, quality: quality)
-    }
-}
-
-/// True the first time it is taken only, from any thread.
-private final class FirstTime: Sendable {
-    private let taken = Mutex(false)
-
-    func take() -> Bool {
-        taken.withLock { taken in
-            defer { taken = true }
-            return !taken
-        }
     }
 }

@@ -27,9 +27,8 @@ public struct BuildCommand {
         let store = try FilePyramidStore(dataFolder: dataFolder)
         let ids = try Self.ids(of: sources, dataFolder: dataFolder)
         var builder = PyramidBuilder(quality: quality)
-        // The code the catalog, the fingerprint, the preview and the pass's own set-up ran, out of the
-        // full pass's peak (SwiftCodePages).
-        builder.duringFullPass = { SwiftCodePages.release() }
+        // The code the catalog, the fingerprint and the preview ran, out of the full pass's peak (SwiftCodePages).
+        builder.beforeFullPass = { SwiftCodePages.release() }
         var failures = 0
         for source in sources {
             let name = (source as NSString).lastPathComponent

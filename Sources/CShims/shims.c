@@ -12,8 +12,6 @@
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
-#include <limits.h>
 
 int ts_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
 
@@ -48,45 +46,6 @@ int ts_copy_memory(VipsImage *in, VipsImage **out) {
 }
 
 int ts_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
-
-/// Whether a /proc/self/maps line is the private, read-only, executable mapping of a file whose
-/// path starts with `prefix`; stores its range.
-static int ts_code_mapping(const char *line, const char *prefix, unsigned long *start, unsigned long *end) {
-    char perms[5], path[PATH_MAX];
-    if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %4095s", start, end, perms, path) != 4) return 0;
-    // Only r-xp: a writable or already written (relocated) page would lose its contents.
-    return strcmp(perms, "r-xp") == 0 && strncmp(path, prefix, strlen(prefix)) == 0;
-}
-
-long ts_release_swift_code_pages(void) {
-    char executable[PATH_MAX], runtime[PATH_MAX] = "", line[PATH_MAX + 256];
-    ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
-    if (length <= 0) return -1;
-    executable[length] = 0;
-    FILE *maps = fopen("/proc/self/maps", "r");
-    if (!maps) return -1;
-    // The Swift runtime's folder (Foundation, dispatch, ICU beside it); none in a static binary.
-    while (fgets(line, sizeof line, maps)) {
-        char *core = strstr(line, "/libswiftCore.so");
-        char *path = strchr(line, '/');
-        if (core && path && core - path < PATH_MAX) {
-            memcpy(runtime, path, core - path + 1);
-            runtime[core - path + 1] = 0;
-            break;
-        }
-    }
-    rewind(maps);
-    long released = 0;
-    unsigned long start, end;
-    while (fgets(line, sizeof line, maps)) {
-        if (ts_code_mapping(line, executable, &start, &end)
-            || (runtime[0] && ts_code_mapping(line, runtime, &start, &end))) {
-            if (madvise((void *)start, end - start, MADV_DONTNEED) == 0) released += (long)(end - start);
-        }
-    }
-    fclose(maps);
-    return released;
-}
 
 int ts_dzsave(VipsImage *in, const char *basename, int tile_size, int overlap, int quality) {
     char suffix[32];

@@ -22,9 +22,6 @@ public struct PyramidBuilder: Sendable {
     public var overlap: Int
     public var quality: Int
     public var previewMaxSide: Int
-    /// Runs just before the full pass, the build's memory peak: a build alone in its process
-    /// releases what its earlier steps left resident there (`SwiftCodePages`).
-    public var beforeFullPass: @Sendable () -> Void = {}
 
     public init(tileSize: Int = 254, overlap: Int = 1, quality: Int = 85, previewMaxSide: Int = 1024) {
         self.tileSize = tileSize
@@ -109,7 +106,6 @@ public struct PyramidBuilder: Sendable {
             vips_cache_set_max(cached)
             try finished(basePart)
         }
-        beforeFullPass()
         try dzsave(image, into: rest, source: source, progress: progress)
         let restTiles = (rest as NSString).appendingPathComponent(Self.tilesFolderName)
         if !baseFirst {

@@ -26,9 +26,7 @@ public struct BuildCommand {
         try Vips.start()
         let store = try FilePyramidStore(dataFolder: dataFolder)
         let ids = try Self.ids(of: sources, dataFolder: dataFolder)
-        var builder = PyramidBuilder(quality: quality)
-        // The code the catalog, the fingerprint and the preview ran, out of the full pass's peak (SwiftCodePages).
-        builder.beforeFullPass = { SwiftCodePages.release() }
+        let builder = PyramidBuilder(quality: quality)
         var failures = 0
         for source in sources {
             let name = (source as NSString).lastPathComponent

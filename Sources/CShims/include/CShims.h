@@ -34,13 +34,6 @@ int ts_copy_memory(VipsImage *in, VipsImage **out);
 /// mallopt(M_ARENA_MAX, count): malloc.h is not in Swift's Glibc module.
 int ts_limit_malloc_arenas(int count);
 
-/// Unmaps from this process the resident pages of the code (read-only, executable, private file
-/// mappings) of the executable and of the libraries in the folder that holds libswiftCore.so, with
-/// madvise(MADV_DONTNEED). Code pages are never written, so the kernel reads any that run again
-/// back from the page cache. Returns the bytes of the ranges advised, or -1 if /proc/self/maps
-/// cannot be read.
-long ts_release_swift_code_pages(void);
-
 /// Deep Zoom pyramid: `<basename>.dzi` and `<basename>_files/`, JPEG tiles.
 int ts_dzsave(VipsImage *in, const char *basename, int tile_size, int overlap, int quality);
 

@@ -13,7 +13,22 @@
 #include <sys/eventfd.h>
 #include <sys/epoll.h>
 
-int ts_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
+static void *ts_touch_class(VipsObjectClass *object_class, void *unused) {
+    (void) object_class;
+    (void) unused;
+    return NULL;
+}
+
+int ts_vips_init(const char *argv0) {
+    if (VIPS_INIT(argv0) != 0) return -1;
+    // Initialise every libvips class now, on this one thread. Left to the first call of each
+    // operation, two threads looking up operations for the first time at once (the worker pool's
+    // first renders, tests that start together) were seen to fail with 'class "pngsave_buffer" not
+    // found' and, once, to crash inside GLib: vips_type_find walks the classes while another thread
+    // is still initialising them.
+    vips_class_map_all(g_type_from_name("VipsObject"), ts_touch_class, NULL);
+    return 0;
+}
 
 VipsImage *ts_image_open(const char *path, int sequential, int fail) {
     // A trailing "[]" makes libvips take everything before it as the file name,

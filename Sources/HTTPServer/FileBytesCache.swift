@@ -55,15 +55,7 @@ public final class FileBytesCache: @unchecked Sendable {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
         guard let position = index[path] else { return }
-        let victim = slots[position]
-        index[path] = nil
-        held -= victim.bytes.count
-        let last = slots.count - 1
-        if position != last {
-            slots[position] = slots[last]
-            index[slots[position].path] = position
-        }
-        slots.removeLast()
+        removeSlot(at: position)
     }
 
     /// Bytes held now, entries held now, hits and misses since start.
@@ -99,8 +91,7 @@ public final class FileBytesCache: @unchecked Sendable {
         held += bytes.count
     }
 
-    /// Removes the first entry under the hand not used since the hand last passed it. The array stays
-    /// dense: the last slot moves into the hole.
+    /// Removes the first entry under the hand not used since the hand last passed it.
     private func evictOne() {
         while true {
             if hand >= slots.count { hand = 0 }
@@ -109,16 +100,20 @@ public final class FileBytesCache: @unchecked Sendable {
                 hand += 1
                 continue
             }
-            let victim = slots[hand]
-            index[victim.path] = nil
-            held -= victim.bytes.count
-            let last = slots.count - 1
-            if hand != last {
-                slots[hand] = slots[last]
-                index[slots[hand].path] = hand
-            }
-            slots.removeLast()
+            removeSlot(at: hand)
             return
         }
+    }
+
+    /// Drops the entry at `position`; the array stays dense: the last slot moves into the hole. Under the lock.
+    private func removeSlot(at position: Int) {
+        index[slots[position].path] = nil
+        held -= slots[position].bytes.count
+        let last = slots.count - 1
+        if position != last {
+            slots[position] = slots[last]
+            index[slots[position].path] = position
+        }
+        slots.removeLast()
     }
 }

@@ -17,7 +17,8 @@ os.environ.setdefault("VIPS_CONCURRENCY", "1")
 import numpy as np  # noqa: E402
 import pyvips  # noqa: E402
 
-from candidates import SIZE, decode, finer_pixels, luma, ssim, tile_box  # noqa: E402
+from candidates import SIZE, decode, finer_pixels, tile_box  # noqa: E402
+from picture import luma, ssim  # noqa: E402
 
 source_path, folder, per_level = sys.argv[1], sys.argv[2], int(sys.argv[3])
 source = pyvips.Image.new_from_file(source_path)

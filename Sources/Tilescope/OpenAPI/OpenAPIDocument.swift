@@ -1018,6 +1018,13 @@ enum OpenAPIDocument {
          "type": "string",
          "contentMediaType": "image/avif"
         }
+       },
+       "image/jpeg": {
+        "description": "The stored JPEG tile's own bytes, where the encoding came out no smaller (and every AVIF tile of the deepest level).",
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/jpeg"
+        }
        }
       }
      },

@@ -4,6 +4,18 @@ import Imaging
 enum IIIFFormat: String, CaseIterable, Sendable {
     case jpg, png, webp, gif, tif, jp2, avif
 
+    /// The longest side the format can store: WebP writes 14 bits per side, GIF 16, and libjpeg
+    /// stops at 65500 (`JPEG_MAX_DIMENSION`). An
+    /// output past it is a 400 before any pixel is read, not an encoder failure (500) after.
+    var maxSide: Int? {
+        switch self {
+        case .webp: return 16383
+        case .jpg: return 65500
+        case .gif: return 65535
+        case .png, .tif, .jp2, .avif: return nil
+        }
+    }
+
     var encoded: EncodedFormat {
         switch self {
         case .jpg: return .jpeg

@@ -52,6 +52,11 @@ extension IIIFRendering {
         let rect = try region.resolve(width: width, height: height)
         let (output, sizePart) = try size(PixelSize(width: rect.width, height: rect.height))
         try rotation.checkArea(of: output, maxArea: maxArea)
+        let turned = rotation.boundingBox(of: output)
+        if let side = format.maxSide, max(turned.width, turned.height) > Double(side) {
+            throw APIError.badRequest("a .\(format.rawValue) image can be at most \(side) pixels on a side, and this one "
+                + "would be \(Int(turned.width))x\(Int(turned.height)): ask for a smaller size or another format")
+        }
         let isFull = rect == PixelRect(x: 0, y: 0, width: width, height: height)
         let regionPart = isFull ? "full" : "\(rect.x),\(rect.y),\(rect.width),\(rect.height)"
         self.init(region: rect, size: output, rotation: rotation, quality: quality, format: format,

@@ -28,14 +28,22 @@ struct IIIFRotation: Equatable, Sendable {
     /// a gigapixel). Worked out in floating point, so no side can overflow.
     func checkArea(of size: PixelSize, maxArea: Int) throws {
         guard quarterTurns == nil else { return }
-        let radians = degrees * Double.pi / 180
-        let cosine = abs(cos(radians)), sine = abs(sin(radians))
-        let width = (Double(size.width) * cosine + Double(size.height) * sine).rounded(.up)
-        let height = (Double(size.width) * sine + Double(size.height) * cosine).rounded(.up)
+        let (width, height) = boundingBox(of: size)
         guard width * height <= Double(maxArea) else {
             throw IIIFError.rotation(description, "turns \(size.width)x\(size.height) into \(Int(width))x\(Int(height)), "
                 + "more than this server's maxArea of \(maxArea) pixels: ask for a smaller size")
         }
+    }
+
+    /// The size of the picture once turned (its bounding box), in floating point so that no side can overflow.
+    func boundingBox(of size: PixelSize) -> (width: Double, height: Double) {
+        if let quarterTurns {
+            return quarterTurns % 2 == 0 ? (Double(size.width), Double(size.height)) : (Double(size.height), Double(size.width))
+        }
+        let radians = degrees * Double.pi / 180
+        let cosine = abs(cos(radians)), sine = abs(sin(radians))
+        return ((Double(size.width) * cosine + Double(size.height) * sine).rounded(.up),
+                (Double(size.width) * sine + Double(size.height) * cosine).rounded(.up))
     }
 
     var description: String { (mirror ? "!" : "") + IIIFNumber.canonical(degrees == 360 ? 0 : degrees) }

@@ -1020,10 +1020,10 @@ enum OpenAPIDocument {
         }
        },
        "image/jpeg": {
-        "description": "The stored JPEG tile's own bytes, where the encoding came out no smaller (and every AVIF tile of the deepest level).",
         "schema": {
          "type": "string",
-         "contentMediaType": "image/jpeg"
+         "contentMediaType": "image/jpeg",
+         "description": "The stored JPEG tile's own bytes, where the encoding came out no smaller (and every AVIF tile of the deepest level)."
         }
        }
       }

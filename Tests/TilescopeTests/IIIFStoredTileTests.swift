@@ -108,12 +108,7 @@ import Testing
         // Same size, other pixels: the tile's path differs only by the version.
         try TestImages.writeJPEG(width: Self.width, height: Self.height, to: server.images + "/photo.tmp.jpg", seed: 9)
         _ = rename(server.images + "/photo.tmp.jpg", server.images + "/photo.jpg")
-        let deadline = Date().addingTimeInterval(30)
-        var after = before
-        while after == before && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.1)
-            after = (try? version(server)) ?? before
-        }
+        let after = server.waitForVersion(of: "photo", otherThan: before)
         #expect(after != before)
         try server.waitUntilBuilt()
         let new = try storedFile(server, version: after)

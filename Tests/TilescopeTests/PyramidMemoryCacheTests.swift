@@ -76,12 +76,7 @@ import Testing
         // The same size, other pixels: every tile path is the same but for the version.
         try TestImages.writePNG(width: Self.width, height: Self.height, to: server.images + "/photo.tmp.png", seed: 7)
         _ = rename(server.images + "/photo.tmp.png", server.images + "/photo.png")
-        let deadline = Date().addingTimeInterval(30)
-        var after = before
-        while after == before && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.1)
-            after = (try? version(server)) ?? before
-        }
+        let after = server.waitForVersion(of: "photo", otherThan: before)
         #expect(after != before)
         try server.waitUntilBuilt()
 

@@ -46,6 +46,23 @@ final class TestServer: @unchecked Sendable {
         throw TestFailure("images still building after \(timeout) s")
     }
 
+    /// The source version the API gives for `id`, nil when it gives none.
+    func version(of id: String) -> String? {
+        (try? get("/api/images/\(id)").json?["version"]) as? String
+    }
+
+    /// Waits until `id`'s version is no longer `old` (a replaced source noticed), up to `timeout`;
+    /// returns the version then (still `old` when nothing changed).
+    func waitForVersion(of id: String, otherThan old: String, timeout: Double = 30) -> String {
+        let end = Date().addingTimeInterval(timeout)
+        var current = old
+        while current == old && Date() < end {
+            Thread.sleep(forTimeInterval: 0.1)
+            current = version(of: id) ?? old
+        }
+        return current
+    }
+
     func get(_ path: String, headers: [String: String] = [:]) throws -> RawHTTP.Reply {
         try RawHTTP.get(port, path, headers: headers)
     }

@@ -14,10 +14,20 @@ public struct PyramidURLs: Hashable, Sendable {
     let tileSuffixBytes: [UInt8]
 
     public init(imageID: String, version: some CustomStringConvertible) {
-        let id = Self.percentEncoded(imageID)
-        let v = Self.percentEncoded(version.description)
-        tilePrefixBytes = Array("/dzi/\(id)_files/".utf8)
-        tileSuffixBytes = Array(".jpeg?v=\(v)".utf8)
+        // Bytes appended straight into the two arrays: the viewport answer makes these per request, where
+        // encoding into Strings and interpolating them took four times as many allocations.
+        let version = version.description
+        var prefix: [UInt8] = []
+        prefix.reserveCapacity(12 + 3 * imageID.utf8.count)
+        prefix.append(contentsOf: "/dzi/".utf8)
+        Self.appendPercentEncoded(imageID, to: &prefix)
+        prefix.append(contentsOf: "_files/".utf8)
+        var suffix: [UInt8] = []
+        suffix.reserveCapacity(8 + 3 * version.utf8.count)
+        suffix.append(contentsOf: ".jpeg?v=".utf8)
+        Self.appendPercentEncoded(version, to: &suffix)
+        tilePrefixBytes = prefix
+        tileSuffixBytes = suffix
     }
 
     private var tilePrefix: String { String(decoding: tilePrefixBytes, as: UTF8.self) }
@@ -41,7 +51,12 @@ public struct PyramidURLs: Hashable, Sendable {
     public static func percentEncoded(_ text: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
-        let hex = Array("0123456789ABCDEF".utf8)
+        appendPercentEncoded(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `text` with everything but `A-Z a-z 0-9 - . _ ~` percent-encoded.
+    static func appendPercentEncoded(_ text: String, to bytes: inout [UInt8]) {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
@@ -49,9 +64,14 @@ public struct PyramidURLs: Hashable, Sendable {
                  UInt8(ascii: "_"), UInt8(ascii: "~"):
                 bytes.append(byte)
             default:
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hexDigit(byte >> 4))
+                bytes.append(hexDigit(byte & 0xF))
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 }

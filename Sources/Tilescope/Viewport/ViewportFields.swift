@@ -90,11 +90,13 @@ struct ViewportFields {
     /// A decimal number as JSON writes them (a leading `+` and surrounding spaces forgiven). Swift's own
     /// `Double(String)` also takes hexadecimal and `nan`; those are refused, the latter with its own message.
     static func parseNumber(_ raw: String, _ field: String) throws(ViewportQueryError) -> Double {
+        // The common case first: a plain decimal number, parsed from the String itself. `Double(Substring)`
+        // copies the text into a new C string first.
+        if isDecimal(raw.utf8[...]), let value = Double(raw) { return try finite(value, field) }  // 1e999 is infinity
         let text = raw.trimmingASCIISpaces
         var unsigned = text
         if unsigned.first == "+" || unsigned.first == "-" { unsigned = unsigned.dropFirst() }
-        // The common case first, without building any string: a plain decimal number.
-        if isDecimal(unsigned.utf8), let value = Double(text) { return try finite(value, field) }  // 1e999 is infinity
+        if isDecimal(unsigned.utf8), let value = Double(text) { return try finite(value, field) }
         switch unsigned.lowercased() {
         case "nan": throw .notFinite(field, .nan)
         case "inf", "infinity": throw .notFinite(field, text.hasPrefix("-") ? -.infinity : .infinity)

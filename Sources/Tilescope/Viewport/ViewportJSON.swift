@@ -138,14 +138,12 @@ struct ViewportJSON: ~Copyable {
     mutating func appendUnchecked(_ source: UnsafeRawPointer, length: Int) {
         let target = UnsafeMutableRawPointer(base + count)
         var offset = 0
-        while offset < length {
-            target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: UInt64.self),
-                              toByteOffset: offset, as: UInt64.self)
-            target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self),
-                              toByteOffset: offset + 8, as: UInt64.self)
-            offset += 16
+        while offset < length {  // one unaligned 16-byte load and store per step
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self),
+                              toByteOffset: offset, as: SIMD16<UInt8>.self)
+            offset &+= 16
         }
-        count += length
+        count &+= length
     }
 
     mutating func appendInt(_ value: Int) {

@@ -42,7 +42,17 @@ public struct PyramidURLs: Hashable, Sendable {
     /// `/dzi/{id}_files/{level}/{col}_{row}.jpeg?v={version}`, the template as `ImageJSON.urls.tiles` shows it.
     public var tiles: String { tilePrefix + "{level}/{col}_{row}" + tileSuffix }
     /// `/images/{id}/preview.jpeg?v={version}`
-    public var preview: String { "/images/\(encodedID)/preview.jpeg?\(versionQuery)" }
+    public var preview: String {
+        // From the bytes in one buffer: every viewport answer names its preview, and going through
+        // `encodedID` and `versionQuery` made three Strings to interpolate into a fourth.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(tilePrefixBytes.count + tileSuffixBytes.count + 16)
+        bytes.append(contentsOf: "/images/".utf8)
+        bytes.append(contentsOf: tilePrefixBytes[5..<(tilePrefixBytes.count - 7)])  // {id} of /dzi/{id}_files/
+        bytes.append(contentsOf: "/preview.jpeg?".utf8)
+        bytes.append(contentsOf: tileSuffixBytes[6...])  // v={version} of .jpeg?v={version}
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     /// `/dzi/{id}_files/{level}/{column}_{row}.jpeg?v={version}`
     public func tile(_ address: TileAddress) -> String {

@@ -288,6 +288,7 @@ def table(results, scales, runs, viewers):
 
 
 def main():
+    global OUT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--binary', required=True)
     parser.add_argument('--osd', required=True)
@@ -303,7 +304,11 @@ def main():
                              'a later warm run then measures without making any (run it outside the bench lock)')
     parser.add_argument('--viewers', default=','.join(VIEWERS),
                         help='which viewers to run, of ' + ', '.join(VIEWERS) + ' (osd and tilescope at least)')
+    parser.add_argument('--out', default=str(OUT),
+                        help='folder for the image, the pyramid and the results (a second one lets a cold run go on '
+                             'beside a warm data folder)')
     args = parser.parse_args()
+    OUT = Path(args.out).resolve()
     scales = [int(s) for s in args.scales.split(',')]
     viewers = [v for v in args.viewers.split(',') if v]
     if not {'osd', 'tilescope'} <= set(viewers) or not set(viewers) <= set(VIEWERS):

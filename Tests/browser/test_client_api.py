@@ -108,9 +108,9 @@ def test_tilescope_id_deep_zoom_and_iiif_sources_draw_the_same_picture(session, 
     urls = session.page.evaluate("performance.getEntriesByType('resource').map((e) => e.name)")
     assert any('/iiif/3/a-land/' in u and u.endswith('/0/default.jpg') for u in urls), 'the IIIF viewer asked for IIIF tiles'
     assert any('/dzi/a-land_files/' in u for u in urls)
-    # A Tilescope id gets the tiles the gallery gets (WebP in Chromium); a foreign .dzi what its descriptor says.
+    # A Tilescope id gets the tiles the gallery gets (AVIF in Chromium); a foreign .dzi what its descriptor says.
     templates = session.page.evaluate("['byid', 'bydzi'].map((n) => window.__viewers[n].image.urls.tiles)")
-    assert templates[0].split('?')[0].endswith('.webp') and templates[1].split('?')[0].endswith('.jpeg'), templates
+    assert templates[0].split('?')[0].endswith('.avif') and templates[1].split('?')[0].endswith('.jpeg'), templates
 
 
 def test_delegate_hears_drags_momentum_and_animated_calls(session, server):

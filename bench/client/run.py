@@ -13,7 +13,11 @@ Counted through the DevTools protocol: tile requests (every request for a Deep Z
 included), bytes received for tiles and the preview, and requests for tiles never drawn (OpenSeadragon's
 `tile-drawn` event, Tilescope's `onTileDrawn`). Medians of `--runs` runs are printed as the issue's table.
 
+Also counted: the server's CPU time during each run (/proc/PID/stat), and tiles answered with the JPEG tile standing
+in for an AVIF one not made yet (`Server-Timing: tile;desc=interim`).
+
 Usage: run.py --binary PATH --osd PATH/openseadragon.min.js [--size 16384] [--runs 3] [--scales 1,2]
+              [--viewers osd,tilescope,osd-webp] [--cold | --prepare]
 """
 import argparse
 import json
@@ -139,9 +143,10 @@ class Network:
     """Tile and preview requests of one page, from the DevTools protocol: counts, bytes, cancellations."""
 
     def __init__(self, page):
-        self.requests = {}  # requestId -> {path, kind, bytes, done}
+        self.requests = {}  # requestId -> {path, kind, bytes, state, type, timing}
         cdp = page.context.new_cdp_session(page)
         cdp.on('Network.requestWillBeSent', self._sent)
+        cdp.on('Network.responseReceived', self._response)
         cdp.on('Network.dataReceived', self._data)
         cdp.on('Network.loadingFinished', self._finished)
         cdp.on('Network.loadingFailed', self._failed)
@@ -152,6 +157,13 @@ class Network:
         kind = 'tile' if TILE in path and path.endswith(TILE_FORMATS) else 'preview' if path.endswith('/preview.jpeg') else None
         if kind:
             self.requests[e['requestId']] = {'path': path, 'kind': kind, 'bytes': 0, 'state': 'sent'}
+
+    def _response(self, e):
+        r = self.requests.get(e['requestId'])
+        if r:
+            headers = {k.lower(): v for k, v in e['response'].get('headers', {}).items()}
+            r['type'] = headers.get('content-type', '')
+            r['timing'] = headers.get('server-timing', '')
 
     def _data(self, e):
         r = self.requests.get(e['requestId'])
@@ -170,7 +182,33 @@ class Network:
             r['state'] = 'cancelled' if e.get('canceled') or 'ABORTED' in e.get('errorText', '') else 'failed'
 
 
-def one_run(browser, base, viewer, image, scale, plan):
+def cpu_seconds(pid):
+    """User + system CPU time of a process so far (/proc/PID/stat fields 14 and 15)."""
+    fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def pending_encodings(base):
+    """AVIF tiles the server is still making behind a JPEG answer (its /metrics)."""
+    with urllib.request.urlopen(base + '/metrics', timeout=10) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith('tilescope_format_tiles_pending '):
+                return float(line.split()[-1])
+    return 0.0
+
+
+def wait_for_encodings(base, timeout=3600):
+    """Until the server has made every tile queued behind a reply; the seconds that took."""
+    start = time.monotonic()
+    while pending_encodings(base) > 0:
+        if time.monotonic() - start > timeout:
+            sys.exit(f'AVIF tiles still being made after {timeout} s')
+        time.sleep(0.5)
+    return time.monotonic() - start
+
+
+def one_run(browser, base, viewer, image, scale, plan, pid=None):
+    cpu_before = cpu_seconds(pid) if pid else 0.0
     context = browser.new_context(viewport=VIEW, device_scale_factor=scale)
     page = context.new_page()
     errors = []
@@ -187,6 +225,7 @@ def one_run(browser, base, viewer, image, scale, plan):
     page.wait_for_timeout(300)  # late network events of the last step
     report = page.evaluate('window.bench.report()')
     context.close()
+    cpu = cpu_seconds(pid) - cpu_before if pid else 0.0
     if errors:
         sys.exit(f'{viewer}: page errors: {errors}')
     drawn = set(report['drawn'])
@@ -215,32 +254,41 @@ def one_run(browser, base, viewer, image, scale, plan):
                           for level in sorted({r['path'].split(TILE)[1].split('/')[0] for r in tiles}, key=int)},
         'preview_kib': round(sum(r['bytes'] for r in previews) / 1024),
         'formats': sorted({r['path'].rsplit('.', 1)[1] for r in tiles}),
+        'interim': sum(1 for r in tiles if 'interim' in r.get('timing', '')),
+        'jpeg_answers': sum(1 for r in tiles if r.get('type') == 'image/jpeg'),
+        'server_cpu_s': round(cpu, 2),
     }
 
 
-def table(results, scales, runs):
+def table(results, scales, runs, viewers):
     """Per DPR: OpenSeadragon with its defaults, the client (its ratio to those defaults: what the goals are judged
-    against), and OpenSeadragon on WebP tiles as an extra column (the client's ratio to it in brackets)."""
+    against), and OpenSeadragon on WebP tiles as an extra column (the client's ratio to it in brackets), when run."""
     med = lambda viewer, scale, key: statistics.median(r[key] for r in results if r['viewer'] == viewer and r['scale'] == scale)
+    extra = 'osd-webp' in viewers
     head = f'| medians of {runs} |' + ''.join(f' OpenSeadragon DPR {s} (defaults: JPEG) | Tilescope client DPR {s} |'
-                                              f' extra: OpenSeadragon DPR {s} on WebP |' for s in scales)
-    lines = [head, '|---|' + '---:|' * (3 * len(scales))]
+                                              + (f' extra: OpenSeadragon DPR {s} on WebP |' if extra else '') for s in scales)
+    lines = [head, '|---|' + '---:|' * ((3 if extra else 2) * len(scales))]
     rows = [('tile requests', 'tile_requests', '{:,.0f}', True), ('KiB received (tiles + preview)', 'kib', '{:,.0f}', True),
             ('requested, never drawn', 'never_drawn', '{:,.0f}', False), ('of which cancelled', 'cancelled', '{:,.0f}', False),
             ('time to fully loaded, all steps', 'seconds', '{:.1f} s', True),
-            ('first picture', 'first_picture_ms', '{:.0f} ms', False)]
+            ('first picture', 'first_picture_ms', '{:.0f} ms', False),
+            ('tiles answered by a stand-in JPEG (interim)', 'interim', '{:,.0f}', False),
+            ('server CPU during the run', 'server_cpu_s', '{:.1f} s', True)]
     for label, key, fmt, ratio in rows:
         cells = []
         for s in scales:
-            o, t, w = med('osd', s, key), med('tilescope', s, key), med('osd-webp', s, key)
+            o, t = med('osd', s, key), med('tilescope', s, key)
             cells.append(fmt.format(o))
             cells.append(fmt.format(t) + (f' ({t / o:.2f}x)' if ratio and o else ''))
-            cells.append(fmt.format(w) + (f' (client {t / w:.2f}x)' if ratio and w else ''))
+            if extra:
+                w = med('osd-webp', s, key)
+                cells.append(fmt.format(w) + (f' (client {t / w:.2f}x)' if ratio and w else ''))
         lines.append(f'| {label} | ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines)
 
 
 def main():
+    global OUT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--binary', required=True)
     parser.add_argument('--osd', required=True)
@@ -249,10 +297,22 @@ def main():
     parser.add_argument('--scales', default='1,2')
     parser.add_argument('--chromium', default='/usr/bin/chromium')
     parser.add_argument('--cold', action='store_true',
-                        help='no untimed run; the derived (WebP, AVIF) tiles are deleted before every run, so each '
-                             'run pays for making the ones it asks for')
+                        help='no untimed run; the derived (WebP, AVIF) tiles are deleted before every run (once the '
+                             'server has made those queued by the run before), so each run starts without them')
+    parser.add_argument('--prepare', action='store_true',
+                        help='only the untimed runs, and wait until the server has made every tile they queued: '
+                             'a later warm run then measures without making any (run it outside the bench lock)')
+    parser.add_argument('--viewers', default=','.join(VIEWERS),
+                        help='which viewers to run, of ' + ', '.join(VIEWERS) + ' (osd and tilescope at least)')
+    parser.add_argument('--out', default=str(OUT),
+                        help='folder for the image, the pyramid and the results (a second one lets a cold run go on '
+                             'beside a warm data folder)')
     args = parser.parse_args()
+    OUT = Path(args.out).resolve()
     scales = [int(s) for s in args.scales.split(',')]
+    viewers = [v for v in args.viewers.split(',') if v]
+    if not {'osd', 'tilescope'} <= set(viewers) or not set(viewers) <= set(VIEWERS):
+        sys.exit(f'--viewers must name osd and tilescope, and only {", ".join(VIEWERS)}')
     OUT.mkdir(parents=True, exist_ok=True)
     images = OUT / f'images-{args.size}'
     make_image(images / f'perlin-{args.size}.jpg', args.size)
@@ -267,35 +327,47 @@ def main():
             for scale in scales:
                 # Untimed: the server makes an AVIF or WebP tile on its first request and keeps it; this run
                 # makes the ones the views need, so that no measured run pays for making them (but see --cold).
+                # The AVIF tiles are made behind the replies (a JPEG answers meanwhile): wait until they are.
                 if not args.cold:
                     one_run(browser, server.base, 'tilescope', image, scale, plan)
+                    waited = wait_for_encodings(server.base)
+                    print(f'DPR {scale}: derived tiles made {waited:.0f} s after the untimed run', file=sys.stderr)
+                if args.prepare:
+                    continue
                 for run in range(args.runs):
                     # Every viewer first, middle and last once in three runs.
-                    order = [list(VIEWERS)[(i + run) % len(VIEWERS)] for i in range(len(VIEWERS))]
+                    order = [viewers[(i + run) % len(viewers)] for i in range(len(viewers))]
                     for viewer in order:
+                        # No run pays for the encodings the run before queued.
+                        waited = wait_for_encodings(server.base)
+                        if waited > 1:
+                            print(f'  (waited {waited:.0f} s for the server to make the tiles queued before)', file=sys.stderr)
                         if args.cold:
                             for folder in (OUT / f'data-{args.size}' / 'pyramids').glob('*/*/formats'):
                                 shutil.rmtree(folder)
-                        r = one_run(browser, server.base, viewer, image, scale, plan)
+                        r = one_run(browser, server.base, viewer, image, scale, plan, pid=server.process.pid)
                         r['cold'] = args.cold
                         results.append(r)
                         print(f"DPR {scale} run {run + 1} {viewer:9} ({'/'.join(r['formats'])}): "
                               f"{r['tile_requests']} tiles, {r['kib']:.0f} KiB, "
-                              f"{r['never_drawn']} never drawn, {r['seconds']:.1f} s {r['step_ms']}, "
+                              f"{r['never_drawn']} never drawn, {r['interim']} interim, {r['seconds']:.1f} s {r['step_ms']}, "
+                              f"server CPU {r['server_cpu_s']:.1f} s, "
                               f"view deviation {r['view_deviation']:.1e}", file=sys.stderr)
             browser.close()
     finally:
         server.stop()
+    if args.prepare:
+        return
     commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(['git', 'status', '--porcelain', '--', 'Public', 'bench/client'], cwd=ROOT,
                            capture_output=True, text=True).stdout.strip()
     when = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
     report = (f'Client vs OpenSeadragon 4.1.0, {args.size}x{args.size}, {VIEW["width"]}x{VIEW["height"]}, '
               f'{len(plan)} steps, commit {commit}{" (+ local changes)" if dirty else ""}, {when}'
-              f'{", cold: derived tiles made during each run" if args.cold else ", warm: derived tiles made before"}\n'
+              f'{", cold: no derived tiles at the start of each run" if args.cold else ", warm: derived tiles made before"}\n'
               'Ratios in brackets: the client to OpenSeadragon with its defaults (JPEG tiles), which the goals of '
               'issue 15 are judged against; in the extra column, the client to OpenSeadragon on WebP tiles.\n\n'
-              + table(results, scales, args.runs) + '\n')
+              + table(results, scales, args.runs, viewers) + '\n')
     print(report)
     (OUT / 'results.md').write_text(report)
     (OUT / 'results.json').write_text(json.dumps({'plan': plan, 'results': results}, indent=1))

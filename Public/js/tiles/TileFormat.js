@@ -5,14 +5,16 @@
  */
 
 /**
- * WebP first, though AVIF is smaller at the JPEG tile's picture: below the deepest level the server makes
- * AVIF from the finer level's tiles (50-86% of a JPEG tile's bytes on bench/client's grainy image, a sixth
- * to a half on the demo images), but each such tile costs the server a third of a second of CPU on its
- * first request (WebP: 9 ms), so a cold view waited minutes for its picture (docs/benchmarks.md, cold
- * server: 192.7 s against OpenSeadragon's 10.8). AVIF stays one `?format=avif` away for embedders and is
- * what a browser that shows AVIF but not WebP gets. JPEG, which every browser shows, is what is left.
+ * AVIF first: below the deepest level the server makes it from the finer level's tiles, the JPEG tile's
+ * picture or better in 50-86% of its bytes on bench/client's grainy image (a sixth to a half on the demo
+ * images); at the deepest level it is the JPEG tile itself. Its first encoding costs the server a third of a
+ * second of CPU, so a tile not made yet is answered at once with the JPEG tile's bytes (`image/jpeg` under the
+ * AVIF URL, cached ten seconds) and made behind the reply (docs/iiif.md#formats): a cold view is as quick as
+ * a JPEG one, a warm one is the smaller. The loader decodes by content (`createImageBitmap` of the bytes), so
+ * a JPEG answer is drawn like any other. WebP (smaller, softer) for browsers without AVIF; JPEG, which every
+ * browser shows, is what is left.
  */
-export const PREFERENCE = ['webp', 'avif'];
+export const PREFERENCE = ['avif', 'webp'];
 
 const PROBES = {
   // 2 x 2 black, AV1 in HEIF, made by libvips's heifsave.

@@ -15,7 +15,9 @@ import ScrollGeometry
 /// reaches that tile's picture at fewer bytes, so there the AVIF tile is the JPEG.
 ///
 /// Why not at build time: most tiles of most images are never asked for in a second format, and the
-/// build would take several times longer. Version-safe: the files live in the version's folder
+/// build would take several times longer. WebP is made before its first reply (9 ms); AVIF below the
+/// deepest level (a third of a second) behind it, the JPEG tile answering meanwhile
+/// (`FormatTileEncodings`, `InterimFormatTiles`). Version-safe: the files live in the version's folder
 /// (`formats/{folder}/{level}/{column}_{row}.{format}`, the folder named after the encoding), so a
 /// new source version has new, empty folders and the old ones go with the old version.
 ///

@@ -41,18 +41,15 @@ extension TilescopeApp {
         return ReuseKey(target: path + "?v=" + PyramidURLs.percentEncoded(version), group: id, generation: generation)
     }
 
-    /// A tile in WebP or AVIF: the file if it was made before, else made (`DeepZoomFormatTiles`) on a
-    /// worker thread, stored, and answered.
+    /// A tile in WebP or AVIF: the file if it was made before; else, for AVIF below the deepest level (a
+    /// third of a second of CPU), the JPEG tile at once with a short cache lifetime while the AVIF is made
+    /// behind the reply (`interimFormatTile`, `FormatTileEncodings`); else (WebP: 9 ms; AVIF at the deepest
+    /// level, which is the JPEG tile) made (`DeepZoomFormatTiles`) on a worker thread, stored, and answered.
     func formatTile(_ id: String, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
                     _ request: Request) throws -> Reply {
         guard format != .jpeg else { return .now(try tile(id, level: level, column: column, row: row, request)) }
         let (record, manifest) = try checkedTile(id, level: level, column: column, row: row)
         let pyramid = manifest.pyramid
-        // AVIF is made from the finer level: while a progressive build has not published it, the
-        // stored JPEG answers (the same picture), and the AVIF is made on a later request.
-        if format == .avif && level < pyramid.maxLevel && !manifest.isReady(level: level + 1) {
-            return .now(try tile(id, level: level, column: column, row: row, request))
-        }
         let version = record.version
         let etag = "\"\(version)-\(level)-\(column)-\(row)-\(format.folderName)\""
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: version)
@@ -73,6 +70,26 @@ extension TilescopeApp {
         let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
             store.tilePath(id: id, version: version, level: level, column: column, row: row)
         })
+        if format == .avif && level < pyramid.maxLevel {
+            // Made from the finer level: while a progressive build has not published it, the JPEG answers
+            // and nothing is queued (a later request queues it). HEAD never starts an encoding.
+            if manifest.isReady(level: level + 1) && request.method == "GET" {
+                let target = files.path(level: level, column: column, row: row)
+                let kept = files.jpegPath(level: level, column: column, row: row)
+                formatEncodings.enqueue(target) {
+                    // Made meanwhile by an earlier encoding of the same tile: nothing to do.
+                    guard access(target, F_OK) != 0 && access(kept, F_OK) != 0 else { return }
+                    do {
+                        _ = try files.write(level: level, column: column, row: row, from: jpegPath,
+                                            jpegQuality: quality, pyramid: reader)
+                    } catch {
+                        // Its next request answers the JPEG again and queues it again.
+                        Log.info("cannot make the \(format.rawValue) tile \(id) \(level)/\(column)_\(row): \(error)")
+                    }
+                }
+            }
+            return .now(try interimFormatTile(record, level: level, column: column, row: row, format: format, request))
+        }
         let headers: [(name: String, value: String)] = [("Content-Type", type), ("ETag", etag), ("Cache-Control", cacheControl)]
         return .later {
             let start = DispatchTime.now().uptimeNanoseconds

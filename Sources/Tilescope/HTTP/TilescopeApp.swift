@@ -23,10 +23,14 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     /// only; an image's entries are dropped when its version or build state changes. Nil when
     /// `pyramidCacheBytes` is 0 (no shared bytes to answer from).
     let hotTiles: HotResponses?
+    /// AVIF Deep Zoom tiles being made behind the JPEG answers that stand in for them.
+    let formatEncodings: FormatTileEncodings
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
                 gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20) {
+        formatEncodings = FormatTileEncodings()
+        Self.registerGauges(of: formatEncodings, in: operations.metrics)
         pyramidFiles = OpenFileCache(capacity: openFiles)
         pyramidBytes = FileBytesCache(capacity: pyramidCacheBytes)
         Self.registerGauges(of: pyramidBytes, in: operations.metrics)
@@ -68,6 +72,21 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         })
         metrics.register(Gauge("tilescope_hot_tiles_answered", help: "Tile requests answered from kept answers, without routing, since start.") {
             [weak hot] in Double(hot?.counts.hits ?? 0)
+        })
+    }
+
+    /// The tiles being made behind the reply, read at each scrape.
+    private static func registerGauges(of encodings: FormatTileEncodings, in metrics: Metrics) {
+        metrics.register(Gauge("tilescope_format_tiles_pending",
+                               help: "AVIF Deep Zoom tiles waiting or being made behind a JPEG answer.") {
+            [weak encodings] in Double(encodings?.counts.pending ?? 0)
+        })
+        metrics.register(Gauge("tilescope_format_tiles_encoded",
+                               help: "AVIF Deep Zoom tiles made behind a JPEG answer since start (done), or dropped for a full queue.") {
+            [weak encodings] in
+            let counts = encodings?.counts ?? (pending: 0, running: 0, dropped: 0, done: 0)
+            return [(labels: [("result", "done")], value: Double(counts.done)),
+                    (labels: [("result", "dropped")], value: Double(counts.dropped))]
         })
     }
 

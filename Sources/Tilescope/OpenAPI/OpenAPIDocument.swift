@@ -974,7 +974,7 @@ enum OpenAPIDocument {
     ],
     "operationId": "getDeepZoomFormatTile",
     "summary": "One tile of the pyramid in WebP or AVIF.",
-    "description": "The stored JPEG tile (overlap included) encoded in the format the first time it is asked for, then kept in the image version's folder and sent with sendfile (`Server-Timing` says `tile;desc=written` or `tile;desc=stored`). A new source version starts with none.",
+    "description": "The stored JPEG tile (overlap included) encoded in the format the first time it is asked for, then kept in the image version's folder and sent with sendfile (`Server-Timing` says `tile;desc=written` or `tile;desc=stored`). A new source version starts with none. An AVIF tile below the deepest level is made behind the reply: until it is, the answer is the JPEG tile's bytes (`image/jpeg`, `Server-Timing: tile;desc=interim`) with `Cache-Control: public, max-age=10` and an ETag of its own, so a revalidation gets the AVIF once it is made.",
     "parameters": [
      {
       "$ref": "#/components/parameters/Version"
@@ -1003,7 +1003,7 @@ enum OpenAPIDocument {
         "$ref": "#/components/headers/ETag"
        },
        "Cache-Control": {
-        "$ref": "#/components/headers/PyramidCacheControl"
+        "$ref": "#/components/headers/FormatTileCacheControl"
        }
       },
       "content": {
@@ -1023,7 +1023,7 @@ enum OpenAPIDocument {
         "schema": {
          "type": "string",
          "contentMediaType": "image/jpeg",
-         "description": "The stored JPEG tile's own bytes, where the encoding came out no smaller (and every AVIF tile of the deepest level)."
+         "description": "The stored JPEG tile's own bytes, where the encoding came out no smaller (and every AVIF tile of the deepest level), or, briefly cached, while an AVIF tile is being made."
         }
        }
       }
@@ -2527,6 +2527,17 @@ enum OpenAPIDocument {
      "enum": [
       "public, max-age=31536000, immutable",
       "public, no-cache"
+     ]
+    }
+   },
+   "FormatTileCacheControl": {
+    "description": "As a pyramid file's, or ten seconds for the JPEG answer that stands in for an AVIF tile being made.",
+    "required": true,
+    "schema": {
+     "enum": [
+      "public, max-age=31536000, immutable",
+      "public, no-cache",
+      "public, max-age=10"
      ]
     }
    },

@@ -248,6 +248,11 @@ int ts_mhd_listen_fd(struct MHD_Daemon *daemon) {
     return info ? info->listen_fd : -1;
 }
 
+unsigned int ts_mhd_connection_count(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info ? info->num_connections : 0;
+}
+
 struct MHD_Daemon *ts_mhd_connection_daemon(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
     return info ? info->daemon : NULL;

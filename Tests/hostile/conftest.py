@@ -31,9 +31,10 @@ def raise_descriptor_limit(needed):
 
 
 class Server:
-    """`tilescope serve` with extra flags; its log is kept in test-output/hostile/."""
+    """`tilescope serve` with extra flags; its log is kept in test-output/hostile/ (its access log too,
+    unless `stdout` names another descriptor for it)."""
 
-    def __init__(self, images, data, name, *flags, open_files=None):
+    def __init__(self, images, data, name, *flags, open_files=None, stdout=None):
         binary = os.environ.get('TILESCOPE_BIN', str(REPO / '.build' / 'debug' / 'tilescope'))
         if not Path(binary).exists():
             pytest.fail(f'no server binary at {binary}: build it with `swift build --product tilescope`')
@@ -45,7 +46,8 @@ class Server:
         self.process = subprocess.Popen(
             [binary, 'serve', '--images', str(images), '--data', str(data), '--port', str(self.port),
              '--host', '127.0.0.1', '--log-format', 'json', *flags],
-            cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT,
+            cwd=REPO, stdout=self.log if stdout is None else stdout,
+            stderr=subprocess.STDOUT if stdout is None else self.log,
             # A hard open-files limit the server cannot raise, as systemd's default of 1024 is for many.
             preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files)))
             if open_files else None)
@@ -114,8 +116,9 @@ def start_server(images, tmp_path):
     """Starts a server with the given flags; every one started is stopped at the end of the test."""
     started = []
 
-    def start(name, *flags, folder=None, open_files=None):
-        server = Server(folder or images, tmp_path / f'data-{len(started)}', name, *flags, open_files=open_files)
+    def start(name, *flags, folder=None, open_files=None, stdout=None):
+        server = Server(folder or images, tmp_path / f'data-{len(started)}', name, *flags, open_files=open_files,
+                        stdout=stdout)
         started.append(server)
         return server
 

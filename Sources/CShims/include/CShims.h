@@ -182,6 +182,10 @@ int ts_mhd_epoll_fd(struct MHD_Daemon *daemon);
 /// The daemon's listening socket, or -1.
 int ts_mhd_listen_fd(struct MHD_Daemon *daemon);
 
+/// Connections the daemon holds open (MHD_DAEMON_INFO_CURRENT_CONNECTIONS). For a daemon run by an
+/// external loop it first frees the connections already closed: call it only from that loop's thread.
+unsigned int ts_mhd_connection_count(struct MHD_Daemon *daemon);
+
 /// The daemon that serves the connection.
 struct MHD_Daemon *ts_mhd_connection_daemon(struct MHD_Connection *connection);
 

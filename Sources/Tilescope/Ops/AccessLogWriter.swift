@@ -15,27 +15,38 @@ import Synchronization
 /// Lines stay whole: each is copied in one piece under the lock, and the writer takes everything that
 /// has gathered (double-buffered: the poll threads fill one buffer while the writer empties the other)
 /// and writes it to the end, retrying partial writes and EINTR, so lines from different threads never
-/// mix and a busy server makes one `write` per batch rather than one per request.
+/// mix. Waking the writer for every line cost more than the `write` it saved (a futex wake and a
+/// context switch per request: 52-60 against 37-46 us of CPU per tile with stdout on /dev/null), so
+/// once lines are waiting the writer lingers up to `linger` seconds, or until `batchBytes` have
+/// gathered, before it writes: one wake-up and one `write` per batch. An idle writer waits without
+/// a timer; the first line wakes it.
 final class AccessLogWriter: Sendable {
     /// Bytes that may wait for the writer, besides the batch it is writing: 1 MiB is about 7,000
     /// common-format lines, seconds of a busy server, so only a stdout that stalls loses lines.
     static let defaultCapacity = 1 << 20
+
+    /// Bytes worth a `write` at once (a pipe's whole buffer): the poll threads wake the writer for them.
+    static let batchBytes = 64 << 10
+    /// How long the first waiting line may wait for others before it is written.
+    static let linger = 0.02
 
     let capacity: Int
     private let descriptor: Int32
     private let reportInterval: Double
     private let report: @Sendable (String) -> Void
     private let state: Mutex<State>
-    /// Signalled once for each time the writer said it would wait (`State.writerWaiting`).
+    /// Signalled once for each time the writer said it would wait (`State.waiting`) and was woken.
     private let wakeup = DispatchSemaphore(value: 0)
     private let ended = DispatchSemaphore(value: 0)
     private let dropped = Atomic<Int>(0)
 
+    private enum Waiting { case no, forLine, forBatch }
+
     private struct State {
         /// Whole lines, each ending in a newline, waiting for the writer.
         var pending: [UInt8] = []
-        /// The writer found nothing to do and waits on `wakeup`: the next line (or the stop) signals it.
-        var writerWaiting = false
+        /// What the writer waits on `wakeup` for: the next line, or a batch's worth (or the stop).
+        var waiting = Waiting.no
         var stopping = false
         /// The descriptor cannot be written any more (EPIPE, EBADF): lines are dropped from then on.
         var closed = false
@@ -73,9 +84,13 @@ final class AccessLogWriter: Sendable {
             }
             state.pending.append(contentsOf: line)
             state.pending.append(10)
-            guard state.writerWaiting else { return .queued }
-            state.writerWaiting = false
-            return .queuedAndWake
+            switch state.waiting {
+            case .no: return .queued
+            case .forBatch where state.pending.count < Self.batchBytes: return .queued
+            case .forLine, .forBatch:
+                state.waiting = .no
+                return .queuedAndWake
+            }
         }
         switch outcome {
         case .queued: break
@@ -90,8 +105,8 @@ final class AccessLogWriter: Sendable {
     func stop(deadline seconds: Double) -> Bool {
         let wake = state.withLock { state -> Bool in
             state.stopping = true
-            defer { state.writerWaiting = false }
-            return state.writerWaiting
+            defer { state.waiting = .no }
+            return state.waiting != .no
         }
         if wake { wakeup.signal() }
         guard ended.wait(timeout: .now() + max(0, seconds)) == .success else { return false }
@@ -112,23 +127,41 @@ final class AccessLogWriter: Sendable {
         var batch: [UInt8] = []
         batch.reserveCapacity(capacity)
         var lastReport = -Double.infinity
+        var lingered = false
         writing: while true {
-            enum Next { case write, wait, end }
+            enum Next { case write, waitForLine, waitForBatch, end }
             let next = state.withLock { state -> Next in
-                if !state.pending.isEmpty {
-                    swap(&state.pending, &batch)
-                    return .write
+                let finishing = state.stopping || state.closed
+                if state.pending.isEmpty {
+                    if finishing { return .end }
+                    state.waiting = .forLine
+                    return .waitForLine
                 }
-                if state.stopping || state.closed { return .end }
-                state.writerWaiting = true
-                return .wait
+                guard finishing || lingered || state.pending.count >= Self.batchBytes else {
+                    state.waiting = .forBatch
+                    return .waitForBatch
+                }
+                swap(&state.pending, &batch)
+                return .write
             }
             switch next {
-            case .wait:
+            case .waitForLine:
                 wakeup.wait()
+            case .waitForBatch:
+                if wakeup.wait(timeout: .now() + Self.linger) == .timedOut {
+                    // A line may have woken it just as the wait ended: then take that signal too, so that
+                    // every signal answers exactly one wait.
+                    let signalled = state.withLock { state -> Bool in
+                        defer { state.waiting = .no }
+                        return state.waiting == .no
+                    }
+                    if signalled { wakeup.wait() }
+                }
+                lingered = true
             case .end:
                 break writing
             case .write:
+                lingered = false
                 let error = writeWhole(batch)
                 batch.removeAll(keepingCapacity: true)
                 if let error, error == EPIPE || error == EBADF {

@@ -125,6 +125,10 @@ public final class TilescopeService: @unchecked Sendable {
         Log.info("stopping: finishing requests in flight (up to \(config.shutdownSeconds) s)")
         operations.readiness.markStopping()
         server.stop(deadline: Double(config.shutdownSeconds))
+        // After the server: no request completes any more. Bounded, as a stuck stdout must not hold the exit.
+        if !operations.stopAccessLog(deadline: 2) {
+            Log.info("access log: lines left unwritten after 2 s: stdout was not read")
+        }
         builds.stop()
         rescan?.stop()
         rescan = nil

@@ -237,104 +237,105 @@ def test_a_full_server_closes_waiting_connections_to_serve_new_clients(start_ser
     assert metric(server, 'tilescope_http_guard_closed_connections{reason="room"}') >= 200
 
 
-class HeldAccessLog:
-    """A pipe for the server's access log (its stdout) that the test can let fill up: the next line the
-    server writes then blocks the thread writing it, on purpose, until `release`."""
+class PipeNobodyReads:
+    """A pipe for the server's stdout (its access log) that nobody reads until `drain` starts a reader."""
 
-    def __init__(self, path):
+    def __init__(self):
         self.read_end, self.write_end = os.pipe()
-        self.file = open(path, 'wb')
-        self.holding = threading.Event()
-        self.stopping = threading.Event()
+        self.data = bytearray()
+        self.lock = threading.Lock()
+        self.thread = None
+
+    def drain(self):
         self.thread = threading.Thread(target=self.copy, daemon=True)
         self.thread.start()
 
     def copy(self):
-        while not self.stopping.is_set():
-            if not self.holding.is_set() and select.select([self.read_end], [], [], 0.05)[0]:
-                self.file.write(os.read(self.read_end, 65536))
-            elif self.holding.is_set():
-                time.sleep(0.01)
+        while chunk := os.read(self.read_end, 65536):
+            with self.lock:
+                self.data += chunk
 
-    def hold(self):
-        """Stops reading and fills the pipe through a separate, non-blocking open file description (the
-        server's stays blocking)."""
-        self.holding.set()
-        time.sleep(0.1)
-        filler = os.open(f'/proc/self/fd/{self.write_end}', os.O_WRONLY | os.O_NONBLOCK)
-        try:
-            while True:
-                os.write(filler, b'(held)\n')
-        except BlockingIOError:
-            pass
-        finally:
-            os.close(filler)
+    def lines(self):
+        with self.lock:
+            return bytes(self.data).split(b'\n')
 
-    def release(self):
-        self.holding.clear()
+    def wait_for(self, marker, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if marker in self.data:
+                    return True
+            time.sleep(0.05)
+        return False
 
     def close(self):
-        self.stopping.set()
-        self.thread.join(timeout=10)
-        os.close(self.read_end)
-        os.close(self.write_end)
-        self.file.close()
+        os.close(self.write_end)  # the server's copy stays open until it exits; the reader ends then
+        if self.thread is None:
+            os.close(self.read_end)
 
 
-def upload_in_progress(port):
-    """A connection in the middle of a request (its body not sent): the guard never closes it."""
-    s = socket.create_connection(('127.0.0.1', port), timeout=10)
-    s.sendall(b'POST /api/images/noise/viewport HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n'
-              b'Content-Length: 1000\r\nExpect: 100-continue\r\n\r\n')
-    assert s.recv(64).startswith(b'HTTP/1.1 100'), 'an upload was not let in'
-    return s
-
-
-def test_a_poll_thread_that_frees_room_in_a_long_turn_accepts_again(start_server):
-    """libmicrohttpd 0.9.75 takes the listening socket out of a daemon's epoll set at the start of a turn
-    when the daemon is at its connection limit, and puts it back only at the start of a later turn; the
-    connections that close in a turn are freed at its end. A turn that freed room and outlasted EventLoop's
-    5 ms busy wait used to send the thread to sleep without the listening socket, while new clients waited
-    in the kernel's queue (the full-server test failed about 1 run in 20). Here such turns are made on
-    purpose: one poll thread is held at libmicrohttpd's limit (32 for --max-connections 16, the least
-    allowed) by 31 uploads waiting for their body, which the guard never closes, and a 32nd connection that
-    has just sent a partial request head (so the thread is in its 5 ms busy wait); then an upload goes away
-    while the access log pipe is full, so that its log line holds that turn until the pipe is read again.
-    Each of 5 rounds, a new client must then be answered. (Before the fix most rounds failed; a round can
-    pass by luck when the thread reads the partial head and the upload's end in one turn.)"""
-    log = HeldAccessLog(OUTPUT / 'long-turn.access.log')
+def test_a_stdout_nobody_reads_never_stalls_the_server(start_server):
+    """The access log used to be written with one blocking write() per request on the poll thread that
+    finished it: once a stdout pipe nobody read (a paused terminal, `| less`, a stuck log driver) was full,
+    every poll thread blocked and the server stopped answering, /healthz included. Now lines go through a
+    bounded buffer to a writer thread and are dropped (and counted) when it is full. Here 3,000 requests,
+    among them 750 with a 4 KB path (414, about 3 MB of log against a 64 KiB pipe and a 1 MiB buffer), must all
+    be answered while nobody reads; /metrics counts the dropped lines; once the pipe is read, lines (the hot
+    tile answers' too) come out again, whole, and stderr says how many were dropped."""
+    pipe = PipeNobodyReads()
     try:
-        server = start_server('long-turn', '--threads', '1', '--max-connections', '16',
-                              '--timeout', '600', '--header-timeout', '600', stdout=log.write_end)
-        uploads = [upload_in_progress(server.port) for _ in range(31)]  # one at a time, each in its request
-        for round in range(5):
-            nudger = socket.create_connection(('127.0.0.1', server.port), timeout=10)  # the 32nd: the limit
-            time.sleep(0.2)  # accepted, and the turn after it has taken the listening socket out
-            log.hold()
-            nudger.sendall(b'GET /healthz HTTP/1.1\r\n')  # a turn with no log line, then 5 ms of busy waiting
-            time.sleep(0.002)
-            uploads.pop().close()  # its end arrives in that wait: its log line blocks the turn
-            newcomer = http.client.HTTPConnection('127.0.0.1', server.port, timeout=10)
-            newcomer.connect()  # completed by the kernel: queued until the poll thread accepts
-            time.sleep(0.2)
-            log.release()
-            try:
-                newcomer.request('GET', server.tiles[0])
-                status = newcomer.getresponse().status
-            except OSError as error:
-                status = f'{type(error).__name__}: {error}'
-            finally:
-                newcomer.close()
-                nudger.close()  # closed by the server already when the newcomer was let in (the guard's room)
-            assert status == 200, f'round {round}: a new client got {status} after a connection closed at the limit'
-            deadline = time.monotonic() + 10
-            while open_connections(server) > 31 and time.monotonic() < deadline:
-                time.sleep(0.05)  # the newcomer and the nudger gone (the +1 is the metrics request's own)
-            uploads.append(upload_in_progress(server.port))
-        for s in uploads:
-            s.close()
+        server = start_server('stdout-not-read', stdout=pipe.write_end)
+        connection = http.client.HTTPConnection('127.0.0.1', server.port, timeout=10)
+        long_path = '/no-such/' + 'x' * 4000
+        expected = [(server.tiles[0], 200), ('/api/images', 200), ('/healthz', 200), (long_path, 414)]  # refused as too long, and logged whole
+        wrong = []
+        for index in range(3000):
+            path, status = expected[index % 4]
+            if index % 4 == 0:
+                path = server.tiles[(index // 4) % len(server.tiles)]
+            connection.request('GET', path)  # a stalled server fails here with a timeout
+            reply = connection.getresponse()
+            reply.read()
+            if reply.status != status:
+                wrong.append((path[:40], reply.status))
+        connection.close()
+        assert wrong == [], f'{len(wrong)} of 3,000 requests got the wrong status: {wrong[:5]}'
+        assert fetch(server.port, '/healthz')[0] == 200
+        dropped = metric(server, 'tilescope_access_log_dropped_lines_total')
+        assert dropped > 0, 'no access-log line was dropped: the test did not fill the buffer'
+
+        pipe.drain()
+        for attempt in range(100):  # the first marker may itself be dropped while the writer catches up
+            marker = f'resumed={attempt}'
+            assert fetch(server.port, f'/healthz?{marker}')[0] == 200
+            if pipe.wait_for(marker.encode(), timeout=1 if attempt < 99 else 30):
+                break
+        else:
+            raise AssertionError('no access-log line came out after the pipe was read again')
+        hot = server.tiles[0]  # answered many times above: from the hot tile answers (the C path)
+        logged = f'"path":"{hot.split("?")[0]}"'.encode()
+        before = sum(1 for line in pipe.lines() if logged in line)
+        tile = http.client.HTTPConnection('127.0.0.1', server.port, timeout=10)
+        for _ in range(5):
+            tile.request('GET', hot)
+            reply = tile.getresponse()
+            reply.read()
+            assert reply.status == 200
+        tile.close()
+        deadline = time.monotonic() + 30  # a line is written when its request completes, maybe after the answer
+        while sum(1 for line in pipe.lines() if logged in line) < before + 5:
+            assert time.monotonic() < deadline, 'the hot tile answers were not logged'
+            time.sleep(0.05)
+        lines = pipe.lines()
+        for line in lines[:-1]:
+            json.loads(line)  # every line whole: a torn or mixed line is not JSON
+        assert lines[-1] == b'' or lines[-1].startswith(b'{')  # the last may still be arriving
+        deadline = time.monotonic() + 30
+        while 'access-log lines dropped: stdout was not read' not in server.log_path.read_text():
+            assert time.monotonic() < deadline, 'stderr never said that lines were dropped'
+            time.sleep(0.1)
     finally:
-        log.close()  # the server's later lines fail with EPIPE, which it ignores
+        pipe.close()
 
 
 def test_cached_tile_files_never_starve_accept_under_a_1024_open_files_limit(start_server, large_images):

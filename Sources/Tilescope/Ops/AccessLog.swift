@@ -3,7 +3,7 @@ import HTTPServer
 import Synchronization
 
 /// One line per finished request on stdout, in common log format or as JSON lines.
-/// Each line goes out in a single `write`, so lines from different threads never mix.
+/// This formats the lines; `AccessLogWriter` writes them, off the poll threads.
 /// Lines are built as bytes (no `String(format:)`, no Foundation encoders): this runs
 /// after every tile.
 public struct AccessLog: Sendable {
@@ -23,10 +23,15 @@ public struct AccessLog: Sendable {
         self.descriptor = descriptor
     }
 
-    public func log(_ exchange: CompletedExchange, route: String, at time: timespec = AccessLog.now()) {
-        var bytes = lineBytes(exchange, route: route, at: time)
-        bytes.append(10)
-        _ = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+    /// The line for `exchange` as bytes, without its newline (the writer adds it).
+    func lineBytes(_ exchange: CompletedExchange, route: String, at time: timespec = AccessLog.now()) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        switch format {
+        case .common: Self.common(exchange, time, into: &out)
+        case .json: Self.json(exchange, route: route, time, into: &out)
+        }
+        return out
     }
 
     public func line(_ exchange: CompletedExchange, route: String, at time: timespec) -> String {
@@ -37,16 +42,6 @@ public struct AccessLog: Sendable {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return time
-    }
-
-    private func lineBytes(_ exchange: CompletedExchange, route: String, at time: timespec) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(256)
-        switch format {
-        case .common: Self.common(exchange, time, into: &out)
-        case .json: Self.json(exchange, route: route, time, into: &out)
-        }
-        return out
     }
 
     // MARK: - Formats

@@ -86,7 +86,7 @@ public final class Metrics: @unchecked Sendable {
         lock.unlock()
         renderCaches(caches, &out)
         for gauge in gauges {
-            out.family(gauge.name, "gauge", gauge.help)
+            out.family(gauge.name, gauge.type, gauge.help)
             for sample in gauge.read() { out.sample(gauge.name, sample.labels, sample.value) }
         }
         out.family("process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch in seconds.")

@@ -7,12 +7,27 @@ public final class Operations: Sendable {
     public let readiness = Readiness()
     /// Nil when quiet.
     let accessLog: AccessLog?
+    /// Writes the access log's lines off the poll threads; nil when quiet.
+    let accessLogWriter: AccessLogWriter?
     /// Conditional requests (`If-None-Match`): a hit when the client's copy was current (304).
     private let revalidations: CacheCounter
 
     public init(accessLog: AccessLog?) {
         self.accessLog = accessLog
+        let writer = accessLog.map { AccessLogWriter(descriptor: $0.descriptor) }
+        accessLogWriter = writer
         revalidations = metrics.cache("http_revalidation")
+        metrics.register(Gauge(counter: "tilescope_access_log_dropped_lines_total",
+                               help: "Access-log lines dropped because stdout was not read fast enough (its buffer was full) or could not be written.") {
+            Double(writer?.droppedLines ?? 0)
+        })
+    }
+
+    /// Writes the access-log lines still queued, waiting at most `seconds`: a stdout nobody reads must
+    /// not hold the exit. False if lines were left unwritten.
+    @discardableResult
+    public func stopAccessLog(deadline seconds: Double) -> Bool {
+        accessLogWriter?.stop(deadline: seconds) ?? true
     }
 
     /// Counts and logs one finished exchange. Runs on a server thread after every response.
@@ -23,7 +38,9 @@ public final class Operations: Sendable {
         if exchange.status == 304 || exchange.status == 200, exchange.request.headers["if-none-match"] != nil {
             if exchange.status == 304 { revalidations.hit() } else { revalidations.miss() }
         }
-        accessLog?.log(exchange, route: Endpoint.routeNames[route])
+        if let accessLog, let accessLogWriter {
+            accessLogWriter.append(accessLog.lineBytes(exchange, route: Endpoint.routeNames[route]))
+        }
     }
 
     /// The same for a tile answered from the hot tile answers: only tiles are kept there, so the route is
@@ -35,6 +52,8 @@ public final class Operations: Sendable {
         if exchange.hadIfNoneMatch, exchange.status == 304 || exchange.status == 200 {
             if exchange.status == 304 { revalidations.hit() } else { revalidations.miss() }
         }
-        if let accessLog { accessLog.log(exchange.completed, route: Endpoint.routeNames[route]) }
+        if let accessLog, let accessLogWriter {
+            accessLogWriter.append(accessLog.lineBytes(exchange.completed, route: Endpoint.routeNames[route]))
+        }
     }
 }

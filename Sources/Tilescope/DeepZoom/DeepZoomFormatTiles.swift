@@ -12,7 +12,8 @@ import ScrollGeometry
 /// stored tile, at a quality and effort whose SSIM against the source reaches the stored JPEG tile's
 /// on bench/client's grainy image (bench/formats/levels.py, docs/iiif.md#formats): the same picture
 /// in fewer bytes. The deepest level has no finer level, and no AVIF made from its stored tile
-/// reaches that tile's picture at fewer bytes, so there the AVIF tile is the JPEG.
+/// reaches that tile's picture at fewer bytes, so there the AVIF tile is the JPEG (re-encoded
+/// losslessly, below).
 ///
 /// Why not at build time: most tiles of most images are never asked for in a second format, and the
 /// build would take several times longer. WebP is made before its first reply (9 ms); AVIF below the

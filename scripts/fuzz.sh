@@ -13,7 +13,7 @@ root=$(pwd)
 seconds=${1:-60}
 shift || true
 jobs=${FUZZ_JOBS:-1}
-all_targets=(endpoint percent-decoding iiif viewport-query viewport-json multipart captions-json captions-plist rating)
+all_targets=(endpoint percent-decoding iiif viewport-query viewport-json multipart captions-json captions-plist rating jpeg-huffman)
 [ "$#" -gt 0 ] && targets=("$@") || targets=("${all_targets[@]}")
 
 # The fuzz executable lives in a package generated here: the root manifest plus one executable target
@@ -37,9 +37,10 @@ SWIFT
 [ "$(cat "$package/Package.swift" 2>/dev/null)" = "$manifest" ] || printf '%s\n' "$manifest" > "$package/Package.swift"
 
 # -sanitize=fuzzer: libFuzzer plus coverage instrumentation of every Swift module; address: ASan.
-# No UBSan: every parser fuzzed here is Swift, whose integer overflow and bounds checks trap in every
-# build (libFuzzer reports the trap); the C targets (CShims, CTileDecoder) are not reached by these inputs.
-sanitize=(-Xswiftc -sanitize=fuzzer,address)
+# No UBSan for Swift, whose integer overflow and bounds checks trap in every build (libFuzzer reports the
+# trap). The C targets get ASan and coverage too (-Xcc): jpeg-huffman reaches CTileDecoder's
+# jpeg_huffman.c (libjpeg itself is Debian's, uninstrumented).
+sanitize=(-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address)
 mkdir -p test-output/fuzz
 echo "== fuzz: building (log: test-output/fuzz/build.log)" >&2
 if ! (cd "$package" && swift build --product tilescope-fuzz "${sanitize[@]}") > test-output/fuzz/build.log 2>&1; then

@@ -15,7 +15,7 @@ import Testing
     static let shared: TestServer = {
         let server = try! TestServer(label: "formats") { folder in
             try TestImages.writePNG(width: width, height: height, to: folder + "/scene.png", seed: 3)
-            try TestImages.writeJPEG(width: width, height: height, to: folder + "/photo.jpg", seed: 1)
+            try SmoothImages.writeJPEG(width: width, height: height, to: folder + "/photo.jpg", seed: 1)
         }
         try! server.waitUntilBuilt()
         return server
@@ -203,8 +203,8 @@ import Testing
     /// the JPEG tile, smaller, and over the AVIF tiles of three levels at least as close to the
     /// level's own pixels (luma squared error) as their JPEG tiles, on a grainy source, where the JPEG
     /// tiles lose most; odd level sizes included (the 600 x 402 source's level max - 3 is made from a
-    /// 150 x 101 level). A tile whose AVIF came out no smaller is the JPEG's bytes, and at the
-    /// deepest level (no finer level) every tile is.
+    /// 150 x 101 level). A tile whose AVIF came out no smaller is the JPEG tile re-encoded losslessly
+    /// (`OptimizedJPEG`), and at the deepest level (no finer level) every tile is.
     @Test func avifTilesAreMadeFromTheFinerLevelAtTheJPEGTilesPictureAtLeast() throws {
         try #require(DeepZoomTileFormat.offered.contains(.avif))
         let (width, height) = (600, 402)
@@ -233,9 +233,9 @@ import Testing
                     try InterimFormatTileTests.waitForEncodings(server)
                     let reply = try server.get(path + ".avif")
                     tiles += 1
-                    // Where the AVIF came out no smaller, the tile is the JPEG's bytes.
+                    // Where the AVIF came out no smaller, the tile is the JPEG's, re-encoded losslessly.
                     if reply.header("content-type") == "image/jpeg" {
-                        #expect(reply.body == jpegReply.body, "\(path)")
+                        #expect(reply.body == (try OptimizedJPEG.bytes(jpegReply.body)), "\(path)")
                         continue
                     }
                     let jpeg = try IIIFEndToEndTests.Decoded(jpegReply.body), avif = try IIIFEndToEndTests.Decoded(reply.body)
@@ -254,12 +254,14 @@ import Testing
                 }
             }
         }
-        #expect(tiles == 4 && avifTiles >= 2, "\(avifTiles) of \(tiles) tiles in AVIF")
+        // On this grain the re-encoded JPEG is the smaller answer for most of the four tiles (AVIF made one of
+        // them smaller at 2026-12-02's settings); the picture check covers those that are AVIF.
+        #expect(tiles == 4 && avifTiles >= 1, "\(avifTiles) of \(tiles) tiles in AVIF")
         #expect(avifError <= jpegError, "luma squared error: AVIF \(avifError), JPEG \(jpegError)")
         let deepest = "/dzi/grain_files/\(pyramid.maxLevel)/1_1"
         let reply = try server.get(deepest + ".avif")
         #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg")
-        #expect(reply.body == (try server.get(deepest + ".jpeg")).body)
+        #expect(reply.body == (try OptimizedJPEG.bytes(try server.get(deepest + ".jpeg").body)))
     }
 
     static func squaredError(_ a: [UInt8], _ b: [UInt8]) -> Double {

@@ -37,4 +37,13 @@ int ts_resize_linear_scalar(const unsigned char *src, size_t src_stride, int src
 /// caller to free; returns 0, or -1 with a message in `error`.
 int ts_jpeg_encode(const unsigned char *pixels, size_t stride, int width, int height, int bands, int quality,
                    unsigned char **out, unsigned long *out_size, char *error, size_t error_size);
+/// Re-encodes the sequential JPEG of `input_size` bytes at `input` losslessly: the same DCT coefficients
+/// and quantization tables (so exactly the same pixels when decoded), with Huffman tables optimized for
+/// its own symbols, and as progressive scans if `progressive` is non-zero. No markers are copied but the
+/// JFIF header libjpeg writes. On success `*out` is a malloc'ed buffer of `*out_size` bytes for the caller
+/// to free (it can be larger than the input: the caller keeps the smaller); returns 0, or -1 with a
+/// message in `error` for anything that is not a whole sequential JPEG of at most 16 MB and 4096 pixels a
+/// side (empty, truncated, corrupt, progressive).
+int ts_jpeg_optimize_huffman(const unsigned char *input, size_t input_size, int progressive,
+                             unsigned char **out, unsigned long *out_size, char *error, size_t error_size);
 #endif

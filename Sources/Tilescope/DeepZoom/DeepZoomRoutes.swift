@@ -44,23 +44,28 @@ extension TilescopeApp {
     /// A tile in WebP or AVIF: the file if it was made before; else, for AVIF below the deepest level (a
     /// third of a second of CPU), the JPEG tile at once with a short cache lifetime while the AVIF is made
     /// behind the reply (`interimFormatTile`, `FormatTileEncodings`); else (WebP: 9 ms; AVIF at the deepest
-    /// level, which is the JPEG tile) made (`DeepZoomFormatTiles`) on a worker thread, stored, and answered.
+    /// level, which is the JPEG tile with optimized Huffman tables) made (`DeepZoomFormatTiles`) on a worker
+    /// thread, stored, and answered.
     func formatTile(_ id: String, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
                     _ request: Request) throws -> Reply {
         guard format != .jpeg else { return .now(try tile(id, level: level, column: column, row: row, request)) }
         let (record, manifest) = try checkedTile(id, level: level, column: column, row: row)
         let pyramid = manifest.pyramid
         let version = record.version
-        let etag = "\"\(version)-\(level)-\(column)-\(row)-\(format.folderName)\""
+        let etag = DeepZoomFormatTiles.etag(version: version, level: level, column: column, row: row, format: format,
+                                            isJPEG: false)
+        let keptETag = DeepZoomFormatTiles.etag(version: version, level: level, column: column, row: row,
+                                                format: format, isJPEG: true)
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: version)
         let jpegPath = store.tilePath(id: id, version: version, level: level, column: column, row: row)
         let files = DeepZoomFormatTiles(versionFolder: (store.descriptorPath(id: id, version: version) as NSString)
             .deletingLastPathComponent, format: format)
         let type = format.encoded.mediaType
-        for (path, storedType) in [(files.path(level: level, column: column, row: row), type),
-                                   (files.jpegPath(level: level, column: column, row: row), "image/jpeg")] {
-            if var stored = HTTPCaching.file(at: path, contentType: storedType, etag: etag, cacheControl: cacheControl,
-                                             request: request, descriptors: pyramidFiles) {
+        for (path, storedType, storedETag) in [(files.path(level: level, column: column, row: row), type, etag),
+                                               (files.jpegPath(level: level, column: column, row: row), "image/jpeg",
+                                                keptETag)] {
+            if var stored = HTTPCaching.file(at: path, contentType: storedType, etag: storedETag,
+                                             cacheControl: cacheControl, request: request, descriptors: pyramidFiles) {
                 if stored.status == 200 { stored.setHeader("Server-Timing", "tile;desc=stored") }
                 return .now(stored)
             }
@@ -98,7 +103,7 @@ extension TilescopeApp {
                                                      jpegQuality: quality, pyramid: reader)
                 let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
                 var headers = headers
-                if isJPEG { headers[0] = ("Content-Type", "image/jpeg") }
+                if isJPEG { headers[0...1] = [("Content-Type", "image/jpeg"), ("ETag", keptETag)] }
                 return Response(status: 200, headers: headers + [
                     ("Server-Timing", "tile;desc=written, render;dur=\(String(format: "%.2f", milliseconds))"),
                 ], body: .bytes(body))

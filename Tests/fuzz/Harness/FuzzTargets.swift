@@ -16,6 +16,7 @@ enum FuzzTargets {
         "captions-json": CaptionsTarget.runJSON,
         "captions-plist": CaptionsTarget.runPropertyList,
         "rating": RatingTarget.run,
+        "jpeg-huffman": JPEGHuffmanTarget.run,
     ]
 
     /// Set once by main before libFuzzer starts; read only on the fuzzing thread.

@@ -188,7 +188,7 @@ struct RequestGenerator {
     static let qualityFormats = ["default.jpg", "color.png", "gray.webp", "bitonal.tif", "default.gif", "default.jp2",
                                  "default.bmp", "fancy.jpg", "default", ".jpg", "default.", "default.jpg.png"]
     static let viewportFields = ["width", "height", "scale", "zoomScale", "offsetX", "offsetY", "insets", "minZoomScale",
-                                 "maxZoomScale", "zoomRect", "tap", "factor", "prefetch"]
+                                 "maxZoomScale", "zoomRect", "tap", "factor", "prefetch", "tileURLs"]
     static let viewportValues = ["1024", "768", "1", "4", "0.5", "16384", "16385", "1e6", "1e-300", "-1e308", "1e999", "nan",
                                  "0", "-0", "+3", " 7 ", "0x1p3", "0,0,0,0", "10,10,10,10", "1,2,3,4", "1,2", "true", "",
                                  "5000,5000,5000,5000", "1e308,1e308,1,1", "1,1,1e-320,1e-320"]

@@ -4,11 +4,13 @@ import ScrollGeometry
 @testable import Tilescope
 
 /// The tile lists of the viewport answer, byte for byte, against the same text written out plainly, one
-/// field of one tile at a time: the pre-formatted pieces `TileListJSON` copies must add up to exactly this.
+/// field of one tile at a time: the pre-formatted pieces `TileListJSON` copies must add up to exactly this,
+/// with each tile's URL (`tileURLs`) and without it (the answer's `tileURL` template instead).
 @Suite struct TileListJSONTests {
     static func plain(_ tiles: [ViewportResponse.TileJSON]) -> String {
         let items = tiles.map { t in
-            "{\"level\":\(t.level),\"column\":\(t.column),\"row\":\(t.row),\"url\":\"\(t.url)\","
+            "{\"level\":\(t.level),\"column\":\(t.column),\"row\":\(t.row),"
+                + (t.url.map { "\"url\":\"\($0)\"," } ?? "")
                 + "\"frame\":{\"x\":\(ViewportJSON.number(t.frame.x)),\"y\":\(ViewportJSON.number(t.frame.y)),"
                 + "\"width\":\(ViewportJSON.number(t.frame.width)),\"height\":\(ViewportJSON.number(t.frame.height))}}"
         }
@@ -30,13 +32,18 @@ import ScrollGeometry
             let query = try ViewportQuery.parse(query: fields)
             let id = "img \(seed) \"é\""  // escaped in URLs and in the id field alike
             let urls = PyramidURLs(imageID: id, version: seed % 5 == 0 ? "v/\(seed)" : String(seed))
-            let response = ViewportResponse(imageID: id, viewport: query.viewport(for: pyramid), urls: urls)
-            var tail = ",\"tiles\":" + Self.plain(response.tiles)
-            if let prefetch = response.prefetch { tail += ",\"prefetch\":" + Self.plain(prefetch) }
-            let json = String(decoding: response.json, as: UTF8.self)
-            #expect(json.hasSuffix(tail + "}"), "seed \(seed): \(fields)")
-            tiles += response.tiles.count + (response.prefetch?.count ?? 0)
+            for tileURLs in [false, true] {
+                let response = ViewportResponse(imageID: id, viewport: query.viewport(for: pyramid), urls: urls,
+                                                tileURLs: tileURLs)
+                #expect(response.tiles.allSatisfy { ($0.url != nil) == tileURLs })
+                var tail = ",\"tiles\":" + Self.plain(response.tiles)
+                if let prefetch = response.prefetch { tail += ",\"prefetch\":" + Self.plain(prefetch) }
+                if !tileURLs { tail = ",\"tileURL\":\"\(urls.tiles)\"" + tail }
+                let json = String(decoding: response.json, as: UTF8.self)
+                #expect(json.hasSuffix(tail + "}"), "seed \(seed), tileURLs \(tileURLs): \(fields)")
+                tiles += response.tiles.count + (response.prefetch?.count ?? 0)
+            }
         }
-        #expect(tiles > 2_000)  // most random zooms show the preview; enough of them show tiles
+        #expect(tiles > 4_000)  // most random zooms show the preview; enough of them show tiles
     }
 }

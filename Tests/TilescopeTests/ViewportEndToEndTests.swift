@@ -29,12 +29,65 @@ import TestSupport
         #expect(json["level"] as? Int == 12)
         let tiles = try #require(json["tiles"] as? [[String: Any]])
         #expect(!tiles.isEmpty)
-        let version = try #require(server.get("/api/images/a").json?["version"] as? String)
+        let image = try #require(server.get("/api/images/a").json)
+        let version = try #require(image["version"] as? String)
+        // The tile URL template, exactly as the image JSON hands it out; the tiles carry no URL of their own.
+        let template = try #require(json["tileURL"] as? String)
+        #expect(template == (image["urls"] as? [String: Any])?["tiles"] as? String)
+        #expect(template.hasSuffix("?v=\(version)"))
         for tile in tiles {
-            let url = try #require(tile["url"] as? String)
-            #expect(url.hasSuffix("?v=\(version)"))
+            #expect(tile["url"] == nil)
+            let url = try Self.fill(template, tile)
             #expect(try server.get(url).status == 200, "\(url)")  // every listed tile exists
         }
+    }
+
+    /// `{level}`, `{col}` and `{row}` of the answer's `tileURL`, filled in for one tile.
+    static func fill(_ template: String, _ tile: [String: Any]) throws -> String {
+        let level = try #require(tile["level"] as? Int), column = try #require(tile["column"] as? Int)
+        let row = try #require(tile["row"] as? Int)
+        return template.replacingOccurrences(of: "{level}", with: "\(level)")
+            .replacingOccurrences(of: "{col}", with: "\(column)").replacingOccurrences(of: "{row}", with: "\(row)")
+    }
+
+    /// `tileURLs=1` (or `"tileURLs": true` in a body) puts each tile's URL back, the template filled in, and
+    /// drops the template; every other byte is the default answer's.
+    @Test func tileURLsListsEachTilesURL() throws {
+        let view = "width=800&height=600&scale=2&zoomScale=0.5&offsetX=100&offsetY=50&prefetch=1"
+        let short = try server.get("/api/images/a/viewport?\(view)")
+        let long = try server.get("/api/images/a/viewport?\(view)&tileURLs=1")
+        #expect(short.status == 200 && long.status == 200)
+        let shortJSON = try #require(short.json), longJSON = try #require(long.json)
+        let template = try #require(shortJSON["tileURL"] as? String)
+        #expect(longJSON["tileURL"] == nil)
+        var listed = 0
+        for key in ["tiles", "prefetch"] {
+            let shortTiles = try #require(shortJSON[key] as? [[String: Any]])
+            let longTiles = try #require(longJSON[key] as? [[String: Any]])
+            #expect(shortTiles.count == longTiles.count && !shortTiles.isEmpty)
+            for (a, b) in zip(shortTiles, longTiles) {
+                let url = try #require(b["url"] as? String)
+                #expect(url == (try Self.fill(template, a)))
+                #expect(NSDictionary(dictionary: b.filter { $0.key != "url" }) == NSDictionary(dictionary: a))
+                listed += 1
+            }
+        }
+        // The rest of the answer is the same text: the long one with the URLs taken out is the short one.
+        var stripped = String(decoding: long.body, as: UTF8.self)
+        while let range = stripped.range(of: #","url":"/dzi/[^"]*""#, options: .regularExpression) {
+            stripped.removeSubrange(range)
+        }
+        let withoutTemplate = String(decoding: short.body, as: UTF8.self)
+            .replacingOccurrences(of: #","tileURL":"\#(template)""#, with: "")
+        #expect(stripped == withoutTemplate)
+        #expect(listed > 10)
+        let post = try RawHTTP(port: server.port).send(
+            "POST", "/api/images/a/viewport", headers: ["Content-Type": "application/json"],
+            body: Array(#"{"width": 800, "height": 600, "scale": 2, "zoomScale": 0.5, "offsetX": 100, "offsetY": 50, "prefetch": true, "tileURLs": true}"#.utf8))
+        #expect(post.status == 200 && post.body == long.body)
+        let bad = try server.get("/api/images/a/viewport?\(view)&tileURLs=2")
+        #expect(bad.status == 400)
+        #expect(bad.json?["message"] as? String == "tileURLs must be 1 or 0 (true or false)")
     }
 
     @Test func postWithAJSONBodyEqualsGet() throws {

@@ -37,6 +37,7 @@ import ScrollGeometry
         #expect(parsed.scrollView.zoomScale == nil)
         #expect(parsed.zoom == nil)
         #expect(parsed.prefetch == false)
+        #expect(parsed.tileURLs == false)
     }
 
     @Test func everyFieldFromAQueryString() throws {
@@ -205,6 +206,21 @@ import ScrollGeometry
     @Test func prefetchIsAFlag() {
         #expect(failure(base.merging(["prefetch": "maybe"]) { $1 })?.message == "prefetch must be 1 or 0 (true or false)")
         #expect(failure(json: #"{"width": 10, "height": 10, "prefetch": 2}"#)?.field == "prefetch")
+    }
+
+    @Test func tileURLsIsAFlag() throws {
+        for (text, value) in [("1", true), ("true", true), ("0", false), ("false", false)] {
+            #expect(try query(["tileURLs": text]).tileURLs == value, "\(text)")
+        }
+        for (json, value) in [("true", true), ("1", true), ("false", false), ("0", false), ("\"1\"", true), ("null", false)] {
+            let parsed = try ViewportQuery.parse(json: Array(#"{"width": 10, "height": 10, "tileURLs": \#(json)}"#.utf8))
+            #expect(parsed.tileURLs == value, "\(json)")
+        }
+        #expect(failure(base.merging(["tileURLs": "yes"]) { $1 })?.message == "tileURLs must be 1 or 0 (true or false)")
+        #expect(failure(base.merging(["tileURLs": ""]) { $1 })?.field == "tileURLs")
+        #expect(failure(json: #"{"width": 10, "height": 10, "tileURLs": 2}"#)?.field == "tileURLs")
+        #expect(failure(json: #"{"width": 10, "height": 10, "tileURLs": [true]}"#)?.message
+            == "tileURLs must be 1 or 0 (true or false)")
     }
 
     @Test func unreadableBodies() {

@@ -7,10 +7,11 @@ import ScrollGeometry
 extension ViewportResponse: Encodable {
     enum CodingKeys: String, CodingKey {
         case image, zoomScale, minimumZoomScale, maximumZoomScale, contentSize, contentOffset, visibleRect
-        case resolution, threshold, level, preview, tiles, prefetch
+        case resolution, threshold, level, preview, tileURL, tiles, prefetch
     }
 
-    /// As synthesized, except that `level` is written as `null` rather than left out.
+    /// As synthesized, except that `level` is written as `null` rather than left out (`tileURL`, a tile's `url`
+    /// and `prefetch` are left out when absent).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(image, forKey: .image)
@@ -24,6 +25,7 @@ extension ViewportResponse: Encodable {
         try container.encode(threshold, forKey: .threshold)
         try container.encode(level, forKey: .level)
         try container.encode(preview, forKey: .preview)
+        try container.encodeIfPresent(tileURL, forKey: .tileURL)
         try container.encode(tiles, forKey: .tiles)
         try container.encodeIfPresent(prefetch, forKey: .prefetch)
     }
@@ -64,7 +66,7 @@ extension ViewportResponse.TileJSON: Encodable {
         try c.encode(level, forKey: Keyed(stringValue: "level"))
         try c.encode(column, forKey: Keyed(stringValue: "column"))
         try c.encode(row, forKey: Keyed(stringValue: "row"))
-        try c.encode(url, forKey: Keyed(stringValue: "url"))
+        try c.encodeIfPresent(url, forKey: Keyed(stringValue: "url"))
         try c.encode(frame, forKey: Keyed(stringValue: "frame"))
     }
 }

@@ -6,12 +6,36 @@ import ScrollGeometry
 
 /// The viewport answer: exact JSON for a worked example, and agreement with JSONEncoder everywhere.
 @Suite struct ViewportResponseTests {
+    static let workedExample = ["width": "300", "height": "150", "scale": "2", "zoomScale": "1",
+                                "offsetX": "200", "offsetY": "100"]
+
     @Test func workedExampleIsExactlyTheDocumentedJSON() throws {
-        let query = try ViewportQuery.parse(query: ["width": "300", "height": "150", "scale": "2", "zoomScale": "1",
-                                                     "offsetX": "200", "offsetY": "100"])
+        let query = try ViewportQuery.parse(query: Self.workedExample)
+        #expect(!query.tileURLs)
         let pyramid = Pyramid(width: 600, height: 300, tileSize: 254, overlap: 1)
         let response = ViewportResponse(imageID: "tiny", viewport: query.viewport(for: pyramid),
-                                        urls: PyramidURLs(imageID: "tiny", version: 3))
+                                        urls: PyramidURLs(imageID: "tiny", version: 3), tileURLs: query.tileURLs)
+        let expected = #"""
+        {"image":{"id":"tiny","width":600,"height":300,"tileSize":254,"overlap":1,"maxLevel":10},\#
+        "zoomScale":1,"minimumZoomScale":0.5,"maximumZoomScale":1,\#
+        "contentSize":{"width":600,"height":300},"contentOffset":{"x":200,"y":100},\#
+        "visibleRect":{"x":200,"y":100,"width":300,"height":150},\#
+        "resolution":"high","threshold":0.5,"level":10,\#
+        "preview":{"url":"/images/tiny/preview.jpeg?v=3","width":600,"height":300},\#
+        "tileURL":"/dzi/tiny_files/{level}/{col}_{row}.jpeg?v=3",\#
+        "tiles":[{"level":10,"column":1,"row":0,"frame":{"x":253,"y":0,"width":256,"height":255}},\#
+        {"level":10,"column":0,"row":0,"frame":{"x":0,"y":0,"width":255,"height":255}}]}
+        """#
+        #expect(String(decoding: response.json, as: UTF8.self) == expected)
+    }
+
+    /// `tileURLs=1`: the answer as it was before the `tileURL` template, byte for byte.
+    @Test func workedExampleWithTileURLsIsTheFormerAnswer() throws {
+        let query = try ViewportQuery.parse(query: Self.workedExample.merging(["tileURLs": "1"]) { $1 })
+        #expect(query.tileURLs)
+        let pyramid = Pyramid(width: 600, height: 300, tileSize: 254, overlap: 1)
+        let response = ViewportResponse(imageID: "tiny", viewport: query.viewport(for: pyramid),
+                                        urls: PyramidURLs(imageID: "tiny", version: 3), tileURLs: query.tileURLs)
         let expected = #"""
         {"image":{"id":"tiny","width":600,"height":300,"tileSize":254,"overlap":1,"maxLevel":10},\#
         "zoomScale":1,"minimumZoomScale":0.5,"maximumZoomScale":1,\#
@@ -52,7 +76,45 @@ import ScrollGeometry
         let object = try #require(JSONSerialization.jsonObject(with: Data(response.json)) as? [String: Any])
         let prefetch = try #require(object["prefetch"] as? [[String: Any]])
         #expect(!prefetch.isEmpty)
-        #expect(prefetch.allSatisfy { ($0["url"] as? String)?.hasPrefix("/dzi/a_files/1") == true })
+        #expect(prefetch.allSatisfy { $0["url"] == nil })
+        #expect(object["tileURL"] as? String == "/dzi/a_files/{level}/{col}_{row}.jpeg?v=1")
+        let withURLs = ViewportResponse(imageID: "a", viewport: query.viewport(for: pyramid),
+                                        urls: PyramidURLs(imageID: "a", version: 1), tileURLs: true)
+        let listed = try #require(withURLs.prefetch)
+        #expect(listed.count == prefetch.count)
+        #expect(listed.allSatisfy { $0.url?.hasPrefix("/dzi/a_files/1") == true })
+    }
+
+    /// The template, filled in, is each tile's URL of the `tileURLs` answer, and the two answers differ in
+    /// nothing else: the same tiles, in the same order, with the same frames.
+    @Test func theTemplateSpellsEveryTileURL() throws {
+        var compared = 0
+        for seed in 0..<100 {
+            var rng = SeededGenerator(seed: 0x7E_3B1A7E &+ UInt64(seed))
+            let pyramid = Pyramid(width: rng.logUniformInt(1...60000), height: rng.logUniformInt(1...60000))
+            let query = try ViewportQuery.parse(query: [
+                "width": String(rng.logUniform(1...2000)), "height": String(rng.logUniform(1...2000)),
+                "scale": String(Double.random(in: 1...4, using: &rng)), "zoomScale": String(rng.logUniform(1e-3...4)),
+                "offsetX": String(Double.random(in: -1000...60000, using: &rng)),
+                "offsetY": String(Double.random(in: -1000...60000, using: &rng)), "prefetch": "1"])
+            let id = "im g/\(seed)"
+            let urls = PyramidURLs(imageID: id, version: "\(seed) x")
+            let viewport = query.viewport(for: pyramid)
+            let short = ViewportResponse(imageID: id, viewport: viewport, urls: urls)
+            let long = ViewportResponse(imageID: id, viewport: viewport, urls: urls, tileURLs: true)
+            let template = try #require(short.tileURL)
+            #expect(template == urls.tiles && long.tileURL == nil)
+            let shortTiles = short.tiles + (short.prefetch ?? []), longTiles = long.tiles + (long.prefetch ?? [])
+            #expect(shortTiles.count == longTiles.count)
+            for (a, b) in zip(shortTiles, longTiles) {
+                #expect(a.level == b.level && a.column == b.column && a.row == b.row && a.frame == b.frame && a.url == nil)
+                let filled = template.replacingOccurrences(of: "{level}", with: "\(a.level)")
+                    .replacingOccurrences(of: "{col}", with: "\(a.column)").replacingOccurrences(of: "{row}", with: "\(a.row)")
+                #expect(b.url == filled, "seed \(seed)")
+                compared += 1
+            }
+        }
+        #expect(compared > 500)
     }
 
     @Test func handWrittenJSONMatchesJSONEncoderOnRandomViewports() throws {
@@ -68,11 +130,14 @@ import ScrollGeometry
             if seed % 3 == 0 { fields["prefetch"] = "true" }
             if seed % 5 == 0 { fields["tap"] = "\(Double.random(in: 0...40000, using: &rng)),\(Double.random(in: 0...40000, using: &rng))" }
             let query = try ViewportQuery.parse(query: fields)
-            let response = ViewportResponse(imageID: "img-\(seed)", viewport: query.viewport(for: pyramid),
-                                            urls: PyramidURLs(imageID: "img-\(seed)", version: seed))
-            let mine = try JSONSerialization.jsonObject(with: Data(response.json)) as? NSDictionary
-            let theirs = try JSONSerialization.jsonObject(with: JSONEncoder().encode(response)) as? NSDictionary
-            #expect(mine != nil && mine == theirs, "seed \(seed)")
+            for tileURLs in [false, true] {
+                let response = ViewportResponse(imageID: "img-\(seed)", viewport: query.viewport(for: pyramid),
+                                                urls: PyramidURLs(imageID: "img-\(seed)", version: seed), tileURLs: tileURLs)
+                let mine = try JSONSerialization.jsonObject(with: Data(response.json)) as? NSDictionary
+                let theirs = try JSONSerialization.jsonObject(with: JSONEncoder().encode(response)) as? NSDictionary
+                #expect(mine != nil && mine == theirs, "seed \(seed), tileURLs \(tileURLs)")
+                #expect((mine?["tileURL"] != nil) == !tileURLs)
+            }
         }
     }
 

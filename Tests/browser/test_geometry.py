@@ -123,12 +123,25 @@ def test_client_agrees_with_the_viewport_api(session, server):
             assert status == 200, api
             compare(client, api, f"{image['id']} {view}")
             assert [(t['column'], t['row']) for t in client['tiles']] == [(t['column'], t['row']) for t in api['tiles']]
-            # The API names the stored JPEG tiles; the client asks for its browser's format (TileFormat.js).
+            # The API spells every tile's URL with one template (its tiles carry none; with tileURLs=1 each
+            # carries that template filled in). It names the stored JPEG tiles; the client asks for its
+            # browser's format (TileFormat.js).
+            assert all('url' not in t for t in api['tiles'])
+            spelt = [fill(api['tileURL'], t) for t in api['tiles']]
+            status, listed = http('GET', f"{server.base}/api/images/{image['id']}/viewport?{query}&tileURLs=1")
+            assert status == 200, listed
+            assert 'tileURL' not in listed and [t['url'] for t in listed['tiles']] == spelt
             fmt = session.page.evaluate("import('/js/tiles/TileFormat.js').then(m => m.tileFormat())")
-            urls = {(t['level'], t['column'], t['row']): t['url'].replace('.jpeg?', f'.{fmt}?') for t in api['tiles']}
+            urls = {(t['level'], t['column'], t['row']): url.replace('.jpeg?', f'.{fmt}?') for t, url in zip(api['tiles'], spelt)}
             for t in client['tiles']:
                 assert t['url'] == urls[(t['level'], t['column'], t['row'])]
             assert client['preview']['url'] == api['preview']['url']
+
+
+def fill(template, tile):
+    """The viewport answer's tileURL with one tile's level, column and row."""
+    return (template.replace('{level}', str(tile['level'])).replace('{col}', str(tile['column']))
+            .replace('{row}', str(tile['row'])))
 
 
 # Images whose sizes the geometry finds awkward: 1 x 1, sides just past a tile or a power of two, and

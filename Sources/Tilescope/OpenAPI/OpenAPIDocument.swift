@@ -636,6 +636,20 @@ enum OpenAPIDocument {
       }
      },
      {
+      "name": "tileURLs",
+      "in": "query",
+      "description": "Every tile carries its own `url` and the answer no `tileURL` template (the answer of earlier versions).",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "0",
+        "1",
+        "true",
+        "false"
+       ]
+      }
+     },
+     {
       "$ref": "#/components/parameters/Version"
      }
     ],
@@ -663,7 +677,7 @@ enum OpenAPIDocument {
     ],
     "operationId": "postViewport",
     "summary": "The same as GET, with the fields in a JSON body.",
-    "description": "Numbers are JSON numbers (a string holding a decimal number is read as in the query);\n`insets`, `zoomRect` and `tap` may be the comma string, an array or an object; `prefetch`\na boolean, 0/1 or their strings; `null` is the same as absent; unknown fields are ignored.\n",
+    "description": "Numbers are JSON numbers (a string holding a decimal number is read as in the query);\n`insets`, `zoomRect` and `tap` may be the comma string, an array or an object; `prefetch`\nand `tileURLs` a boolean, 0/1 or their strings; `null` is the same as absent; unknown fields are ignored.\n",
     "requestBody": {
      "required": true,
      "content": {
@@ -4232,6 +4246,26 @@ enum OpenAPIDocument {
         "type": "null"
        }
       ]
+     },
+     "tileURLs": {
+      "anyOf": [
+       {
+        "type": "boolean"
+       },
+       {
+        "enum": [
+         0,
+         1,
+         "0",
+         "1",
+         "true",
+         "false"
+        ]
+       },
+       {
+        "type": "null"
+       }
+      ]
      }
     }
    },
@@ -4296,13 +4330,13 @@ enum OpenAPIDocument {
     }
    },
    "ViewportTile": {
+    "description": "A tile to draw; `url` only when the request asked for `tileURLs` (otherwise the answer's `tileURL` spells it).",
     "type": "object",
     "additionalProperties": false,
     "required": [
      "level",
      "column",
      "row",
-     "url",
      "frame"
     ],
     "properties": {
@@ -4447,6 +4481,11 @@ enum OpenAPIDocument {
         "minimum": 1
        }
       }
+     },
+     "tileURL": {
+      "description": "Every tile's URL, `{level}`, `{col}` and `{row}` to fill in (`urls.tiles` of the image); absent when the request asked for `tileURLs`.",
+      "type": "string",
+      "pattern": "^/dzi/.+_files/\\{level\\}/\\{col\\}_\\{row\\}\\.jpeg\\?v="
      },
      "tiles": {
       "type": "array",

@@ -3,7 +3,7 @@ import ScrollGeometry
 /// Writes a viewport's tile list, formatting each column's and each row's numbers once.
 ///
 /// Rule 10 makes a tile's `x` and `width` depend on its level and column only, and `y` and `height` on its
-/// level and row only, and the URL repeats the same column and row digits. A retina viewport lists a
+/// level and row only, and a URL (with `tileURLs`) repeats the same column and row digits. A retina viewport lists a
 /// hundred or more tiles from a dozen columns and rows, so printing every number of every tile (four
 /// shortest-form doubles and five integers each) was most of the answer's cost; here a tile is a
 /// sequence of copies of text written once per column and once per row.
@@ -14,8 +14,8 @@ struct TileListJSON: ~Copyable {
     /// Per axis entry (a column or a row of a level), `Self.stride` offsets into `text`: where its text
     /// starts and where each of its four pieces ends; the start is -1 until the entry is filled.
     private var entries: [Int] = []
-    private let urlPrefix: [UInt8]
-    private let urlSuffix: [UInt8]
+    /// The tile URL's pieces around `L/C_R` when tiles carry their URL (`tileURLs`), else `nil`.
+    private let urls: (prefix: [UInt8], suffix: [UInt8])?
     private static let stride = 5
     /// The last width and height printed, and where their text is. Every inner column is T + 2 O level
     /// pixels wide and every inner row as tall, so most widths and heights are copies of one printed number.
@@ -23,9 +23,8 @@ struct TileListJSON: ~Copyable {
     private var lastHeight = PrintedNumber()
 
     /// Room for every column and row that `drawn` and `prefetched` use.
-    init(urlPrefix: [UInt8], urlSuffix: [UInt8], drawn: [Tile], prefetched: [Tile]?) {
-        self.urlPrefix = urlPrefix
-        self.urlSuffix = urlSuffix
+    init(urls: (prefix: [UInt8], suffix: [UInt8])?, drawn: [Tile], prefetched: [Tile]?) {
+        self.urls = urls
         var ranges: [(level: Int, columns: ClosedRange<Int>, rows: ClosedRange<Int>)] = []
         func include(_ tiles: [Tile]) {
             var last = -1  // tiles come level by level: look the level up only when it changes
@@ -58,10 +57,13 @@ struct TileListJSON: ~Copyable {
         }
     }
 
-    /// `[{"level":L,"column":C,"row":R,"url":"…","frame":{"x":X,"y":Y,"width":W,"height":H}},…]`
+    /// `[{"level":L,"column":C,"row":R,"frame":{"x":X,"y":Y,"width":W,"height":H}},…]`, with
+    /// `"url":"…"` before `"frame"` when tiles carry their URL.
     ///
     /// A tile is eight copies, column and row pieces in turn: `{"level":L,"column":C` `,"row":R`
-    /// `,"url":"…/L/C_` `R….jpeg?v=…","frame":{"x":` `X,"y":` `Y,"width":` `W,"height":` `H}}`.
+    /// `,"url":"…/L/C_` `R….jpeg?v=…","frame":{"x":` `X,"y":` `Y,"width":` `W,"height":` `H}}`. Without
+    /// URLs the column's second piece is empty and the row's is `,"frame":{"x":`, right after its first in
+    /// `text`: six copies, the row's first two as one.
     mutating func write(_ tiles: [Tile], key: StaticString, to out: inout ViewportJSON) {
         // Fill first: the copying below reads `text` through one pointer, which filling would move.
         // Per tile: the offsets of its column's and row's entries.
@@ -87,6 +89,20 @@ struct TileListJSON: ~Copyable {
             entries.withUnsafeBufferPointer { entries in
                 placed.withUnsafeBufferPointer { placed in
                     let text = text.baseAddress!, e = entries.baseAddress!
+                    if urls == nil {
+                        for index in 0..<placed.count {
+                            let c = placed[index].column, r = placed[index].row
+                            if index > 0 { out.appendRaw(",") }
+                            out.reserve(extra: 16 &+ e[c &+ 4] &- e[c] &+ e[r &+ 4] &- e[r])
+                            out.appendUnchecked(text + e[c], length: e[c &+ 1] &- e[c])
+                            out.appendUnchecked(text + e[r], length: e[r &+ 2] &- e[r])
+                            out.appendUnchecked(text + e[c &+ 2], length: e[c &+ 3] &- e[c &+ 2])
+                            out.appendUnchecked(text + e[r &+ 2], length: e[r &+ 3] &- e[r &+ 2])
+                            out.appendUnchecked(text + e[c &+ 3], length: e[c &+ 4] &- e[c &+ 3])
+                            out.appendUnchecked(text + e[r &+ 3], length: e[r &+ 4] &- e[r &+ 3])
+                        }
+                        return
+                    }
                     for index in 0..<placed.count {
                         let c = placed[index].column, r = placed[index].row
                         if index > 0 { out.appendRaw(",") }
@@ -106,7 +122,7 @@ struct TileListJSON: ~Copyable {
         out.endArray()
     }
 
-    /// `{"level":L,"column":C` `,"url":"{prefix}L/C_` `X,"y":` `W,"height":`
+    /// `{"level":L,"column":C` `,"url":"{prefix}L/C_` (empty without URLs) `X,"y":` `W,"height":`
     private mutating func fillColumn(_ entry: Int, _ level: Int, _ column: Int, x: Double, width: Double) {
         entries[entry] = text.length
         text.appendRaw(#"{"level":"#)
@@ -114,12 +130,14 @@ struct TileListJSON: ~Copyable {
         text.appendRaw(#","column":"#)
         text.appendInt(column)
         entries[entry + 1] = text.length
-        text.appendRaw(#","url":""#)
-        text.appendRaw(urlPrefix)
-        text.appendInt(level)
-        text.appendRaw("/")
-        text.appendInt(column)
-        text.appendRaw("_")
+        if let urls {
+            text.appendRaw(#","url":""#)
+            text.appendRaw(urls.prefix)
+            text.appendInt(level)
+            text.appendRaw("/")
+            text.appendInt(column)
+            text.appendRaw("_")
+        }
         entries[entry + 2] = text.length
         text.appendNumber(x)
         text.appendRaw(#","y":"#)
@@ -129,15 +147,20 @@ struct TileListJSON: ~Copyable {
         entries[entry + 4] = text.length
     }
 
-    /// `,"row":R` `R{suffix}","frame":{"x":` `Y,"width":` `H}}`
+    /// `,"row":R` `R{suffix}","frame":{"x":` (`,"frame":{"x":` without URLs) `Y,"width":` `H}}`
     private mutating func fillRow(_ entry: Int, _ row: Int, y: Double, height: Double) {
         entries[entry] = text.length
         text.appendRaw(#","row":"#)
         text.appendInt(row)
         entries[entry + 1] = text.length
-        text.appendInt(row)
-        text.appendRaw(urlSuffix)
-        text.appendRaw(#"","frame":{"x":"#)
+        if let urls {
+            text.appendInt(row)
+            text.appendRaw(urls.suffix)
+            text.appendRaw(#"","#)
+        } else {
+            text.appendRaw(",")
+        }
+        text.appendRaw(#""frame":{"x":"#)
         entries[entry + 2] = text.length
         text.appendNumber(y)
         text.appendRaw(#","width":"#)

@@ -93,6 +93,18 @@ struct ViewportJSON: ~Copyable {
         needsComma = true
     }
 
+    /// `"key":"{head}{middle}{tail}"` from pieces that need no escaping: percent-encoded URL pieces (`PyramidURLs`)
+    /// around a literal, so a URL template goes out without a `String` or an escaping pass.
+    mutating func field(_ key: StaticString, unescaped head: [UInt8], _ middle: StaticString, _ tail: [UInt8]) {
+        self.key(key)
+        byte(UInt8(ascii: "\""))
+        appendRaw(head)
+        appendRaw(middle)
+        appendRaw(tail)
+        byte(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     mutating func field(_ key: StaticString, _ value: Int?) {
         self.key(key)
         if let value { appendInt(value) } else { appendRaw("null") }

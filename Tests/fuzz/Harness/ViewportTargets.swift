@@ -44,7 +44,8 @@ enum ViewportAnswerCheck {
             FuzzCheck.require(number.isFinite, "non-finite number in the answer: \(context)")
         }
         FuzzCheck.require(viewport.zoomScale > 0, "zoomScale \(viewport.zoomScale): \(context)")
-        let answer = ViewportResponse(imageID: "fuzz", viewport: viewport, urls: PyramidURLs(imageID: "fuzz", version: 1))
+        let answer = ViewportResponse(imageID: "fuzz", viewport: viewport, urls: PyramidURLs(imageID: "fuzz", version: 1),
+                                      tileURLs: query.tileURLs)
         _ = answer.jsonBuffer()  // written as the route writes it (the buffer is freed with it)
     }
 }

@@ -12,8 +12,6 @@
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 
 static void *ts_touch_class(VipsObjectClass *object_class, void *unused) {
     (void) object_class;
@@ -63,14 +61,6 @@ int ts_copy_memory(VipsImage *in, VipsImage **out) {
 }
 
 int ts_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
-
-int ts_lower_thread_priority(int increment) {
-    pid_t tid = (pid_t) syscall(SYS_gettid);
-    errno = 0;
-    int current = getpriority(PRIO_PROCESS, (id_t) tid);
-    if (current == -1 && errno != 0) return -1;
-    return setpriority(PRIO_PROCESS, (id_t) tid, current + increment);
-}
 
 int ts_dzsave(VipsImage *in, const char *basename, int tile_size, int overlap, int quality) {
     char suffix[32];

@@ -10,37 +10,25 @@ import ScrollGeometry
 /// `preview.jpeg`. The build hands these over in parts (`PyramidPart`), each complete on disk:
 ///
 /// 1. the base: the descriptor, the preview and levels 0 to the preview level. For a JPEG it is
-///    made from a decode at 1/8 scale (libjpeg's shrink-on-load: the image is never decoded
-///    whole for it) while the full pass runs beside it on its own thread (`FullPass`), so a new
-///    image can be looked at after a small fraction of its build, and the build takes the full
-///    pass's time, not the full pass's plus the preview's. Other formats have no cheap reduced
-///    decode: their base comes from the full pass's own tiles, at its end.
+///    made before the full pass, from a decode at 1/8 scale (libjpeg's shrink-on-load: the
+///    image is never decoded whole for it), so a new image can be looked at after a small
+///    fraction of its build. Other formats have no cheap reduced decode: their base comes
+///    from the full pass's own tiles, at its end.
 /// 2. one part per finer level, from one dzsave pass over the full image. The source streams
 ///    through it once (sequential access), so memory grows with the image's width, not its area.
-///    dzsave finishes all levels together at the end of that pass, so these come in a burst,
-///    always after the base.
+///    dzsave finishes all levels together at the end of that pass, so these come in a burst.
 public struct PyramidBuilder: Sendable {
     public var tileSize: Int
     public var overlap: Int
     public var quality: Int
     public var previewMaxSide: Int
-    /// Added to the full pass's nice value (0 to 19; 0: unchanged) while a JPEG's preview is made
-    /// beside it, so that the preview keeps the cores it needs. The libvips workers the full pass
-    /// starts keep that priority after the build (libvips reuses idle workers), hence 0 by default.
-    public var fullPassNice: Int
 
-    public init(tileSize: Int = 254, overlap: Int = 1, quality: Int = 85, previewMaxSide: Int = 1024,
-                fullPassNice: Int = 0) {
+    public init(tileSize: Int = 254, overlap: Int = 1, quality: Int = 85, previewMaxSide: Int = 1024) {
         self.tileSize = tileSize
         self.overlap = overlap
         self.quality = quality
         self.previewMaxSide = previewMaxSide
-        self.fullPassNice = min(max(fullPassNice, 0), 19)
     }
-
-    /// Whether a JPEG's full pass runs beside its preview (true) or after the base is handed over:
-    /// the order builds had before the overlap, kept for tests that compare the two.
-    var overlapsFullPass = true
 
     public static let descriptorName = "image.dzi"
     public static let tilesFolderName = "image_files"
@@ -108,34 +96,22 @@ public struct PyramidBuilder: Sendable {
         let baseFirst = Self.decodesReduced(source)
         let basePart = PyramidPart(kind: .base, folder: base, levels: 0...previewLevel, pyramid: pyramid)
         if baseFirst {
-            let startFullPass = { [self] in
-                FullPass(niceIncrement: fullPassNice) { try dzsave(image, into: rest, source: source, progress: progress) }
-            }
-            let fullPass: FullPass? = overlapsFullPass ? startFullPass() : nil
-            do {
-                try writeBase(from: reducedPreview(of: source, pyramid: pyramid, level: previewLevel), of: pyramid, into: base)
-                // libvips's operation cache would keep the preview's pipeline (and its pixels) through the
-                // rest of the full pass, on top of dzsave's own memory.
-                // (Not vips_cache_drop_all: it frees the cache itself, and the next operation crashed.)
-                let cached = vips_cache_get_max()
-                vips_cache_set_max(0)
-                vips_cache_set_max(cached)
-                // A source the full pass has already refused is not shown, not even its preview.
-                if let failure = fullPass?.failure { throw failure }
-                try finished(basePart)
-            } catch {
-                // The pass reads `image` and writes into `rest`: both must outlive it. Its own error, if
-                // any, is the same file's; the first failure is the one reported.
-                try? fullPass?.wait()
-                throw error
-            }
-            try (fullPass ?? startFullPass()).wait()
-        } else {
-            try dzsave(image, into: rest, source: source, progress: progress)
+            let preview = try reducedPreview(of: source, pyramid: pyramid, level: previewLevel)
+            try writeBase(from: preview, of: pyramid, into: base)
+            // libvips's operation cache would keep the preview's pipeline (and its pixels) through the
+            // whole full pass, on top of dzsave's own memory.
+            // (Not vips_cache_drop_all: it frees the cache itself, and the next operation crashed.)
+            let cached = vips_cache_get_max()
+            vips_cache_set_max(0)
+            vips_cache_set_max(cached)
+            try finished(basePart)
+        }
+        try dzsave(image, into: rest, source: source, progress: progress)
+        let restTiles = (rest as NSString).appendingPathComponent(Self.tilesFolderName)
+        if !baseFirst {
             try assembleBase(of: pyramid, fromTilesIn: rest, into: base)
             try finished(basePart)
         }
-        let restTiles = (rest as NSString).appendingPathComponent(Self.tilesFolderName)
         if previewLevel < pyramid.maxLevel {
             for level in (previewLevel + 1)...pyramid.maxLevel {
                 try finished(PyramidPart(kind: .level, folder: "\(restTiles)/\(level)", levels: level...level, pyramid: pyramid))

@@ -26,9 +26,7 @@ public struct BuildCommand {
         try Vips.start()
         let store = try FilePyramidStore(dataFolder: dataFolder)
         let ids = try Self.ids(of: sources, dataFolder: dataFolder)
-        // The full pass runs niced beside a JPEG's preview, so the preview keeps a core: alone in its
-        // process, its libvips workers serve nothing else afterwards (docs/benchmarks.md, run H).
-        let builder = PyramidBuilder(quality: quality, fullPassNice: 10)
+        let builder = PyramidBuilder(quality: quality)
         var failures = 0
         for source in sources {
             let name = (source as NSString).lastPathComponent

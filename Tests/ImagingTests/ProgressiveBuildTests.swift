@@ -15,14 +15,14 @@ import Testing
         var tileCounts: [Int: Int] = [:]
     }
 
-    private func build(_ source: String, in folder: String, with builder: PyramidBuilder = PyramidBuilder(),
-                       parts: Parts = Parts()) throws -> (Pyramid, Parts, String) {
+    private func build(_ source: String, in folder: String) throws -> (Pyramid, Parts, String) {
         let work = folder + "/work"
         let out = folder + "/out"
         for path in [work, out + "/image_files"] {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
-        let pyramid = try builder.build(source: source, into: work) { part in
+        let parts = Parts()
+        let pyramid = try PyramidBuilder().build(source: source, into: work) { part in
             parts.kinds.append(part.kind)
             parts.levels.append(part.levels)
             switch part.kind {
@@ -66,74 +66,21 @@ import Testing
         #expect(PixelSize(width: previewImage.width, height: previewImage.height) == pyramid.size(ofLevel: preview))
     }
 
-    /// The full pass runs beside the preview, yet the base is handed over first and whole, before
-    /// any finer level (`expectWhole` checks the order and every level's tile count at hand-over).
-    @Test func aJPEGHandsOverItsWholeBaseBeforeAnyFinerLevel() throws {
+    @Test func aJPEGHandsOverItsBaseBeforeTheFullPassStarts() throws {
         let folder = try TestImages.folder()
         try TestImages.writeJPEG(width: 5000, height: 3000, to: folder + "/source.jpg")
-        let (pyramid, parts, out) = try build(folder + "/source.jpg", in: folder, with: PyramidBuilder(fullPassNice: 5))
+        let (pyramid, parts, out) = try build(folder + "/source.jpg", in: folder)
         #expect(pyramid == Pyramid(width: 5000, height: 3000))
+        #expect(parts.fullPassStartedBeforeBase == false)
         try expectWhole(pyramid, parts, out)
     }
 
-    /// Overlapping the two passes changes when the parts come, not what they hold: the same files,
-    /// byte for byte, as the build that makes the full pass after the base.
-    @Test func theOverlappedBuildIsTheSequentialBuildByteForByte() throws {
+    @Test func otherFormatsHandOverTheirBaseAfterTheFullPass() throws {
         let folder = try TestImages.folder()
-        try TestImages.writeJPEG(width: 3100, height: 2050, to: folder + "/source.jpg")
-        var sequentialBuilder = PyramidBuilder()
-        sequentialBuilder.overlapsFullPass = false
-        let sequential = Parts()
-        let (_, _, first) = try build(folder + "/source.jpg", in: folder + "/sequential", with: sequentialBuilder, parts: sequential)
-        #expect(sequential.fullPassStartedBeforeBase == false, "the reference build starts its full pass after the base")
-        let (_, _, second) = try build(folder + "/source.jpg", in: folder + "/overlapped")
-        let files = try Self.files(under: first)
-        #expect(files == (try Self.files(under: second)))
-        #expect(files.count > 100)
-        for file in files {
-            let a = try Data(contentsOf: URL(fileURLWithPath: first + "/" + file))
-            let b = try Data(contentsOf: URL(fileURLWithPath: second + "/" + file))
-            #expect(a == b, "\(file) differs")
-        }
-    }
-
-    /// A preview that fails while the full pass runs: nothing is handed over, and the build returns
-    /// only once the full pass has ended (it writes into the working folder the caller then removes).
-    @Test func aFailedPreviewHandsOverNothingAndOutwaitsTheFullPass() throws {
-        let folder = try TestImages.folder()
-        try TestImages.writeJPEG(width: 4000, height: 2500, to: folder + "/source.jpg")
-        // The preview's file cannot be written: a folder stands in its place.
-        try FileManager.default.createDirectory(atPath: folder + "/work/base/preview.jpeg", withIntermediateDirectories: true)
-        let parts = Parts()
-        #expect(throws: VipsError.self) { try build(folder + "/source.jpg", in: folder, parts: parts) }
-        #expect(parts.kinds.isEmpty, "handed over: \(parts.kinds)")
-        #expect(FileManager.default.fileExists(atPath: folder + "/work/rest/image.dzi"), "the full pass had ended (dzsave writes its descriptor last)")
-    }
-
-    /// The full pass's own failure, as the builder sees it while the preview is made: visible without
-    /// waiting once the pass has ended, and thrown by `wait()`. (A failing dzsave cannot be staged here:
-    /// libvips 8.14 aborts the process, not the call, when it cannot create its tiles folder.)
-    @Test func aFailedFullPassIsSeenBeforeTheBaseIsHandedOver() throws {
-        struct Refused: Error {}
-        let pass = FullPass(niceIncrement: 0) { throw Refused() }
-        #expect(throws: Refused.self) { try pass.wait() }
-        #expect(pass.failure is Refused)
-        let done = FullPass(niceIncrement: 3) {}
-        try done.wait()
-        #expect(done.failure == nil)
-    }
-
-    /// Every file under `folder`, as paths relative to it, sorted.
-    private static func files(under folder: String) throws -> [String] {
-        let enumerator = try #require(FileManager.default.enumerator(atPath: folder))
-        var paths: [String] = []
-        while let path = enumerator.nextObject() as? String {
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isFolder), !isFolder.boolValue {
-                paths.append(path)
-            }
-        }
-        return paths.sorted()
+        try TestImages.writePNG(width: 2100, height: 1300, to: folder + "/source.png")
+        let (pyramid, parts, out) = try build(folder + "/source.png", in: folder)
+        #expect(parts.fullPassStartedBeforeBase == true)
+        try expectWhole(pyramid, parts, out)
     }
 
     /// The reduced decode (1/8, then resized) shows the same picture as a full decode, and the

@@ -34,11 +34,6 @@ int ts_copy_memory(VipsImage *in, VipsImage **out);
 /// mallopt(M_ARENA_MAX, count): malloc.h is not in Swift's Glibc module.
 int ts_limit_malloc_arenas(int count);
 
-/// Adds `increment` to the calling thread's nice value (Linux: nice is per thread, and threads
-/// this one creates inherit it). setpriority(PRIO_PROCESS, gettid(), ...): gettid needs syscall(),
-/// which is variadic. Returns 0, or -1 with errno set.
-int ts_lower_thread_priority(int increment);
-
 /// Deep Zoom pyramid: `<basename>.dzi` and `<basename>_files/`, JPEG tiles.
 int ts_dzsave(VipsImage *in, const char *basename, int tile_size, int overlap, int quality);
 

@@ -125,6 +125,9 @@ public struct PyramidBuilder: Sendable {
     private func dzsave(_ image: VImage, into folder: String, source: String,
                         progress: @escaping @Sendable (BuildProgress) -> Void) throws {
         let basename = (folder as NSString).appendingPathComponent("image")
+        // Before libvips: a folder dzsave cannot create aborts the process (see PyramidFolders).
+        let levels = Pyramid(width: image.width, height: image.height, tileSize: tileSize, overlap: overlap)
+        try PyramidFolders.prepare(basename: basename, maxLevel: levels.maxLevel)
         let saved = ProgressRelay(progress).observing(image) {
             ts_dzsave(image.pointer, basename, Int32(tileSize), Int32(overlap), Int32(quality))
         }

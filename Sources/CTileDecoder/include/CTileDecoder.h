@@ -46,4 +46,24 @@ int ts_jpeg_encode(const unsigned char *pixels, size_t stride, int width, int he
 /// side (empty, truncated, corrupt, progressive).
 int ts_jpeg_optimize_huffman(const unsigned char *input, size_t input_size, int progressive,
                              unsigned char **out, unsigned long *out_size, char *error, size_t error_size);
+
+/// The baseline JPEG file open at `fd` at 1/8 scale, with the pixels of libjpeg-turbo's own scale 1/8
+/// decode less its partial last column and row (libvips's jpegload at shrink 8): floor(width / 8) x
+/// floor(height / 8). The entropy decoding runs on `threads` threads (1 or 2). Asked for two, it refuses
+/// a file it cannot split (entropy-coded data under `parallel_min_bytes`, or pixels and records over its
+/// memory budget), since on one thread it is slower than libjpeg. Returns 0 with `*pixels` a malloc'ed buffer of
+/// `*width` x `*height` x `*bands` bytes (1: grey, 3: RGB) for the caller to free, and `*split` 1 if the
+/// second thread's half was used; or 1 for a file it does not take (not a baseline Huffman JPEG with one
+/// scan, 8-bit quantisers and no restart markers; not grey, 4:4:4 or 4:2:0 YCbCr; corrupt or truncated;
+/// pixels at 1/8 over its memory budget): decode that one with libjpeg.
+int ts_jpeg_eighth_scale(int fd, int threads, long parallel_min_bytes,
+                         unsigned char **pixels, int *width, int *height, int *bands, int *split);
+
+/// libjpeg's own scale 1/8 decode of the `size` bytes at `data`, less the partial last column and row (as
+/// libvips's jpegload at shrink 8), strict: any libjpeg warning is a failure. The reference that
+/// `ts_jpeg_eighth_scale` is checked against; not used to serve or build. Returns 0 with `*pixels` a
+/// malloc'ed buffer of `*width` x `*height` x `*bands` bytes (1: grey, 3: RGB) for the caller to free, or
+/// -1 (an error, a warning, or over 64 MB of pixels).
+int ts_jpeg_eighth_scale_libjpeg(const unsigned char *data, size_t size,
+                                 unsigned char **pixels, int *width, int *height, int *bands);
 #endif

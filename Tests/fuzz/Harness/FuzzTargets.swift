@@ -17,6 +17,7 @@ enum FuzzTargets {
         "captions-plist": CaptionsTarget.runPropertyList,
         "rating": RatingTarget.run,
         "jpeg-huffman": JPEGHuffmanTarget.run,
+        "jpeg-eighth": JPEGEighthScaleTarget.run,
     ]
 
     /// Set once by main before libFuzzer starts; read only on the fuzzing thread.

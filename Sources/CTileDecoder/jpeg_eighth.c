@@ -2,8 +2,8 @@
 // decode (what libvips's jpegload gives at shrink 8), sooner.
 //
 // Why: a progressive build's preview comes from a 1/8-scale decode of the whole source, before the
-// full pass; for a gigapixel JPEG that decode is nearly all of the preview's wait (2.8 s of 3.0 s on
-// the demo image), and libjpeg spends it entropy-decoding on one thread. The entropy-coded data has
+// full pass; for a gigapixel JPEG that decode is nearly all of the preview's wait (93 % on the demo
+// image, docs/benchmarks.md run H), and libjpeg spends it entropy-decoding on one thread. The entropy-coded data has
 // no restart markers (libvips and most cameras write none), so it cannot be cut into independent
 // parts; but JPEG's Huffman codes resynchronise within a few dozen bits when decoding starts at an
 // arbitrary bit. A second thread decodes the second half of the data from its middle byte, keeping
@@ -19,13 +19,13 @@
 // 4:2:0 source covers 2x2 output pixels and goes through the 2x2 inverse DCT, which reads its
 // coefficients of rows and columns 0, 1, 3, 5 and 7. Those are reproduced below, then libjpeg's
 // YCbCr to RGB conversion. libjpeg-turbo runs the 2x2 transform in SSE2 with 16-bit products and
-// 32-bit sums: a block whose numbers would not fit those (never seen in a real photo, only made up)
-// is refused rather than computed differently.
+// 32-bit sums, and clamps samples that its C code wraps past +-512: a block whose numbers would leave
+// those ranges (never seen in a real photo, only made up) is refused rather than computed differently.
 //
 // Anything else (4:2:2 and other samplings, progressive, arithmetic coding, 12-bit, 16-bit
 // quantisers, restart markers, several scans, CMYK, RGB JPEGs, corrupt or truncated data, an image
-// whose pixels at 1/8 would not fit the memory budget) is refused with 1, and the caller decodes it
-// with libjpeg, which also says what is wrong with it.
+// whose pixels and records would not fit the memory budget, data too short to split) is refused with
+// 1, and the caller decodes it with libjpeg, which also says what is wrong with it.
 #include "CTileDecoder.h"
 #include <pthread.h>
 #include <stdint.h>
@@ -39,8 +39,8 @@
 #define HEADER_LIMIT (1 << 20)         // markers before the scan: EXIF and ICC data fit in far less
 #define SYNC_RECORDS (1 << 16)         // block starts the second thread records for the first to meet
 // The 1/8 pixels and the second thread's records together: the demo's 1-gigapixel 4:2:0 image takes
-// about 140 MB on two threads, under the full pass's peak that follows (about 215 MB). Larger images
-// decode on one thread (the pixels alone); pixels over the budget go to libjpeg, which streams.
+// about 140 MB (127 MB resident), under the full pass's peak that follows (about 215 MB). Larger
+// images go to libjpeg, which streams (on one thread this decoder is slower than libjpeg).
 #define MEMORY_BUDGET (192L << 20)
 #define INT16_LIMIT 32767
 #define INT32_LIMIT 2147483647L

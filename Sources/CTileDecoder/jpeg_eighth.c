@@ -76,8 +76,9 @@ typedef struct {
     int32_t max_code[18];
     int32_t offset[18];
     uint16_t lookup[1 << LOOKAHEAD];  // (length << 8) | symbol for codes of at most LOOKAHEAD bits
-    uint16_t skip_ac[1 << LOOKAHEAD]; // AC code and its value bits in one: bits | (run + 1) << 8, 0x8000 = end of block
-    uint32_t value_ac[1 << LOOKAHEAD]; // the same with the value's size: bits | size << 5 | (run + 1) << 9, END_OF_BLOCK
+    // An AC code with its value bits in one: their bits | the value's size << 5 | (run + 1) << 9, or
+    // the code's bits | END_OF_BLOCK; 0 for a code longer than LOOKAHEAD.
+    uint32_t value_ac[1 << LOOKAHEAD];
 } Huffman;
 
 #define END_OF_BLOCK (1u << 16)
@@ -108,23 +109,17 @@ static int huffman_build(Huffman *h) {
     }
     h->max_code[17] = INT32_MAX;
     memset(h->lookup, 0, sizeof h->lookup);
-    memset(h->skip_ac, 0, sizeof h->skip_ac);
     memset(h->value_ac, 0, sizeof h->value_ac);
     for (int i = 0; i < n; i++) {
         int l = lengths[i];
         if (l > LOOKAHEAD) continue;
         int symbol = h->symbols[i], run = symbol >> 4, size = symbol & 15;
-        uint16_t skip = 0;
         // The code and its value bits together (at most 16 + 15 = 31 bits; a reader holds 33).
-        if (size == 0 && run != 15) skip = (uint16_t)(l | 0x8000);
-        else if (size == 0) skip = (uint16_t)(l | 16 << 8);
-        else skip = (uint16_t)((l + size) | (run + 1) << 8);
         uint32_t value = size == 0 && run != 15 ? (uint32_t)l | END_OF_BLOCK
             : (uint32_t)(l + size) | (uint32_t)size << 5 | (uint32_t)(size ? run + 1 : 16) << 9;
         int first = codes[i] << (LOOKAHEAD - l);
         for (int j = 0; j < 1 << (LOOKAHEAD - l); j++) {
             h->lookup[first + j] = (uint16_t)(l << 8 | symbol);
-            h->skip_ac[first + j] = skip;
             h->value_ac[first + j] = value;
         }
     }
@@ -231,6 +226,15 @@ static inline int extend(int value, int size) { return value < (1 << (size - 1))
 /// the odd part of column 0's first pass, and the odd parts of the two rows' second pass.
 typedef struct { int32_t column0, row[2]; } ChromaAC;
 
+/// A block's place in the scan: its slot in the MCU, and the MCU's row and column.
+typedef struct { int slot, row, column; } Place;
+
+static inline void place_next(Place *at, int blocks_per_mcu, int mcu_columns) {
+    if (++at->slot < blocks_per_mcu) return;
+    at->slot = 0;
+    if (++at->column == mcu_columns) { at->column = 0; at->row++; }
+}
+
 /// Where the 1/8 pixels go: YCbCr (or grey) bytes, converted to RGB in place at the end.
 typedef struct {
     uint8_t *pixels;
@@ -255,13 +259,13 @@ typedef struct {
     Reader reader;
     const Huffman *dc[6], *ac[6];
     const uint16_t *quant[6];       // `kept` order, for the chroma blocks whose AC is kept
-    int blocks_per_mcu, slot, keeps_from;  // slots from keeps_from on keep their AC part
+    Place at;
+    int blocks_per_mcu, mcu_columns, keeps_from;  // slots from keeps_from on keep their AC part
     long count;                     // blocks decoded
     long bad;                       // invalid codes (or numbers not taken) found so far
     // first thread
     Picture *picture;
     long predictor[3];              // 64 bits: corrupt data cannot overflow the sum
-    int mcu_row, mcu_column, mcu_columns;
     // second thread
     int16_t *differences;
     ChromaAC *chroma;
@@ -307,10 +311,10 @@ static inline long odd_part(long z1, long z3, long z5, long z7) {
 /// Whether `value` is within +-limit.
 static inline int fits(long value, long limit) { return (unsigned long)(value + limit) <= (unsigned long)(2 * limit); }
 
-/// A dequantised kept coefficient, or -1 << 40 (which fits nothing) if it leaves 16 bits.
+/// A dequantised kept coefficient, or -2^40 (which fits nothing) if it leaves 16 bits.
 static inline long dequantised(const int16_t *kept, const uint16_t *quant, int i) {
     long z = (long)kept[i] * quant[i];
-    return fits(z, INT16_LIMIT) ? z : -1L << 40;
+    return fits(z, INT16_LIMIT) ? z : -(1L << 40);
 }
 
 /// The odd part of kept column j (rows 1, 3, 5 and 7), dequantised.
@@ -352,12 +356,12 @@ static int chroma_ac(const int16_t *kept, uint32_t mask, const uint16_t *quant, 
 static inline int chroma_pixels(int dc, int quant, const ChromaAC *ac, uint8_t out[2][2]) {
     long z0 = (long)dc * quant;
     if (!fits(z0, INT16_LIMIT)) return 0;
-    long even = z0 << 15;
+    long even = z0 * (1L << 15);  // libjpeg's LEFT_SHIFT: a multiplication, as shifting a negative number is undefined in C
     if (!fits(even + ac->column0, INT32_LIMIT - 4096) || !fits(even - ac->column0, INT32_LIMIT - 4096)) return 0;
     long first[2] = {(even + ac->column0 + 4096) >> 13, (even - ac->column0 + 4096) >> 13};
     for (int r = 0; r < 2; r++) {
         if (!fits(first[r], INT16_LIMIT)) return 0;
-        long base = first[r] << 15, odd = ac->row[r];
+        long base = first[r] * (1L << 15), odd = ac->row[r];
         if (!fits(base + odd, INT32_LIMIT - (1 << 19)) || !fits(base - odd, INT32_LIMIT - (1 << 19))) return 0;
         // libjpeg's C code wraps a sample past +-512 through its range-limit table; its SSE2 code clamps.
         long sample[2] = {(base + odd + (1 << 19)) >> 20, (base - odd + (1 << 19)) >> 20};
@@ -369,10 +373,10 @@ static inline int chroma_pixels(int dc, int quant, const ChromaAC *ac, uint8_t o
 }
 
 /// Puts one block (its absolute DC value known) into the picture.
-static inline __attribute__((always_inline)) void emit(Picture *p, int mcu_row, int mcu_column, int slot, int16_t dc, const ChromaAC *ac) {
-    int component = p->component[slot];
+static inline __attribute__((always_inline)) void emit(Picture *p, Place at, int16_t dc, const ChromaAC *ac) {
+    int component = p->component[at.slot];
     if (!p->subsampled || component == 0) {
-        int x = mcu_column * p->h + p->dx[slot], y = mcu_row * p->v + p->dy[slot];
+        int x = at.column * p->h + p->dx[at.slot], y = at.row * p->v + p->dy[at.slot];
         if (x < p->width && y < p->height)
             p->pixels[((size_t)y * (size_t)p->width + (size_t)x) * (size_t)p->bands + (size_t)component] =
                 dc_sample(dc, p->dc_quant[component]);
@@ -381,23 +385,23 @@ static inline __attribute__((always_inline)) void emit(Picture *p, int mcu_row, 
     uint8_t values[2][2];
     if (!chroma_pixels(dc, p->dc_quant[component], ac, values)) { p->unsupported = 1; return; }
     for (int r = 0; r < 2; r++) {
-        int y = 2 * mcu_row + r;
+        int y = 2 * at.row + r;
         if (y >= p->height) break;
         for (int s = 0; s < 2; s++) {
-            int x = 2 * mcu_column + s;
+            int x = 2 * at.column + s;
             if (x < p->width) p->pixels[((size_t)y * (size_t)p->width + (size_t)x) * 3 + (size_t)component] = values[r][s];
         }
     }
 }
 
-/// Skips a block's AC coefficients (one table lookup per code and its value bits where both fit).
+/// Skips a block's AC coefficients (one table lookup per code and its value bits).
 static inline void skip_ac(Decode *d, const Huffman *ac) {
     Reader *r = &d->reader;
     for (int k = 1; k < 64;) {
         reader_fill(r);
-        uint16_t skip = ac->skip_ac[reader_peek(r, LOOKAHEAD)];
-        if (skip & 0x8000) { reader_skip(r, skip & 31); break; }
-        if (skip) { reader_skip(r, skip & 31); k += skip >> 8; continue; }
+        uint32_t entry = ac->value_ac[reader_peek(r, LOOKAHEAD)];
+        if (entry & END_OF_BLOCK) { reader_skip(r, (int)(entry & 31)); break; }
+        if (entry) { reader_skip(r, (int)(entry & 31)); k += (int)(entry >> 9 & 31); continue; }
         int symbol = huffman_decode(r, ac);
         if (symbol < 0) { mark_bad(d); continue; }
         int run = symbol >> 4, bits = symbol & 15;
@@ -453,15 +457,9 @@ static inline uint32_t read_ac(Decode *d, const Huffman *ac, int16_t kept[KEPT +
     return mask & ((1u << KEPT) - 1);
 }
 
-static inline void next_slot(Decode *d) {
-    if (++d->slot < d->blocks_per_mcu) return;
-    d->slot = 0;
-    if (++d->mcu_column == d->mcu_columns) { d->mcu_column = 0; d->mcu_row++; }
-}
-
 static inline void decode_block(Decode *d) {
     Reader *r = &d->reader;
-    int slot = d->slot;
+    int slot = d->at.slot;
     reader_fill(r);
     int size = huffman_decode(r, d->dc[slot]), difference = 0;
     if (size < 0 || size > 11) {
@@ -484,13 +482,13 @@ static inline void decode_block(Decode *d) {
         int component = d->picture->component[slot];
         d->predictor[component] += difference;
         // libjpeg keeps the coefficient in 16 bits (JCOEF) before dequantising it.
-        emit(d->picture, d->mcu_row, d->mcu_column, slot, (int16_t)d->predictor[component], &ac);
+        emit(d->picture, d->at, (int16_t)d->predictor[component], &ac);
     } else {
         d->differences[d->count] = (int16_t)difference;
         if (keeps) d->chroma[d->chroma_count++] = ac;
     }
     d->count++;
-    next_slot(d);
+    place_next(&d->at, d->blocks_per_mcu, d->mcu_columns);
 }
 
 /// The second thread: from the middle to the end of the data (or its records' end), recording where
@@ -501,7 +499,7 @@ static void *decode_second_half(void *argument) {
     while (d->count < d->limit && d->chroma_count < chroma_limit
            && !(d->reader.stopped && d->reader.consumed >= d->reader.real)) {
         if (d->start_count < d->start_limit) {
-            d->starts[d->start_count] = (BlockStart){decode_position(d), d->slot, d->chroma_count, d->bad};
+            d->starts[d->start_count] = (BlockStart){decode_position(d), d->at.slot, d->chroma_count, d->bad};
             d->start_count++;
         }
         d->recent[d->count % RECENT] = (RecentStart){d->reader.consumed, d->bad};
@@ -662,21 +660,18 @@ typedef struct {
     const ChromaAC *chroma;
     long from, to, chroma_at;
     long predictor[3];
-    int slot, mcu_row, mcu_column, blocks_per_mcu, mcu_columns, keeps_from;
+    Place at;
+    int blocks_per_mcu, mcu_columns, keeps_from;
 } Records;
 
 /// Puts the records into the picture (`put`), or only moves the state to `to`.
 static void records_walk(Records *r, int put) {
     for (long j = r->from; j < r->to; j++) {
-        int slot = r->slot, component = r->picture.component[slot], keeps = slot >= r->keeps_from;
+        int component = r->picture.component[r->at.slot], keeps = r->at.slot >= r->keeps_from;
         r->predictor[component] += r->differences[j];
-        if (put)
-            emit(&r->picture, r->mcu_row, r->mcu_column, slot, (int16_t)r->predictor[component],
-                 keeps ? &r->chroma[r->chroma_at] : NULL);
+        if (put) emit(&r->picture, r->at, (int16_t)r->predictor[component], keeps ? &r->chroma[r->chroma_at] : NULL);
         r->chroma_at += keeps;
-        if (++r->slot < r->blocks_per_mcu) continue;
-        r->slot = 0;
-        if (++r->mcu_column == r->mcu_columns) { r->mcu_column = 0; r->mcu_row++; }
+        place_next(&r->at, r->blocks_per_mcu, r->mcu_columns);
     }
     r->from = r->to;
 }
@@ -691,7 +686,7 @@ static void *records_put(void *argument) {
 static int records_put_all(Picture *picture, const Decode *first, const Decode *second, long joined_at, long count) {
     Records head = {*picture, second->differences, second->chroma, joined_at, joined_at + count / 2,
                     second->starts[joined_at].chroma, {first->predictor[0], first->predictor[1], first->predictor[2]},
-                    first->slot, first->mcu_row, first->mcu_column, first->blocks_per_mcu, first->mcu_columns,
+                    first->at, first->blocks_per_mcu, first->mcu_columns,
                     first->keeps_from};
     Records tail = head;
     records_walk(&tail, 0);
@@ -868,7 +863,7 @@ int ts_jpeg_eighth_scale(int fd, int threads, long parallel_min_bytes,
             long position = decode_position(&first);
             while (next < second.start_count && second.starts[next].position < position) next++;
             if (next >= second.start_count) break;
-            if (second.starts[next].position == position && second.starts[next].slot == first.slot) {
+            if (second.starts[next].position == position && second.starts[next].slot == first.at.slot) {
                 joined_at = next;
                 break;
             }

@@ -38,9 +38,11 @@ SWIFT
 
 # -sanitize=fuzzer: libFuzzer plus coverage instrumentation of every Swift module; address: ASan.
 # No UBSan for Swift, whose integer overflow and bounds checks trap in every build (libFuzzer reports the
-# trap). The C targets get ASan and coverage too (-Xcc): jpeg-huffman reaches CTileDecoder's
-# jpeg_huffman.c (libjpeg itself is Debian's, uninstrumented).
-sanitize=(-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address)
+# trap), and whose driver refuses -sanitize=undefined here. The C targets get ASan, coverage and UBSan
+# (-Xcc; its handlers are in the ASan runtime that swiftc links), any finding fatal: jpeg-huffman and
+# jpeg-eighth reach CTileDecoder's jpeg_huffman.c and jpeg_eighth.c (libjpeg itself is Debian's,
+# uninstrumented). UBSan found left shifts of negative numbers in jpeg_eighth.c's chroma IDCT.
+sanitize=(-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address,undefined -Xcc -fno-sanitize-recover=undefined)
 mkdir -p test-output/fuzz
 echo "== fuzz: building (log: test-output/fuzz/build.log)" >&2
 if ! (cd "$package" && swift build --product tilescope-fuzz "${sanitize[@]}") > test-output/fuzz/build.log 2>&1; then

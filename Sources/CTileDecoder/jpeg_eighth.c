@@ -79,9 +79,36 @@ typedef struct {
     // An AC code with its value bits in one: their bits | the value's size << 5 | (run + 1) << 9, or
     // the code's bits | END_OF_BLOCK; 0 for a code longer than LOOKAHEAD.
     uint32_t value_ac[1 << LOOKAHEAD];
+    // For skipping AC codes: every whole code and value of the LOOKAHEAD bits in one, up to the end of
+    // block: their bits | their positions << 5 | MANY_END if an end of block is the last; and the first
+    // code and value alone (for a block that ends on the way): its bits << 14 | its positions << 19,
+    // or | FIRST_END. 0 for a first code longer than LOOKAHEAD.
+    uint32_t skip_ac[1 << LOOKAHEAD];
 } Huffman;
 
 #define END_OF_BLOCK (1u << 16)
+#define MANY_END (1u << 13)
+#define FIRST_END (1u << 24)
+
+/// The `skip_ac` entry of the LOOKAHEAD bits `window`, from the `value_ac` table.
+static uint32_t skip_entry(const Huffman *h, unsigned window) {
+    uint32_t first = h->value_ac[window];
+    if (!first) return 0;
+    uint32_t entry = (first & END_OF_BLOCK) ? (first & 31) << 14 | FIRST_END
+                                           : (first & 31) << 14 | (first >> 9 & 31) << 19;
+    int used = 0, positions = 0;
+    for (;;) {
+        // The rest of the window, zeros after it: an entry whose bits all lie in the rest is its own.
+        uint32_t next = h->value_ac[(window << used) & ((1u << LOOKAHEAD) - 1)];
+        int bits = (int)(next & 31);
+        if (!next || used + bits > LOOKAHEAD) break;
+        used += bits;
+        if (next & END_OF_BLOCK) { entry |= MANY_END; break; }
+        positions += (int)(next >> 9 & 31);
+        if (positions > 64) break;  // past any block: the walk stops here anyway
+    }
+    return entry | (uint32_t)used | (uint32_t)positions << 5;
+}
 
 /// Builds the canonical codes; 0 if the table is not a valid prefix code.
 static int huffman_build(Huffman *h) {
@@ -123,6 +150,7 @@ static int huffman_build(Huffman *h) {
             h->value_ac[first + j] = value;
         }
     }
+    for (unsigned window = 0; window < 1u << LOOKAHEAD; window++) h->skip_ac[window] = skip_entry(h, window);
     h->defined = 1;
     return 1;
 }
@@ -394,14 +422,22 @@ static inline __attribute__((always_inline)) void emit(Picture *p, Place at, int
     }
 }
 
-/// Skips a block's AC coefficients (one table lookup per code and its value bits).
+/// Skips a block's AC coefficients: every code and value in the next LOOKAHEAD bits in one lookup, unless
+/// the block ends on the way (past position 63, its last code not the end of block), then the first alone.
 static inline void skip_ac(Decode *d, const Huffman *ac) {
     Reader *r = &d->reader;
     for (int k = 1; k < 64;) {
         reader_fill(r);
-        uint32_t entry = ac->value_ac[reader_peek(r, LOOKAHEAD)];
-        if (entry & END_OF_BLOCK) { reader_skip(r, (int)(entry & 31)); break; }
-        if (entry) { reader_skip(r, (int)(entry & 31)); k += (int)(entry >> 9 & 31); continue; }
+        uint32_t entry = ac->skip_ac[reader_peek(r, LOOKAHEAD)];
+        int after = k + (int)(entry >> 5 & 255);
+        if ((entry & 31) && (after < 64 || (after == 64 && !(entry & MANY_END)))) {
+            reader_skip(r, (int)(entry & 31));
+            if (entry & MANY_END) break;
+            k = after;
+            continue;
+        }
+        if (entry & FIRST_END) { reader_skip(r, (int)(entry >> 14 & 31)); break; }
+        if (entry) { reader_skip(r, (int)(entry >> 14 & 31)); k += (int)(entry >> 19 & 31); continue; }
         int symbol = huffman_decode(r, ac);
         if (symbol < 0) { mark_bad(d); continue; }
         int run = symbol >> 4, bits = symbol & 15;

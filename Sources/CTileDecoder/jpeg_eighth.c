@@ -24,8 +24,10 @@
 //
 // Anything else (4:2:2 and other samplings, progressive, arithmetic coding, 12-bit, 16-bit
 // quantisers, restart markers, several scans, CMYK, RGB JPEGs, corrupt or truncated data, an image
-// whose pixels and records would not fit the memory budget, data too short to split) is refused with
-// 1, and the caller decodes it with libjpeg, which also says what is wrong with it.
+// whose pixels would not fit the memory budget) is refused with 1, and the caller decodes it with
+// libjpeg, which also says what is wrong with it. Data too short to split, or whose second thread's
+// records would not fit the budget, is decoded on one thread: since the skip table and the bit buffer
+// in registers (2026-12-03), one thread of this decoder takes about 0.8x libjpeg-turbo's CPU.
 #include "CTileDecoder.h"
 #include <pthread.h>
 #include <stdint.h>
@@ -39,8 +41,9 @@
 #define HEADER_LIMIT (1 << 20)         // markers before the scan: EXIF and ICC data fit in far less
 #define SYNC_RECORDS (1 << 16)         // block starts the second thread records for the first to meet
 // The 1/8 pixels and the second thread's records together: the demo's 1-gigapixel 4:2:0 image takes
-// about 140 MB (127 MB resident), under the full pass's peak that follows (about 215 MB). Larger
-// images go to libjpeg, which streams (on one thread this decoder is slower than libjpeg).
+// about 140 MB (127 MB resident), under the full pass's peak that follows (about 215 MB). An image
+// whose records would not fit is decoded on one thread (its pixels alone: 113 MB for 49152² 4:4:4);
+// one whose pixels would not fit goes to libjpeg, which streams.
 #define MEMORY_BUDGET (192L << 20)
 #define INT16_LIMIT 32767
 #define INT32_LIMIT 2147483647L
@@ -937,9 +940,6 @@ int ts_jpeg_eighth_scale(int fd, int threads, long parallel_min_bytes,
         }
     }
 
-    // On one thread this decoder is slower than libjpeg's (about 1.15x on the demo image): asked for
-    // two, it decodes on two or not at all.
-    if (threads > 1 && !parallel) goto end;
     long joined_at = -1;
     if (parallel) {
         while (first.count < total && decode_position(&first) < second.origin) decode_block(&first);

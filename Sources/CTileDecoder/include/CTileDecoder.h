@@ -49,9 +49,9 @@ int ts_jpeg_optimize_huffman(const unsigned char *input, size_t input_size, int 
 
 /// The baseline JPEG file open at `fd` at 1/8 scale, with the pixels of libjpeg-turbo's own scale 1/8
 /// decode less its partial last column and row (libvips's jpegload at shrink 8): floor(width / 8) x
-/// floor(height / 8). The entropy decoding runs on `threads` threads (1 or 2). Asked for two, it refuses
-/// a file it cannot split (entropy-coded data under `parallel_min_bytes`, or pixels and records over its
-/// memory budget), since on one thread it is slower than libjpeg. Returns 0 with `*pixels` a malloc'ed buffer of
+/// floor(height / 8). The entropy decoding runs on `threads` threads (1 or 2); asked for two, it uses one
+/// for a file it cannot split (entropy-coded data under `parallel_min_bytes`, a marker in the first half,
+/// or the second thread's records over its memory budget). Returns 0 with `*pixels` a malloc'ed buffer of
 /// `*width` x `*height` x `*bands` bytes (1: grey, 3: RGB) for the caller to free, and `*split` 1 if the
 /// second thread's half was used; or 1 for a file it does not take (not a baseline Huffman JPEG with one
 /// scan, 8-bit quantisers and no restart markers; not grey, 4:4:4 or 4:2:0 YCbCr; corrupt or truncated;

@@ -104,6 +104,9 @@ int ts_cast_uchar(VipsImage *in, VipsImage **out) {
 int ts_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
     return vips_resize(in, out, hscale, "vscale", vscale, NULL);
 }
+int ts_shrink(VipsImage *in, VipsImage **out, double hshrink, double vshrink) {
+    return vips_shrink(in, out, hshrink, vshrink, NULL);
+}
 int ts_linear1(VipsImage *in, VipsImage **out, double a, double b) {
     return vips_linear1(in, out, a, b, NULL);
 }

@@ -141,12 +141,18 @@ public struct PyramidBuilder: Sendable {
     /// the way to the level's exact size, and held in memory (a few megabytes at most). At 1/8 (every
     /// source over 8 times the preview's size) the same pixels come from `EighthScaleJPEG` where it
     /// takes the file, on two threads where it can split the data.
-    private func reducedPreview(of source: String, pyramid: Pyramid, level: Int) throws -> VImage {
+    func reducedPreview(of source: String, pyramid: Pyramid, level: Int) throws -> VImage {
         let target = pyramid.size(ofLevel: level)
         let shrink = min(8, 1 << (pyramid.maxLevel - level))
         var image = try (shrink == 8 ? EighthScaleJPEG.decode(source)?.image : nil)
             ?? Self.displayable(VImage.openJPEG(source, shrink: shrink, strict: true))
-        if image.width != target.width || image.height != target.height {
+        let across = image.width / target.width, down = image.height / target.height
+        if across >= 1, down >= 1, image.width == target.width * across, image.height == target.height * down {
+            // Sides the level divides (the 1/8 decode of a source whose sides are multiples of 8 and of
+            // the level's scale): a box average, as dzsave makes each level from the one below, at a
+            // tenth of vips_resize's cost (0.03 against 0.27 s on the demo image's 5120x3200).
+            if across > 1 || down > 1 { image = try image.shrink(horizontal: across, vertical: down) }
+        } else {
             image = try image.resize(horizontal: Double(target.width) / Double(image.width),
                                      vertical: Double(target.height) / Double(image.height))
         }

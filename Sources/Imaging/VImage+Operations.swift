@@ -11,6 +11,12 @@ extension VImage {
         try VImage.make { ts_resize(pointer, $0, horizontal, vertical) }
     }
 
+    /// The box average of every `horizontal` x `vertical` pixels (integer factors): how dzsave makes
+    /// its levels, and several times cheaper than `resize` for the same factor.
+    public func shrink(horizontal: Int, vertical: Int) throws -> VImage {
+        try VImage.make { ts_shrink(pointer, $0, Double(horizontal), Double(vertical)) }
+    }
+
     /// Composites an alpha channel over a solid background (white by default).
     public func flatten(red: Double = 255, green: Double = 255, blue: Double = 255) throws -> VImage {
         try VImage.make { ts_flatten(pointer, $0, red, green, blue) }

@@ -73,6 +73,27 @@ import Testing
         }
     }
 
+    /// A JPEG whose sides the preview level divides (4096x512, preview level 256x32, decoded at 1/8 to
+    /// 512x64): the preview level is exactly the 2x2 box average of the 1/8 decode, as dzsave makes a
+    /// level from the one below; where they do not divide (4000x500: 500x62 to 250x32), a resampling.
+    @Test func aJPEGsPreviewIsTheBoxAverageOfItsEighthScaleDecode() throws {
+        try Vips.start()
+        let folder = try TestImages.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (width, height, divides) in [(4096, 512, true), (4000, 500, false)] {
+            let source = try EighthScaleJPEGTests.source(width: width, height: height, bands: 3, quality: 85, in: folder)
+            let pyramid = Pyramid(width: width, height: height)
+            let level = pyramid.previewLevel(maxSide: 256)
+            let preview = try PyramidBuilder(previewMaxSide: 256).reducedPreview(of: source, pyramid: pyramid, level: level)
+            #expect(preview.width == pyramid.size(ofLevel: level).width && preview.height == pyramid.size(ofLevel: level).height)
+            let eighth = try VImage.openJPEG(source, shrink: 8, strict: true).inMemory()
+            let box = try eighth.shrink(horizontal: 2, vertical: 2)
+            let (w, h) = (min(box.width, preview.width), min(box.height, preview.height))
+            let same = try preview.crop(x: 0, y: 0, width: w, height: h).pixels() == box.crop(x: 0, y: 0, width: w, height: h).pixels()
+            #expect(same == divides, "\(width)x\(height)")
+        }
+    }
+
     @Test func unreadableSourceFailsWithLibvipsMessage() throws {
         let folder = try TestImages.folder()
         let source = folder + "/not-an-image.jpg"

@@ -46,6 +46,7 @@ int ts_flatten(VipsImage *in, VipsImage **out, double r, double g, double b);
 int ts_colourspace_srgb(VipsImage *in, VipsImage **out);
 int ts_cast_uchar(VipsImage *in, VipsImage **out);
 int ts_resize(VipsImage *in, VipsImage **out, double hscale, double vscale);
+int ts_shrink(VipsImage *in, VipsImage **out, double hshrink, double vshrink);
 int ts_linear1(VipsImage *in, VipsImage **out, double a, double b);
 int ts_zone(VipsImage **out, int width, int height);
 int ts_replicate(VipsImage *in, VipsImage **out, int across, int down);

@@ -207,23 +207,26 @@ static void reader_fill_slowly(Reader *r) {
     }
 }
 
+/// The next 4 bytes into `*bits` (holding `*count` <= 32 bits), if they are in the buffer and none is
+/// 0xFF (stuffing or a marker, for the slow path); 1 if it took them.
+static inline int reader_take_word(Reader *r, uint64_t *bits, int *count) {
+    if (r->stopped || r->length - r->at < 4) return 0;
+    uint32_t word;
+    memcpy(&word, r->buffer + r->at, 4);
+    uint32_t inverted = ~word;  // a zero byte here is an 0xFF byte there
+    if ((inverted - 0x01010101u) & ~inverted & 0x80808080u) return 0;
+    *bits |= (uint64_t)__builtin_bswap32(word) << (32 - *count);
+    *count += 32;
+    r->at += 4;
+    r->real += 32;
+    return 1;
+}
+
 /// At least 33 bits in hand: a Huffman code and its value bits (16 + 15) fit.
 static inline void reader_fill(Reader *r) {
     if (r->count > 32) return;
     if (r->length - r->at < 4 && !r->stopped) reader_refill(r);
-    if (!r->stopped && r->length - r->at >= 4) {
-        uint32_t word;
-        memcpy(&word, r->buffer + r->at, 4);
-        uint32_t inverted = ~word;  // a zero byte here is an 0xFF byte there
-        if (!((inverted - 0x01010101u) & ~inverted & 0x80808080u)) {
-            r->bits |= (uint64_t)__builtin_bswap32(word) << (32 - r->count);
-            r->count += 32;
-            r->at += 4;
-            r->real += 32;
-            return;
-        }
-    }
-    reader_fill_slowly(r);
+    if (!reader_take_word(r, &r->bits, &r->count)) reader_fill_slowly(r);
 }
 
 static inline unsigned reader_peek(Reader *r, int n) { return (unsigned)(r->bits >> (64 - n)); }
@@ -444,19 +447,7 @@ static inline void bits_store(Reader *r, Bits *b) {
 
 /// reader_fill on the locals: at least 33 bits in hand.
 static inline void bits_fill(Reader *r, Bits *b) {
-    if (b->count > 32) return;
-    uint32_t word, inverted;
-    if (!r->stopped && r->length - r->at >= 4) {
-        memcpy(&word, r->buffer + r->at, 4);
-        inverted = ~word;  // a zero byte here is an 0xFF byte there
-        if (!((inverted - 0x01010101u) & ~inverted & 0x80808080u)) {
-            b->bits |= (uint64_t)__builtin_bswap32(word) << (32 - b->count);
-            b->count += 32;
-            r->at += 4;
-            r->real += 32;
-            return;
-        }
-    }
+    if (b->count > 32 || reader_take_word(r, &b->bits, &b->count)) return;
     bits_store(r, b);  // a refill, an 0xFF byte or the end of the scan: the reader's own fill
     reader_fill(r);
     *b = bits_load(r);

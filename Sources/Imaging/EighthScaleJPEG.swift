@@ -19,8 +19,8 @@ public enum EighthScaleJPEG {
     /// The file at `path` at 1/8 scale, or nil for a file this decoder does not take (progressive,
     /// 4:2:2, restart markers, CMYK, corrupt..., or over its memory budget at 1/8: above about 4.3 gigapixels
     /// in colour): decode that one with libjpeg, which also says what is wrong with it. A file it cannot
-    /// split over two threads (under a megabyte of data, or its records over the budget: above about 1.4
-    /// gigapixels in 4:2:0 colour, 1.8 in 4:4:4) it decodes on one, still faster than libjpeg.
+    /// split over two threads (under a megabyte of data, or its records over the budget: above about 1.7
+    /// gigapixels in 4:2:0 colour, 2.6 in 4:4:4) it decodes on one, still faster than libjpeg.
     public static func decode(_ path: String, threads: Int = 2) throws -> Decoded? {
         let file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else { return nil }

@@ -137,10 +137,11 @@ public struct PyramidBuilder: Sendable {
         }
     }
 
-    /// The preview level's pixels from a JPEG decoded at 1/2, 1/4 or 1/8 scale, resized the rest of
-    /// the way to the level's exact size, and held in memory (a few megabytes at most). At 1/8 (every
-    /// source over 8 times the preview's size) the same pixels come from `EighthScaleJPEG` where it
-    /// takes the file, on two threads where it can split the data.
+    /// The preview level's pixels from a JPEG decoded at 1/2, 1/4 or 1/8 scale, shrunk (or, where the
+    /// level's sides do not divide the decode's, resized) the rest of the way to the level's exact size,
+    /// and held in memory (a few megabytes at most). At 1/8 (every source over 8 times the preview's
+    /// size) the same pixels come from `EighthScaleJPEG` where it takes the file, on two threads where
+    /// it can split the data.
     func reducedPreview(of source: String, pyramid: Pyramid, level: Int) throws -> VImage {
         let target = pyramid.size(ofLevel: level)
         let shrink = min(8, 1 << (pyramid.maxLevel - level))

@@ -38,6 +38,6 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "SeededRandom", "TestSupport"]),
         .testTarget(name: "TilescopeTests", dependencies: ["Tilescope", "TestSupport", "SeededRandom"]),
-        .testTarget(name: "TilescopeDemoTests", dependencies: ["TilescopeDemo", "Imaging", "ScrollGeometry"]),
+        .testTarget(name: "TilescopeDemoTests", dependencies: ["TilescopeDemo", "Imaging", "ScrollGeometry", "TestSupport"]),
     ]
 )

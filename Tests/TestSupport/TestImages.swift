@@ -5,10 +5,7 @@ import ScrollGeometry
 /// Source images made by the tests: nothing is downloaded or committed.
 public enum TestImages {
     public static func folder(_ label: String = #function) throws -> String {
-        let label = label.filter { $0.isLetter || $0.isNumber }
-        let path = NSTemporaryDirectory() + "tilescope-test-\(label)-\(getpid())-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try TestScratch.folder(label.filter { $0.isLetter || $0.isNumber })
     }
 
     /// A colour pattern with detail at every scale; `seed` changes it.

@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import ScrollGeometry
+import TestSupport
 import Testing
 @testable import TilescopeDemo
 
@@ -182,9 +183,7 @@ import Testing
 /// Temporary folders and file dates for the demo tests.
 enum DemoFolders {
     static func make(_ name: String) throws -> String {
-        let path = NSTemporaryDirectory() + "tilescope-demo-\(getpid())-\(name)-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try TestScratch.folder("demo-\(name)")
     }
 
     /// Nanosecond modification time, so a rewrite within the same second still shows.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Tilescope
 
@@ -6,9 +7,7 @@ import Testing
 /// never written outside an existing version folder, and bounded.
 @Suite struct IIIFTileWritesTests {
     private func folder() throws -> String {
-        let path = NSTemporaryDirectory() + "tile-writes-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try TestScratch.folder("tile-writes")
     }
 
     @Test func queuedTilesAreServedFromMemoryThenFromTheirFile() throws {

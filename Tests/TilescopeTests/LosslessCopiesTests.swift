@@ -21,9 +21,7 @@ import Testing
     }
 
     static func folder() throws -> String {
-        let path = NSTemporaryDirectory() + "lossless-copies-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try TestScratch.folder("lossless-copies")
     }
 
     static func record(_ path: String, id: String, version: String = "00000000000000a1") throws -> ImageRecord {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Tilescope
 
@@ -6,9 +7,7 @@ import Testing
 /// the same data folder (libvips aborts the process when a folder vanishes under dzsave).
 @Suite struct StagingAreaTests {
     private static func dataFolder(_ label: String) throws -> String {
-        let path = NSTemporaryDirectory() + "tilescope-staging-\(label)-\(getpid())-\(UUID().uuidString.prefix(6))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try TestScratch.folder("staging-\(label)")
     }
 
     @Test func aSecondStoreLeavesTheFirstStoresBuildsAlone() throws {

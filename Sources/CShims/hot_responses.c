@@ -7,6 +7,7 @@
 // current version, and drops an image's entries when its version changes (see HotResponses.swift).
 // A lookup that fails for any reason (other method, a body, repeated or non-ASCII If-None-Match, a
 // target too long, no entry) hands the request to Swift unchanged.
+#define _GNU_SOURCE  // pthread_rwlockattr_setkind_np
 #include "CShims.h"
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,7 +21,7 @@ struct ts_hot_entry {
     atomic_int refs;              // the table's reference, one per request using it, one per queued response
     struct ts_hot_entry *next;    // bucket chain
     size_t slot;                  // position in table->entries
-    int referenced;               // CLOCK bit: used since the hand last passed
+    atomic_int referenced;        // CLOCK bit: used since the hand last passed (set by lookups under the read lock)
     uint64_t hash;
     char *key;
     size_t key_length;
@@ -35,8 +36,13 @@ struct ts_hot_entry {
     char **values;
 };
 
+// The table's lock is a readers-writer lock: lookups (every hot tile) share it, inserts and drops take it
+// alone. With a mutex the two poll threads' lookups waited for each other: under wrk at 16 connections
+// this lock was 94 % of the server's futex calls (550 in 4 s; 4 with the readers-writer lock), and a
+// thread preempted inside its lookup (the poll threads share two cores with the clients) could hold the
+// other poll thread for the rest of its time slice. Tail latency did not measurably change (2026-12-03).
 struct ts_hot_table {
-    pthread_mutex_t lock;
+    pthread_rwlock_t lock;
     struct ts_hot_entry **buckets;
     size_t bucket_mask;
     struct ts_hot_entry **entries;  // dense, for the CLOCK sweep
@@ -46,7 +52,7 @@ struct ts_hot_table {
     size_t max_bytes;
     size_t hand;
     uint64_t generation;
-    uint64_t hits;
+    atomic_uint_fast64_t hits;
 };
 
 static uint64_t ts_hash(const char *text, size_t length) {
@@ -90,10 +96,16 @@ ts_hot_table *ts_hot_create(size_t max_entries, size_t max_bytes) {
         free(table);
         return NULL;
     }
+    atomic_init(&table->hits, 0);
     table->bucket_mask = buckets - 1;
     table->max_entries = max_entries;
     table->max_bytes = max_bytes;
-    pthread_mutex_init(&table->lock, NULL);
+    // Writers first: a stream of overlapping lookups must not keep an insert or a version's drop waiting.
+    pthread_rwlockattr_t attributes;
+    pthread_rwlockattr_init(&attributes);
+    pthread_rwlockattr_setkind_np(&attributes, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&table->lock, &attributes);
+    pthread_rwlockattr_destroy(&attributes);
     return table;
 }
 
@@ -116,8 +128,8 @@ static void ts_evict_one(ts_hot_table *table) {
     for (;;) {
         if (table->hand >= table->count) table->hand = 0;
         struct ts_hot_entry *entry = table->entries[table->hand];
-        if (entry->referenced) {
-            entry->referenced = 0;
+        if (atomic_load_explicit(&entry->referenced, memory_order_relaxed)) {
+            atomic_store_explicit(&entry->referenced, 0, memory_order_relaxed);
             table->hand++;
             continue;
         }
@@ -128,19 +140,19 @@ static void ts_evict_one(ts_hot_table *table) {
 
 void ts_hot_destroy(ts_hot_table *table) {
     if (!table) return;
-    pthread_mutex_lock(&table->lock);
+    pthread_rwlock_wrlock(&table->lock);
     while (table->count > 0) ts_unlink(table, table->entries[table->count - 1]);
-    pthread_mutex_unlock(&table->lock);
-    pthread_mutex_destroy(&table->lock);
+    pthread_rwlock_unlock(&table->lock);
+    pthread_rwlock_destroy(&table->lock);
     free(table->buckets);
     free(table->entries);
     free(table);
 }
 
 uint64_t ts_hot_generation(ts_hot_table *table) {
-    pthread_mutex_lock(&table->lock);
+    pthread_rwlock_rdlock(&table->lock);
     uint64_t generation = table->generation;
-    pthread_mutex_unlock(&table->lock);
+    pthread_rwlock_unlock(&table->lock);
     return generation;
 }
 
@@ -179,8 +191,9 @@ int ts_hot_insert(ts_hot_table *table, uint64_t generation, const char *key, con
     entry->body = body;
     entry->size = size;
     atomic_init(&entry->refs, 1);
+    atomic_init(&entry->referenced, 0);
 
-    pthread_mutex_lock(&table->lock);
+    pthread_rwlock_wrlock(&table->lock);
     int inserted = 0;
     if (generation == table->generation) {
         struct ts_hot_entry *existing = table->buckets[entry->hash & table->bucket_mask];
@@ -200,43 +213,53 @@ int ts_hot_insert(ts_hot_table *table, uint64_t generation, const char *key, con
             inserted = 1;
         }
     }
-    pthread_mutex_unlock(&table->lock);
+    pthread_rwlock_unlock(&table->lock);
     if (!inserted) ts_entry_free(entry);
     return inserted;
 }
 
 void ts_hot_drop_group(ts_hot_table *table, const char *group) {
-    pthread_mutex_lock(&table->lock);
+    pthread_rwlock_wrlock(&table->lock);
     table->generation++;
     for (size_t i = table->count; i > 0; i--) {
         struct ts_hot_entry *entry = table->entries[i - 1];
         if (strcmp(entry->group, group) == 0) ts_unlink(table, entry);
     }
-    pthread_mutex_unlock(&table->lock);
+    pthread_rwlock_unlock(&table->lock);
 }
 
 void ts_hot_counts(ts_hot_table *table, size_t *entries, size_t *bytes, uint64_t *hits) {
-    pthread_mutex_lock(&table->lock);
+    pthread_rwlock_rdlock(&table->lock);
     *entries = table->count;
     *bytes = table->bytes;
-    *hits = table->hits;
-    pthread_mutex_unlock(&table->lock);
+    *hits = atomic_load_explicit(&table->hits, memory_order_relaxed);
+    pthread_rwlock_unlock(&table->lock);
 }
 
 // The entry for `key`, with a reference for the caller, or NULL.
 static struct ts_hot_entry *ts_hot_lookup(ts_hot_table *table, const char *key, size_t length) {
     uint64_t hash = ts_hash(key, length);
-    pthread_mutex_lock(&table->lock);
+    pthread_rwlock_rdlock(&table->lock);
     struct ts_hot_entry *entry = table->buckets[hash & table->bucket_mask];
     while (entry && !(entry->hash == hash && entry->key_length == length && memcmp(entry->key, key, length) == 0))
         entry = entry->next;
     if (entry) {
         atomic_fetch_add_explicit(&entry->refs, 1, memory_order_relaxed);
-        entry->referenced = 1;
-        table->hits++;
+        atomic_store_explicit(&entry->referenced, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&table->hits, 1, memory_order_relaxed);
     }
-    pthread_mutex_unlock(&table->lock);
+    pthread_rwlock_unlock(&table->lock);
     return entry;
+}
+
+int ts_hot_probe(ts_hot_table *table, const char *key, uint64_t *sum) {
+    struct ts_hot_entry *entry = ts_hot_lookup(table, key, strlen(key));
+    if (!entry) return 0;
+    uint64_t total = 0;
+    for (size_t i = 0; i < entry->size; i++) total += ((const unsigned char *) entry->body)[i];
+    *sum = total;
+    ts_entry_release(entry);
+    return 1;
 }
 
 // ---- the glue in front of Swift's callbacks ----

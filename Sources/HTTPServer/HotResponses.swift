@@ -38,6 +38,12 @@ public final class HotResponses: @unchecked Sendable {
         return (entries, bytes, Int(clamping: hits))
     }
 
+    /// Looks `target` up as a request would and sums its body's bytes; nil if there is no entry (tests).
+    func probe(_ target: String) -> UInt64? {
+        var sum: UInt64 = 0
+        return ts_hot_probe(table, target, &sum) != 0 ? sum : nil
+    }
+
     /// Keeps `response` (status 200, a `.shared` body, an `ETag`) for `key.target`. False if refused.
     @discardableResult
     func insert(_ key: ReuseKey, headers: [(name: String, value: String)], body: SharedBytes) -> Bool {

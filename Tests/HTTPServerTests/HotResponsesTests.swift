@@ -1,5 +1,6 @@
 import Foundation
 @testable import HTTPServer
+import Synchronization
 import Testing
 
 /// The hot table's own rules: an insert made with a generation read before a drop is refused, a
@@ -52,6 +53,67 @@ import Testing
         #expect(!table.insert(key("/no-etag", "g", table), headers: [("Content-Type", "image/jpeg")], body: Self.bytes(10)))
         // A target over the longest key is not kept either.
         #expect(!table.insert(key("/" + String(repeating: "x", count: 2000), "g", table), headers: Self.headers, body: Self.bytes(10)))
+    }
+
+    /// What the threads of `lookupsRaceInsertsEvictionsAndDrops` count.
+    final class RaceCounts: Sendable {
+        let writing = Atomic<Bool>(true)
+        let found = Atomic<Int>(0)
+        let wrong = Atomic<Int>(0)
+        let stillThere = Atomic<Int>(0)
+    }
+
+    /// Lookups on two threads while a third inserts (evicting as it goes) and drops groups: every entry
+    /// found has its own body whole (an entry freed under a lookup would show another's bytes or freed
+    /// memory), and a dropped group's targets are gone the moment the drop returns.
+    @Test func lookupsRaceInsertsEvictionsAndDrops() throws {
+        let table = try #require(HotResponses(maxEntries: 16, maxBytes: 1 << 20))
+        let counts = RaceCounts()
+        let keys = 32
+        @Sendable func target(_ index: Int) -> String { "/k/\(index)" }
+        @Sendable func sum(_ index: Int) -> UInt64 { UInt64(index + 1) * UInt64(64 + index) }
+        @Sendable func write() {
+            for step in 0..<20_000 {
+                let index = step * 7 % keys
+                table.insert(ReuseKey(target: target(index), group: "g\(index % 4)", generation: table.generation),
+                             headers: Self.headers, body: Self.bytes(64 + index, UInt8(index + 1)))
+                if step % 50 == 49 {
+                    let dropped = step / 50 % 4
+                    table.drop(group: "g\(dropped)")
+                    for other in stride(from: dropped, to: keys, by: 4) where table.probe(target(other)) != nil {
+                        counts.stillThere.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+            counts.writing.store(false, ordering: .releasing)
+        }
+        @Sendable func read(_ start: Int) {
+            var index = start, probes = 0
+            // At least 5,000 probes: the writer may be done before a reader starts.
+            while counts.writing.load(ordering: .acquiring) || probes < 5_000 {
+                index = (index + 5) % keys
+                probes += 1
+                if let got = table.probe(target(index)) {
+                    counts.found.add(1, ordering: .relaxed)
+                    if got != sum(index) { counts.wrong.add(1, ordering: .relaxed) }
+                }
+            }
+        }
+        // Threads of their own, not a pool's: readers spinning on a pool's threads could keep the writer waiting.
+        let done = DispatchGroup()
+        for worker in 0..<3 {
+            done.enter()
+            Thread.detachNewThread {
+                if worker == 0 { write() } else { read(worker) }
+                done.leave()
+            }
+        }
+        done.wait()
+        #expect(counts.wrong.load(ordering: .relaxed) == 0)
+        #expect(counts.stillThere.load(ordering: .relaxed) == 0)
+        #expect(counts.found.load(ordering: .relaxed) > 0)  // the readers did meet entries
+        let totals = table.counts
+        #expect(totals.entries <= 16 && totals.hits >= counts.found.load(ordering: .relaxed))
     }
 
     @Test func bytesOutliveTheirEntry() throws {

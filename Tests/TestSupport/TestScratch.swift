@@ -27,7 +27,27 @@ public enum TestScratch {
         return path
     }
 
+    /// Depth first, every entry on its own, a few passes. In-process servers and builds may still be
+    /// writing when the process exits; `FileManager.removeItem` stops at the first entry that fails (a
+    /// folder that gained a file meanwhile) and left some 20 folders of a suite run behind.
     private static func removeRoot() {
-        try? FileManager.default.removeItem(atPath: root)
+        for _ in 0..<5 {
+            removeTree(root)
+            if access(root, F_OK) != 0 { return }
+            usleep(20_000)
+        }
+    }
+
+    private static func removeTree(_ path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                removeTree(path + "/" + name)
+            }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
     }
 }

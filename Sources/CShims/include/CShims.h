@@ -135,6 +135,9 @@ int ts_hot_insert(ts_hot_table *table, uint64_t generation, const char *key, con
 /// Removes every entry of `group` and bumps the generation.
 void ts_hot_drop_group(ts_hot_table *table, const char *group);
 void ts_hot_counts(ts_hot_table *table, size_t *entries, size_t *bytes, uint64_t *hits);
+// Looks `key` up as a request does (the entry held while it is read) and sums its body's bytes into *sum:
+// 1 if found. For tests of the table under concurrent lookups, inserts and drops.
+int ts_hot_probe(ts_hot_table *table, const char *key, uint64_t *sum);
 
 /// A request answered from the table, reported when libmicrohttpd completes it. `target` is valid
 /// only during the call.

@@ -118,6 +118,13 @@ public final class Server: @unchecked Sendable {
     }
     public var inFlightCount: Int { inFlight.load(ordering: .relaxed) }
 
+    /// Stops accepting new connections (they wait unanswered in the kernel's backlog); connections
+    /// already open are served on. `stop(deadline:)` does this first too; calling it before lets the
+    /// caller say so only once it is true.
+    public func stopAccepting() {
+        for loop in loops { _ = MHD_quiesce_daemon(loop.daemon) }
+    }
+
     /// Stops accepting, lets requests in flight finish until `deadline` seconds have passed, answers the
     /// ones still waiting on a worker with 503 (allowing `answerGrace` for those to go out), then closes
     /// every connection. Idle keep-alive connections are not waited for.

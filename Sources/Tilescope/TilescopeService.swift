@@ -122,8 +122,10 @@ public final class TilescopeService: @unchecked Sendable {
     }
 
     public func stop() {
-        Log.info("stopping: finishing requests in flight (up to \(config.shutdownSeconds) s)")
         operations.readiness.markStopping()
+        // Logged once it is true: a client (or a test) that reads this line and then connects must not be served.
+        server.stopAccepting()
+        Log.info("stopping: no new connections; finishing requests in flight (up to \(config.shutdownSeconds) s)")
         server.stop(deadline: Double(config.shutdownSeconds))
         // After the server: no request completes any more. Bounded, as a stuck stdout must not hold the exit.
         if !operations.stopAccessLog(deadline: 2) {

@@ -92,7 +92,7 @@ public final class Server: @unchecked Sendable {
     /// Ends every loop and stops its daemon, then closes the shared listening socket. Every daemon is
     /// quiesced first so that none closes the socket the others still hold.
     private func stopLoops(closing listener: Int32) {
-        for loop in loops { _ = MHD_quiesce_daemon(loop.daemon) }
+        stopAccepting()
         for loop in loops {
             loop.stop()
             MHD_stop_daemon(loop.daemon)
@@ -131,7 +131,7 @@ public final class Server: @unchecked Sendable {
     public func stop(deadline: Double) {
         guard let first = loops.first else { return }
         let listener = ts_mhd_listen_fd(first.daemon)
-        for loop in loops { _ = MHD_quiesce_daemon(loop.daemon) }
+        stopAccepting()
         waitForRequestsInFlight(seconds: deadline)
         // libmicrohttpd cannot stop with connections suspended, and their workers must not resume them
         // after it has: the stop answers them itself.

@@ -5,7 +5,7 @@ import ScrollGeometry
 /// Source images made by the tests: nothing is downloaded or committed.
 public enum TestImages {
     public static func folder(_ label: String = #function) throws -> String {
-        try TestScratch.folder(label.filter { $0.isLetter || $0.isNumber })
+        try TestScratch.folder(label)
     }
 
     /// A colour pattern with detail at every scale; `seed` changes it.

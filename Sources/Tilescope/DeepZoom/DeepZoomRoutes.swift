@@ -58,8 +58,7 @@ extension TilescopeApp {
                                                 format: format, isJPEG: true)
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: version)
         let jpegPath = store.tilePath(id: id, version: version, level: level, column: column, row: row)
-        let files = DeepZoomFormatTiles(versionFolder: (store.descriptorPath(id: id, version: version) as NSString)
-            .deletingLastPathComponent, format: format)
+        let files = DeepZoomFormatTiles(versionFolder: store.versionFolder(id: id, version: version), format: format)
         let type = format.encoded.mediaType
         for (path, storedType, storedETag) in [(files.path(level: level, column: column, row: row), type, etag),
                                                (files.jpegPath(level: level, column: column, row: row), "image/jpeg",
@@ -101,11 +100,11 @@ extension TilescopeApp {
             do {
                 let (body, isJPEG) = try files.write(level: level, column: column, row: row, from: jpegPath,
                                                      jpegQuality: quality, pyramid: reader)
-                let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                 var headers = headers
                 if isJPEG { headers[0...1] = [("Content-Type", "image/jpeg"), ("ETag", keptETag)] }
                 return Response(status: 200, headers: headers + [
-                    ("Server-Timing", "tile;desc=written, render;dur=\(String(format: "%.2f", milliseconds))"),
+                    ("Server-Timing", "tile;desc=written, render;dur=" + ServerTiming.milliseconds(seconds)),
                 ], body: .bytes(body))
             } catch {
                 return APIError(500, "render_failed", "cannot make the \(format.rawValue) tile: \(error)").response

@@ -73,7 +73,7 @@ extension TilescopeApp {
         let pyramidReader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
             store.tilePath(id: id, version: version, level: level, column: column, row: row)
         })
-        let versionFolder = (store.descriptorPath(id: id, version: version) as NSString).deletingLastPathComponent
+        let versionFolder = store.versionFolder(id: id, version: version)
         let lossless = iiif.lossless
         // Runs on the worker thread: finding (or writing) the lossless copy reads files.
         let reader: @Sendable () throws -> any RegionReading = {
@@ -83,7 +83,7 @@ extension TilescopeApp {
         }
         let quality = iiif.jpegQuality
         if let tile = IIIFTileFiles.tile(for: rendering, in: pyramid) {
-            let files = IIIFTileFiles(folder: versionFolder + "/iiif")
+            let files = IIIFTileFiles(versionFolder: versionFolder)
             if let stored = storedTile(at: files.path(tile), format: rendering.format) {
                 return .now(Response(status: 200, headers: headers + [("Server-Timing", "tile;desc=stored")],
                                      body: .shared(stored)))
@@ -140,8 +140,8 @@ extension TilescopeApp {
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             let body = try render()
-            let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-            let timing = ("Server-Timing", "\(what), render;dur=\(String(format: "%.2f", milliseconds))")
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let timing = ("Server-Timing", "\(what), render;dur=" + ServerTiming.milliseconds(seconds))
             return Response(status: 200, headers: headers + [timing], body: .bytes(body))
         } catch {
             return APIError(500, "render_failed", "cannot render \(rendering.canonical): \(error)").response

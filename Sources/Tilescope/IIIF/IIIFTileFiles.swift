@@ -16,8 +16,10 @@ import ScrollGeometry
 /// request, from any thread or after a restart, gets the same bytes from the file.
 /// They live in the version's folder (`iiif/{level}/{column}_{row}.{jpg,webp,avif}`) and go with it.
 struct IIIFTileFiles: Sendable {
-    /// `.../pyramids/{id}/{version}/iiif`
-    let folder: String
+    /// `.../pyramids/{id}/{version}`: the files go with it.
+    let versionFolder: String
+    /// `{versionFolder}/iiif`
+    var folder: String { versionFolder + "/iiif" }
 
     struct Tile: Equatable {
         var level: Int, column: Int, row: Int
@@ -55,8 +57,7 @@ struct IIIFTileFiles: Sendable {
     func write(_ tile: Tile, rendering: IIIFRendering, reader: any RegionReading, jpegQuality: Int,
                writes: IIIFTileWrites) throws -> [UInt8] {
         let bytes = try IIIFRenderer(reader: reader, jpegQuality: jpegQuality).render(rendering)
-        writes.publish(bytes, at: path(tile), versionFolder: (folder as NSString).deletingLastPathComponent,
-                       synced: !StoredTileCheck.isChecked(tile.format))
+        writes.publish(bytes, at: path(tile), versionFolder: versionFolder, synced: !StoredTileCheck.isChecked(tile.format))
         return bytes
     }
 }

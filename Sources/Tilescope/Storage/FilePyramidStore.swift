@@ -174,6 +174,10 @@ public struct FilePyramidStore: PyramidStore {
     public func descriptorPath(id: String, version: String) -> String {
         "\(folder(id: id, version: version))/\(PyramidBuilder.descriptorName)"
     }
+
+    public func versionFolder(id: String, version: String) -> String {
+        folder(id: id, version: version)
+    }
 }
 
 /// A pyramid store failure.

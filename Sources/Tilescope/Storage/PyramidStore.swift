@@ -29,6 +29,8 @@ public protocol PyramidStore: Sendable {
     func tilePath(id: String, version: String, level: Int, column: Int, row: Int) -> String
     func previewPath(id: String, version: String) -> String
     func descriptorPath(id: String, version: String) -> String
+    /// The folder of one version: files derived from it (IIIF tiles, other formats) are kept there and go with it.
+    func versionFolder(id: String, version: String) -> String
 }
 
 extension PyramidStore {

@@ -78,16 +78,25 @@ static unsigned char *read_file(const char *path, size_t *size, char *error, siz
     return data;
 }
 
+unsigned char *ts_jpeg_read_tile(const char *path, size_t *size, char *error, size_t error_size) {
+    return read_file(path, size, error, error_size);
+}
+
 int ts_jpeg_components(const char *path, char *error, size_t error_size) {
     size_t size = 0;
     unsigned char *data = read_file(path, &size, error, error_size);
     if (!data) return -1;
+    int components = ts_jpeg_components_of(data, size, error, error_size);
+    free(data);
+    return components;
+}
+
+int ts_jpeg_components_of(const unsigned char *data, size_t size, char *error, size_t error_size) {
     struct jpeg_decompress_struct cinfo;
     struct error_manager errors;
     use_errors(&cinfo, &errors, error, error_size);
     if (setjmp(errors.escape)) {
         jpeg_destroy_decompress(&cinfo);
-        free(data);
         return -1;
     }
     jpeg_create_decompress(&cinfo);
@@ -95,19 +104,26 @@ int ts_jpeg_components(const char *path, char *error, size_t error_size) {
     jpeg_read_header(&cinfo, TRUE);
     int components = cinfo.num_components;
     jpeg_destroy_decompress(&cinfo);
-    free(data);
     return components;
 }
 
 int ts_jpeg_decode_rect(const char *path, unsigned char *dest, size_t stride, int bands,
                         int x, int y, int width, int height, char *error, size_t error_size) {
+    size_t size = 0;
+    unsigned char *data = read_file(path, &size, error, error_size);
+    if (!data) return -1;
+    int result = ts_jpeg_decode_rect_of(data, size, path, dest, stride, bands, x, y, width, height, error, error_size);
+    free(data);
+    return result;
+}
+
+int ts_jpeg_decode_rect_of(const unsigned char *data, size_t size, const char *path, unsigned char *dest,
+                           size_t stride, int bands, int x, int y, int width, int height, char *error,
+                           size_t error_size) {
     if (bands != 1 && bands != 3) {
         snprintf(error, error_size, "cannot decode to %d bands", bands);
         return -1;
     }
-    size_t size = 0;
-    unsigned char *data = read_file(path, &size, error, error_size);
-    if (!data) return -1;
     struct jpeg_decompress_struct cinfo;
     struct error_manager errors;
     // volatile: read after a longjmp back into this frame.
@@ -116,7 +132,6 @@ int ts_jpeg_decode_rect(const char *path, unsigned char *dest, size_t stride, in
     if (setjmp(errors.escape)) {
         jpeg_destroy_decompress(&cinfo);
         free(row);
-        free(data);
         return -1;
     }
     jpeg_create_decompress(&cinfo);
@@ -127,7 +142,6 @@ int ts_jpeg_decode_rect(const char *path, unsigned char *dest, size_t stride, in
         snprintf(error, error_size, "%s is %ux%u: no rectangle %d,%d,%d,%d in it",
                  path, cinfo.image_width, cinfo.image_height, x, y, width, height);
         jpeg_destroy_decompress(&cinfo);
-        free(data);
         return -1;
     }
     cinfo.out_color_space = bands == 1 ? JCS_GRAYSCALE : JCS_RGB;
@@ -152,7 +166,6 @@ int ts_jpeg_decode_rect(const char *path, unsigned char *dest, size_t stride, in
         else snprintf(error, error_size, "out of memory");
         jpeg_destroy_decompress(&cinfo);
         free(row);
-        free(data);
         return -1;
     }
     // Rows above the rectangle: whole iMCU rows skipped (entropy-decoded only). Skips that end on an
@@ -169,7 +182,6 @@ int ts_jpeg_decode_rect(const char *path, unsigned char *dest, size_t stride, in
             snprintf(error, error_size, "%s ended early", path);
             jpeg_destroy_decompress(&cinfo);
             free(row);
-            free(data);
             return -1;
         }
         if (line >= y) memcpy(dest + (size_t)(line - y) * stride, row + (size_t)offset * (size_t)bands, (size_t)width * (size_t)bands);
@@ -177,6 +189,5 @@ int ts_jpeg_decode_rect(const char *path, unsigned char *dest, size_t stride, in
     // Not jpeg_finish_decompress: the rows below the rectangle are never decoded.
     jpeg_destroy_decompress(&cinfo);
     free(row);
-    free(data);
     return 0;
 }

@@ -1,4 +1,5 @@
 import CTileDecoder
+import Glibc  // free
 import ScrollGeometry
 
 /// A stored JPEG tile, decoded with libjpeg-turbo straight into a caller's pixel buffer.
@@ -23,12 +24,47 @@ public enum JPEGTile {
         }
     }
 
+    /// A stored tile read into memory once: its components and its pixels come from the same read
+    /// (a region's first tile says how many bands the region has, then is decoded into it).
+    public final class File {
+        public let path: String
+        private let data: UnsafeMutablePointer<UInt8>
+        private let size: Int
+
+        public init(path: String) throws {
+            var size = 0
+            var data: UnsafeMutablePointer<UInt8>? = nil
+            _ = try JPEGTile.withError { message, count in
+                data = ts_jpeg_read_tile(path, &size, message, count)
+                return data == nil ? -1 : 0
+            }
+            self.path = path
+            self.data = data!
+            self.size = size
+        }
+
+        deinit { free(data) }
+
+        /// Colour components: 1 (grey) or 3 (RGB).
+        public func components() throws -> Int {
+            try JPEGTile.withError { ts_jpeg_components_of(data, size, $0, $1) }
+        }
+
+        /// As `JPEGTile.decode`, from the bytes read.
+        public func decode(rect: PixelRect, into destination: UnsafeMutablePointer<UInt8>, stride: Int, bands: Int) throws {
+            _ = try JPEGTile.withError {
+                ts_jpeg_decode_rect_of(data, size, path, destination, stride, Int32(bands), Int32(rect.x), Int32(rect.y),
+                                       Int32(rect.width), Int32(rect.height), $0, $1)
+            }
+        }
+    }
+
     /// Runs a C call of `CTileDecoder` that returns -1 with a message on failure, as a throw.
     static func check(_ call: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws {
         _ = try withError(call)
     }
 
-    private static func withError(_ call: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws -> Int {
+    fileprivate static func withError(_ call: (UnsafeMutablePointer<CChar>, Int) -> Int32) throws -> Int {
         var message = [CChar](repeating: 0, count: 256)
         let result = message.withUnsafeMutableBufferPointer { call($0.baseAddress!, $0.count) }
         guard result >= 0 else {

@@ -41,7 +41,9 @@ public struct PyramidRegionReader: RegionReading, Sendable {
         let rect = plan.rect
         let columns = (rect.x / tileSize)...((rect.x + rect.width - 1) / tileSize)
         let rows = (rect.y / tileSize)...((rect.y + rect.height - 1) / tileSize)
-        let bands = try JPEGTile.components(tilePath(plan.level, columns.lowerBound, rows.lowerBound))
+        // The first tile is read once: it says how many bands the region has, then is decoded into it.
+        let first = try JPEGTile.File(path: tilePath(plan.level, columns.lowerBound, rows.lowerBound))
+        let bands = try first.components()
         let pixels = try RegionPixels(width: rect.width, height: rect.height, bands: bands)
         let stride = pixels.stride
         for row in rows {
@@ -51,10 +53,11 @@ public struct PyramidRegionReader: RegionReading, Sendable {
                 let y0 = max(rect.y, row * tileSize), y1 = min(rect.y + rect.height, (row + 1) * tileSize)
                 // ...and in the stored tile, which starts `overlap` pixels before its cell.
                 let stored = pyramid.tileRect(level: plan.level, column: column, row: row)
-                try JPEGTile.decode(tilePath(plan.level, column, row),
-                                    rect: PixelRect(x: x0 - stored.x, y: y0 - stored.y, width: x1 - x0, height: y1 - y0),
-                                    into: pixels.buffer.bytes + (y0 - rect.y) * stride + (x0 - rect.x) * bands,
-                                    stride: stride, bands: bands)
+                let file = row == rows.lowerBound && column == columns.lowerBound
+                    ? first : try JPEGTile.File(path: tilePath(plan.level, column, row))
+                try file.decode(rect: PixelRect(x: x0 - stored.x, y: y0 - stored.y, width: x1 - x0, height: y1 - y0),
+                                into: pixels.buffer.bytes + (y0 - rect.y) * stride + (x0 - rect.x) * bands,
+                                stride: stride, bands: bands)
             }
         }
         return pixels

@@ -17,6 +17,19 @@ int ts_jpeg_components(const char *path, char *error, size_t error_size);
 int ts_jpeg_decode_rect(const char *path, unsigned char *dest, size_t stride, int bands,
                         int x, int y, int width, int height, char *error, size_t error_size);
 
+/// The whole JPEG file at `path` in a malloc'ed buffer of `*size` bytes for the caller to free, refused
+/// (NULL, with a message in `error`) when it is missing, empty, over 64 MB or does not end with the EOI
+/// marker: what the two calls above read. With it, a tile read once gives both its components and its pixels.
+unsigned char *ts_jpeg_read_tile(const char *path, size_t *size, char *error, size_t error_size);
+
+/// `ts_jpeg_components` of a file already read (`ts_jpeg_read_tile`).
+int ts_jpeg_components_of(const unsigned char *data, size_t size, char *error, size_t error_size);
+
+/// `ts_jpeg_decode_rect` of a file already read (`ts_jpeg_read_tile`); `path` only names it in messages.
+int ts_jpeg_decode_rect_of(const unsigned char *data, size_t size, const char *path, unsigned char *dest,
+                           size_t stride, int bands, int x, int y, int width, int height, char *error,
+                           size_t error_size);
+
 /// Resizes `src` (`src_width` x `src_height`, rows `src_stride` bytes apart, `bands` 1 or 3 bytes
 /// per pixel) to exactly `dst_width` x `dst_height` into `dst` (rows `dst_stride` apart) with a
 /// triangle filter: an antialiased linear average when shrinking, bilinear interpolation when

@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 
 /// A fixed set of threads running submitted work in order: bounded parallelism for
@@ -13,8 +14,14 @@ public final class WorkerPool: @unchecked Sendable {
         for index in 0..<max(1, count) {
             // A strong reference: a thread may start after its owner is gone (a server that
             // failed to start, say), and `unowned` then traps. The pool lives until its threads end.
-            let thread = Thread { self.run() }
-            thread.name = "\(name)-\(index)"
+            let threadName = "\(name)-\(index)"
+            let thread = Thread {
+                // Foundation keeps `Thread.name` to itself on Linux: the kernel's name is what top, perf and
+                // /proc show (they showed "-qos.overcommit" for every worker).
+                ts_set_thread_name(threadName)
+                self.run()
+            }
+            thread.name = threadName
             thread.stackSize = 1 << 20
             threads.append(thread)
             thread.start()

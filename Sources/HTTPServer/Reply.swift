@@ -3,6 +3,14 @@
 public enum Reply: Sendable {
     case now(Response)
     case later(@Sendable () -> Response)
+    /// Work of about a millisecond and bounded (one stored tile decoded and encoded): run at once on the
+    /// poll thread when no other request is in flight in the whole server, else on a worker as `.later`.
+    /// A worker's hand-off and the resume after it are two thread wake-ups, 0.1-0.3 ms here, a fifth of
+    /// such a request's time for a client asking for one thing at a time (docs/benchmarks.md). The cost:
+    /// a request arriving on the same poll thread meanwhile waits for the work, once; the next ones see
+    /// it in flight and go to workers. Never for work that can block or run long (a file made once
+    /// for a whole image, an AVIF encoding, an fsync).
+    case soon(@Sendable () -> Response)
 }
 
 /// The application side of the server.

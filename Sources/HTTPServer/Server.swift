@@ -274,7 +274,9 @@ public final class Server: @unchecked Sendable {
         switch reply {
         case .now(let response):
             return send(response, for: exchange, on: connection)
-        case .later(let work):
+        case .soon(let work) where inFlight.load(ordering: .relaxed) == 1:  // this request alone: see `Reply.soon`
+            return send(work(), for: exchange, on: connection)
+        case .later(let work), .soon(let work):
             guard suspended.suspend(exchange, on: connection) else {
                 return send(stopping(), for: exchange, on: connection)
             }

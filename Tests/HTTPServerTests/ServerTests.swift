@@ -5,6 +5,9 @@ import TestSupport
 
 /// A handler that answers from the request itself, through every kind of reply.
 struct EchoHandler: HTTPHandler {
+    /// Holds `?gate=1` requests on their worker until signalled.
+    static let gate = DispatchSemaphore(value: 0)
+
     func handle(_ request: Request) -> Reply {
         let summary = "\(request.method) \(request.pathSegments ?? ["<malformed>"]) q=\(request.query.sorted { $0.key < $1.key }) body=\(request.body.count)"
         let response = Response(status: 200, headers: [("Content-Type", "text/plain")], body: .bytes(Array(summary.utf8)))
@@ -16,6 +19,16 @@ struct EchoHandler: HTTPHandler {
                 Thread.sleep(forTimeInterval: 0.25)
                 return response
             }
+        }
+        if request.query["gate"] != nil {
+            return .later {  // on a worker until the test opens the gate
+                _ = EchoHandler.gate.wait(timeout: .now() + 10)
+                return response
+            }
+        }
+        if request.query["soon"] != nil {
+            // Says which thread ran it: a poll thread ("http-poll-N") or a worker ("render-N").
+            return .soon { Response(status: 200, body: .bytes(Array(currentThreadName().utf8))) }
         }
         if let size = request.query["buffer"].flatMap({ Int($0) }) {
             // A malloc'ed body of `size` bytes (0, 1, 2, ... mod 251) that libmicrohttpd sends and frees.
@@ -31,6 +44,12 @@ struct EchoHandler: HTTPHandler {
         }
         return .now(response)
     }
+}
+
+/// The kernel's name of the calling thread (what `pthread_setname_np` set).
+private func currentThreadName() -> String {
+    let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+    return name.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 @Suite struct ServerTests {
@@ -57,6 +76,26 @@ struct EchoHandler: HTTPHandler {
         #expect(posted.text.hasSuffix("body=1000"))
         #expect(!connection.isClosedByServer())
         #expect(try #require(later.header("server-timing")).hasPrefix("total;dur="))
+    }
+
+    @Test func soonWorkRunsOnThePollThreadOnlyWhenNothingElseIsInFlight() throws {
+        let server = try Self.start()
+        defer { server.stop(deadline: 1) }
+        let port = server.port
+        let alone = try RawHTTP.get(port, "/a?soon=1")
+        #expect(alone.status == 200 && alone.text.hasPrefix("http-poll-"), "alone: \(alone.text)")
+        // With another request in flight (held on a worker), the same work goes to the other worker.
+        let heldDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = try? RawHTTP.get(port, "/h?gate=1")
+            heldDone.signal()
+        }
+        let end = Date().addingTimeInterval(10)
+        while server.inFlightCount == 0 && Date() < end { Thread.sleep(forTimeInterval: 0.001) }
+        let busy = try RawHTTP.get(port, "/b?soon=1")
+        EchoHandler.gate.signal()
+        #expect(busy.status == 200 && busy.text.hasPrefix("render-"), "busy: \(busy.text)")
+        heldDone.wait()
     }
 
     @Test func mallocBuffersAreSentWholeOnAKeptAliveConnection() throws {

@@ -52,4 +52,32 @@ import Testing
         #expect(writes.bytes(at: path) == nil)
         #expect(FileManager.default.contents(atPath: path).map { [UInt8]($0) } == [9, 8, 7])
     }
+
+    @Test func hasRoomUntilTheLimitIsWaiting() throws {
+        #expect(IIIFTileWrites(writers: 1, limit: 0).hasRoom == false)
+        let writes = IIIFTileWrites(writers: 1, limit: 4)
+        #expect(writes.hasRoom)
+    }
+
+    @Test func derivedFilesMakeTheirFoldersInsideTheVersionOnly() throws {
+        let version = try folder()
+        defer { try? FileManager.default.removeItem(atPath: version) }
+        let deep = version + "/formats/webp/12/3_4.webp"
+        DerivedFile.publish([1, 2], at: deep, versionFolder: version)
+        #expect(FileManager.default.contents(atPath: deep).map { [UInt8]($0) } == [1, 2])
+        // Written again (a second render): replaced whole, no temporary left.
+        DerivedFile.publish([3], at: deep, versionFolder: version)
+        #expect(FileManager.default.contents(atPath: deep).map { [UInt8]($0) } == [3])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: version + "/formats/webp/12") == ["3_4.webp"])
+        // Paths that are not inside the version folder are never written.
+        let sibling = version + "-other/iiif/0/0_0.jpg"
+        for path in [sibling, version + "/../escape.jpg", version + "/iiif//0_0.jpg", version, version + "/"] {
+            DerivedFile.publish([5], at: path, versionFolder: version)
+            #expect(!FileManager.default.fileExists(atPath: path) || path.hasSuffix("/") || path == version, "\(path)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: version + "-other"))
+        #expect(!FileManager.default.fileExists(atPath: (version as NSString).deletingLastPathComponent + "/escape.jpg"))
+        #expect(DerivedFile.relativePath(of: version + "/iiif/3/1_2.jpg", in: version) == "iiif/3/1_2.jpg")
+        #expect(DerivedFile.relativePath(of: version + "x/iiif/3/1_2.jpg", in: version) == nil)
+    }
 }

@@ -102,6 +102,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         switch route(request) {
         case .now(let response): return .now(decorate(response))
         case .later(let work): return .later { [self] in decorate(work()) }
+        case .soon(let work): return .soon { [self] in decorate(work()) }
         }
     }
 

@@ -94,11 +94,16 @@ extension TilescopeApp {
                                      body: .bytes(storing)))
             }
             let commonHeaders = headers
-            return .later {
+            let work: @Sendable () -> Response = {
                 Self.timed(commonHeaders, "tile;desc=written", rendering) {
                     try files.write(tile, rendering: rendering, reader: reader(), jpegQuality: quality, writes: writes)
                 }
             }
+            // One stored tile decoded and encoded, about a millisecond, may run on the poll thread
+            // (`Reply.soon`), unless it could block: a lossless copy to look for (or write), or a
+            // tile write that would have to happen before the reply (the writers' queue full).
+            let bounded = (!rendering.wantsSourcePixels || lossless.knownToHaveNoCopy(record)) && writes.hasRoom
+            return bounded ? .soon(work) : .later(work)
         }
         let key = "\(id)/\(record.version)/\(rendering.canonical)"
         if let hit = iiif.cache.get(key) {

@@ -21,6 +21,11 @@ final class IIIFTileWrites: Sendable {
         self.limit = max(0, limit)
     }
 
+    /// Whether a tile published now would be written behind the reply (not before it): fewer than `limit` wait.
+    var hasRoom: Bool {
+        pending.withLock { $0.count < limit }
+    }
+
     /// The bytes of the tile file at `path` while it is being written.
     func bytes(at path: String) -> [UInt8]? {
         pending.withLock { $0[path] }

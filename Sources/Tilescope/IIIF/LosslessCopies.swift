@@ -47,6 +47,13 @@ final class LosslessCopies: Sendable {
         }
     }
 
+    /// Whether `record`'s version is known to have no copy (too large, or lossy as found before):
+    /// `copy` then returns nil without touching a file.
+    func knownToHaveNoCopy(_ record: ImageRecord) -> Bool {
+        guard let header = record.header, header.pixels <= maxPixels else { return true }
+        return lossyVersions.contains("\(record.id)/\(record.version)")
+    }
+
     /// The copy of `record`'s source in `folder` (its version's pyramid folder), written now if it is
     /// missing; nil when the source is lossy, too large, or changed since this version was read.
     func copy(of record: ImageRecord, in folder: String) throws -> LosslessPyramid? {

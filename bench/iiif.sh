@@ -3,6 +3,7 @@
 # nginx as its users run it) on the same image, interleaved rounds, same load generator.
 #
 #   bench/iiif.sh            # Markdown table on stdout and in bench/out/iiif.md
+#   BENCH_TILESCOPE=/path/to/tilescope bench/iiif.sh   # that binary instead of building this tree
 #
 # Scenarios (request lists in bench/iiif/requests.py):
 #   tiles    tiles of each server's own grid, as a viewer asks for them (tilescope 254 px
@@ -45,9 +46,14 @@ fi
 # The machine's load when the run starts goes into the table: the ratios are only as good as the quiet.
 load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load average at start: $load_at_start" >&2
-echo "building tilescope (release)" >&2
-swift build -c release --product tilescope > "$work/build.log" 2>&1 || { tail -n 30 "$work/build.log" >&2; exit 1; }
-tilescope="$(swift build -c release --show-bin-path)/tilescope"
+if [ -n "${BENCH_TILESCOPE:-}" ]; then  # another build (an older commit's, say), as bench/run takes it
+  tilescope=$BENCH_TILESCOPE
+  [ -x "$tilescope" ] || { echo "BENCH_TILESCOPE=$tilescope is not an executable" >&2; exit 1; }
+else
+  echo "building tilescope (release)" >&2
+  swift build -c release --product tilescope > "$work/build.log" 2>&1 || { tail -n 30 "$work/build.log" >&2; exit 1; }
+  tilescope="$(swift build -c release --show-bin-path)/tilescope"
+fi
 
 # The source: smooth shapes plus grain, so tiles compress like a photograph's (not flat, not noise).
 source_image="$work/images/photo.jpg"
@@ -85,8 +91,19 @@ cleanup() {
 trap cleanup EXIT
 
 echo "starting tilescope" >&2
-# IIIF tile files from an earlier run would make the first pass a warm one: start cold.
-rm -rf "$work"/data/pyramids/*/*/iiif
+# IIIF tile files from an earlier run would make the first pass a warm one: start cold. They are
+# moved aside, not deleted: on ext4 without a journal (this machine's root file system) creating a
+# file skips over every inode freed in the last 1-5 minutes, one buffer lookup each, so deleting the
+# last run's 1,608 tiles seconds before the first pass made each new tile file's creation cost more
+# than its decode (first pass 1.0-1.1 ms of CPU a tile after a move, 1.8 ms after the delete: a cost
+# of this script, which iipsrv, writing no files, never paid). The trash is emptied after the first
+# pass, and a first pass starts at least RECENT_SECONDS after the last emptying: the kernel counts
+# an inode as recent for 60 s, or 360 s while its inode table block is not yet written back.
+RECENT_SECONDS=${RECENT_SECONDS:-360}
+mkdir -p "$work/trash"
+for stale in "$work"/data/pyramids/*/*/iiif; do
+  [ -d "$stale" ] && mv "$stale" "$work/trash/iiif-$(date +%s%N)"
+done
 # In a session of its own, as iipsrv's processes and nginx are: with the kernel's autogroup
 # scheduling a session shares one slice of the CPU, and tilescope left in this script's session
 # would share its slice with wrk on a machine busy with other work.
@@ -169,6 +186,13 @@ record() {  # server scenario round json cpu rss
     "$1" "$2" "$3" "$4" "$5" "$6" "$clk" >> "$results"
 }
 
+if [ -f "$work/trash-emptied-at" ]; then
+  wait_seconds=$(( $(cat "$work/trash-emptied-at") + RECENT_SECONDS - $(date +%s) ))
+  if [ "$wait_seconds" -gt 0 ]; then
+    echo "waiting ${wait_seconds} s: the last run's tile files were deleted less than ${RECENT_SECONDS} s ago" >&2
+    sleep "$wait_seconds"
+  fi
+fi
 # The first pass goes through each list in FIRST_PASS_CHUNKS parts, alternating between the servers
 # part by part (every request still the first of its URL), so that a change in the machine's load
 # from other work meets both servers alike.
@@ -185,6 +209,8 @@ for scenario in tiles regions; do
     done
   done
 done
+rm -rf "$work/trash"  # no file is created from here on: see the move above
+date +%s > "$work/trash-emptied-at"
 for round in $(seq 1 "$ROUNDS"); do
   for scenario in tiles regions; do
     for server in tilescope iipsrv; do

@@ -51,15 +51,19 @@ final class LosslessCopies: Sendable {
     /// `copy` then returns nil without touching a file.
     func knownToHaveNoCopy(_ record: ImageRecord) -> Bool {
         guard let header = record.header, header.pixels <= maxPixels else { return true }
-        return lossyVersions.contains("\(record.id)/\(record.version)")
+        return lossyVersions.contains(Self.key(record))
+    }
+
+    /// One source version: what `lossyVersions` and `entries` are keyed by.
+    private static func key(_ record: ImageRecord) -> String {
+        "\(record.id)/\(record.version)"
     }
 
     /// The copy of `record`'s source in `folder` (its version's pyramid folder), written now if it is
     /// missing; nil when the source is lossy, too large, or changed since this version was read.
     func copy(of record: ImageRecord, in folder: String) throws -> LosslessPyramid? {
-        guard let header = record.header, header.pixels <= maxPixels else { return nil }
-        let key = "\(record.id)/\(record.version)"
-        guard !lossyVersions.contains(key) else { return nil }
+        guard !knownToHaveNoCopy(record) else { return nil }
+        let key = Self.key(record)
         if entries.withLock({ $0[key] }) == nil {
             // An unreadable source (being replaced, say) is not remembered: the next request looks again.
             guard let loader = findLoader(record.sourcePath) else { return nil }

@@ -34,7 +34,7 @@ import ScrollGeometry
             let urls = PyramidURLs(imageID: id, version: seed % 5 == 0 ? "v/\(seed)" : String(seed))
             for tileURLs in [false, true] {
                 let response = ViewportResponse(imageID: id, viewport: query.viewport(for: pyramid), urls: urls,
-                                                tileURLs: tileURLs)
+                                                listing: tileURLs ? .objectsWithURLs : .objects)
                 #expect(response.tiles.allSatisfy { ($0.url != nil) == tileURLs })
                 var tail = ",\"tiles\":" + Self.plain(response.tiles)
                 if let prefetch = response.prefetch { tail += ",\"prefetch\":" + Self.plain(prefetch) }

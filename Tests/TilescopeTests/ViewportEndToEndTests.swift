@@ -27,8 +27,8 @@ import TestSupport
         #expect(json["resolution"] as? String == "high")
         // d = 0.5 * 2 = 1: full resolution, the top level.
         #expect(json["level"] as? Int == 12)
-        let tiles = try #require(json["tiles"] as? [[String: Any]])
-        #expect(!tiles.isEmpty)
+        let tiles = try #require(json["tiles"] as? [[Int]])
+        #expect(!tiles.isEmpty && tiles.allSatisfy { $0.count == 3 && $0[0] == 12 })
         let image = try #require(server.get("/api/images/a").json)
         let version = try #require(image["version"] as? String)
         // The tile URL template, exactly as the image JSON hands it out; the tiles carry no URL of their own.
@@ -36,10 +36,42 @@ import TestSupport
         #expect(template == (image["urls"] as? [String: Any])?["tiles"] as? String)
         #expect(template.hasSuffix("?v=\(version)"))
         for tile in tiles {
-            #expect(tile["url"] == nil)
-            let url = try Self.fill(template, tile)
+            let url = try Self.fill(template, ["level": tile[0], "column": tile[1], "row": tile[2]])
             #expect(try server.get(url).status == 200, "\(url)")  // every listed tile exists
         }
+        // Every tile's column and row have a frame.
+        let frames = try #require(json["frames"] as? [[String: Any]])
+        #expect(frames.count == 1 && frames[0]["level"] as? Int == 12)
+        let columns = Set((frames[0]["columns"] as? [[String: Any]] ?? []).compactMap { $0["column"] as? Int })
+        let rows = Set((frames[0]["rows"] as? [[String: Any]] ?? []).compactMap { $0["row"] as? Int })
+        #expect(columns == Set(tiles.map { $0[1] }) && rows == Set(tiles.map { $0[2] }))
+    }
+
+    /// `tileFrames=1` (or `"tileFrames": true` in a body) lists every tile as an object with its frame, and no
+    /// `frames`; the rest of the answer is the default one's, byte for byte.
+    @Test func tileFramesListsEachTilesFrame() throws {
+        let view = "width=800&height=600&scale=2&zoomScale=0.5&offsetX=100&offsetY=50&prefetch=1"
+        let grid = try server.get("/api/images/a/viewport?\(view)")
+        let objects = try server.get("/api/images/a/viewport?\(view)&tileFrames=1")
+        #expect(grid.status == 200 && objects.status == 200)
+        let gridJSON = try #require(grid.json), objectsJSON = try #require(objects.json)
+        #expect(objectsJSON["frames"] == nil && gridJSON["frames"] != nil)
+        for key in ["tiles", "prefetch"] {
+            let triples = try #require(gridJSON[key] as? [[Int]])
+            let listed = try #require(objectsJSON[key] as? [[String: Any]])
+            #expect(triples.count == listed.count && !triples.isEmpty)
+            #expect(triples == listed.map { [$0["level"] as! Int, $0["column"] as! Int, $0["row"] as! Int] })
+        }
+        let gridText = String(decoding: grid.body, as: UTF8.self), objectsText = String(decoding: objects.body, as: UTF8.self)
+        let head = try #require(gridText.range(of: #","tiles":["#)), objectsHead = try #require(objectsText.range(of: #","tiles":["#))
+        #expect(gridText[..<head.lowerBound] == objectsText[..<objectsHead.lowerBound])
+        let post = try RawHTTP(port: server.port).send(
+            "POST", "/api/images/a/viewport", headers: ["Content-Type": "application/json"],
+            body: Array(#"{"width": 800, "height": 600, "scale": 2, "zoomScale": 0.5, "offsetX": 100, "offsetY": 50, "prefetch": true, "tileFrames": true}"#.utf8))
+        #expect(post.status == 200 && post.body == objects.body)
+        let bad = try server.get("/api/images/a/viewport?\(view)&tileFrames=yes")
+        #expect(bad.status == 400)
+        #expect(bad.json?["message"] as? String == "tileFrames must be 1 or 0 (true or false)")
     }
 
     /// `{level}`, `{col}` and `{row}` of the answer's `tileURL`, filled in for one tile.
@@ -51,10 +83,10 @@ import TestSupport
     }
 
     /// `tileURLs=1` (or `"tileURLs": true` in a body) puts each tile's URL back, the template filled in, and
-    /// drops the template; every other byte is the default answer's.
+    /// drops the template; every other byte is the `tileFrames=1` answer's.
     @Test func tileURLsListsEachTilesURL() throws {
         let view = "width=800&height=600&scale=2&zoomScale=0.5&offsetX=100&offsetY=50&prefetch=1"
-        let short = try server.get("/api/images/a/viewport?\(view)")
+        let short = try server.get("/api/images/a/viewport?\(view)&tileFrames=1")
         let long = try server.get("/api/images/a/viewport?\(view)&tileURLs=1")
         #expect(short.status == 200 && long.status == 200)
         let shortJSON = try #require(short.json), longJSON = try #require(long.json)

@@ -37,7 +37,7 @@ import ScrollGeometry
         #expect(parsed.scrollView.zoomScale == nil)
         #expect(parsed.zoom == nil)
         #expect(parsed.prefetch == false)
-        #expect(parsed.tileURLs == false)
+        #expect(parsed.tileURLs == false && parsed.tileFrames == false && parsed.listing == .grid)
     }
 
     @Test func everyFieldFromAQueryString() throws {
@@ -206,6 +206,20 @@ import ScrollGeometry
     @Test func prefetchIsAFlag() {
         #expect(failure(base.merging(["prefetch": "maybe"]) { $1 })?.message == "prefetch must be 1 or 0 (true or false)")
         #expect(failure(json: #"{"width": 10, "height": 10, "prefetch": 2}"#)?.field == "prefetch")
+    }
+
+    @Test func tileFramesIsAFlag() throws {
+        for (text, value) in [("1", true), ("true", true), ("0", false), ("false", false)] {
+            let parsed = try query(["tileFrames": text])
+            #expect(parsed.tileFrames == value && parsed.listing == (value ? .objects : .grid), "\(text)")
+        }
+        for (json, value) in [("true", true), ("0", false), ("null", false)] {
+            let parsed = try ViewportQuery.parse(json: Array(#"{"width": 10, "height": 10, "tileFrames": \#(json)}"#.utf8))
+            #expect(parsed.tileFrames == value, "\(json)")
+        }
+        #expect(try query(["tileFrames": "0", "tileURLs": "1"]).listing == .objectsWithURLs)
+        #expect(failure(base.merging(["tileFrames": "yes"]) { $1 })?.message == "tileFrames must be 1 or 0 (true or false)")
+        #expect(failure(json: #"{"width": 10, "height": 10, "tileFrames": 2}"#)?.field == "tileFrames")
     }
 
     @Test func tileURLsIsAFlag() throws {

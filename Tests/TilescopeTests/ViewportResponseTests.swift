@@ -11,10 +11,32 @@ import ScrollGeometry
 
     @Test func workedExampleIsExactlyTheDocumentedJSON() throws {
         let query = try ViewportQuery.parse(query: Self.workedExample)
-        #expect(!query.tileURLs)
+        #expect(query.listing == .grid)
         let pyramid = Pyramid(width: 600, height: 300, tileSize: 254, overlap: 1)
         let response = ViewportResponse(imageID: "tiny", viewport: query.viewport(for: pyramid),
-                                        urls: PyramidURLs(imageID: "tiny", version: 3), tileURLs: query.tileURLs)
+                                        urls: PyramidURLs(imageID: "tiny", version: 3), listing: query.listing)
+        let expected = #"""
+        {"image":{"id":"tiny","width":600,"height":300,"tileSize":254,"overlap":1,"maxLevel":10},\#
+        "zoomScale":1,"minimumZoomScale":0.5,"maximumZoomScale":1,\#
+        "contentSize":{"width":600,"height":300},"contentOffset":{"x":200,"y":100},\#
+        "visibleRect":{"x":200,"y":100,"width":300,"height":150},\#
+        "resolution":"high","threshold":0.5,"level":10,\#
+        "preview":{"url":"/images/tiny/preview.jpeg?v=3","width":600,"height":300},\#
+        "tileURL":"/dzi/tiny_files/{level}/{col}_{row}.jpeg?v=3",\#
+        "tiles":[[10,1,0],[10,0,0]],\#
+        "frames":[{"level":10,"columns":[{"column":0,"x":0,"width":255},{"column":1,"x":253,"width":256}],\#
+        "rows":[{"row":0,"y":0,"height":255}]}]}
+        """#
+        #expect(String(decoding: response.json, as: UTF8.self) == expected)
+    }
+
+    /// `tileFrames=1`: the answer as it was before the `frames` grid, byte for byte.
+    @Test func workedExampleWithTileFramesIsTheFormerAnswer() throws {
+        let query = try ViewportQuery.parse(query: Self.workedExample.merging(["tileFrames": "1"]) { $1 })
+        #expect(query.listing == .objects)
+        let pyramid = Pyramid(width: 600, height: 300, tileSize: 254, overlap: 1)
+        let response = ViewportResponse(imageID: "tiny", viewport: query.viewport(for: pyramid),
+                                        urls: PyramidURLs(imageID: "tiny", version: 3), listing: query.listing)
         let expected = #"""
         {"image":{"id":"tiny","width":600,"height":300,"tileSize":254,"overlap":1,"maxLevel":10},\#
         "zoomScale":1,"minimumZoomScale":0.5,"maximumZoomScale":1,\#
@@ -31,24 +53,27 @@ import ScrollGeometry
 
     /// `tileURLs=1`: the answer as it was before the `tileURL` template, byte for byte.
     @Test func workedExampleWithTileURLsIsTheFormerAnswer() throws {
-        let query = try ViewportQuery.parse(query: Self.workedExample.merging(["tileURLs": "1"]) { $1 })
-        #expect(query.tileURLs)
-        let pyramid = Pyramid(width: 600, height: 300, tileSize: 254, overlap: 1)
-        let response = ViewportResponse(imageID: "tiny", viewport: query.viewport(for: pyramid),
-                                        urls: PyramidURLs(imageID: "tiny", version: 3), tileURLs: query.tileURLs)
-        let expected = #"""
-        {"image":{"id":"tiny","width":600,"height":300,"tileSize":254,"overlap":1,"maxLevel":10},\#
-        "zoomScale":1,"minimumZoomScale":0.5,"maximumZoomScale":1,\#
-        "contentSize":{"width":600,"height":300},"contentOffset":{"x":200,"y":100},\#
-        "visibleRect":{"x":200,"y":100,"width":300,"height":150},\#
-        "resolution":"high","threshold":0.5,"level":10,\#
-        "preview":{"url":"/images/tiny/preview.jpeg?v=3","width":600,"height":300},\#
-        "tiles":[{"level":10,"column":1,"row":0,"url":"/dzi/tiny_files/10/1_0.jpeg?v=3",\#
-        "frame":{"x":253,"y":0,"width":256,"height":255}},\#
-        {"level":10,"column":0,"row":0,"url":"/dzi/tiny_files/10/0_0.jpeg?v=3",\#
-        "frame":{"x":0,"y":0,"width":255,"height":255}}]}
-        """#
-        #expect(String(decoding: response.json, as: UTF8.self) == expected)
+        // With or without tileFrames: URLs come with frames.
+        for extra in [["tileURLs": "1"], ["tileURLs": "1", "tileFrames": "1"], ["tileURLs": "1", "tileFrames": "0"]] {
+            let query = try ViewportQuery.parse(query: Self.workedExample.merging(extra) { $1 })
+            #expect(query.tileURLs && query.listing == .objectsWithURLs)
+            let pyramid = Pyramid(width: 600, height: 300, tileSize: 254, overlap: 1)
+            let response = ViewportResponse(imageID: "tiny", viewport: query.viewport(for: pyramid),
+                                            urls: PyramidURLs(imageID: "tiny", version: 3), listing: query.listing)
+            let expected = #"""
+            {"image":{"id":"tiny","width":600,"height":300,"tileSize":254,"overlap":1,"maxLevel":10},\#
+            "zoomScale":1,"minimumZoomScale":0.5,"maximumZoomScale":1,\#
+            "contentSize":{"width":600,"height":300},"contentOffset":{"x":200,"y":100},\#
+            "visibleRect":{"x":200,"y":100,"width":300,"height":150},\#
+            "resolution":"high","threshold":0.5,"level":10,\#
+            "preview":{"url":"/images/tiny/preview.jpeg?v=3","width":600,"height":300},\#
+            "tiles":[{"level":10,"column":1,"row":0,"url":"/dzi/tiny_files/10/1_0.jpeg?v=3",\#
+            "frame":{"x":253,"y":0,"width":256,"height":255}},\#
+            {"level":10,"column":0,"row":0,"url":"/dzi/tiny_files/10/0_0.jpeg?v=3",\#
+            "frame":{"x":0,"y":0,"width":255,"height":255}}]}
+            """#
+            #expect(String(decoding: response.json, as: UTF8.self) == expected)
+        }
     }
 
     @Test func lowResolutionHasANullLevelAndNoTiles() throws {
@@ -59,6 +84,7 @@ import ScrollGeometry
         #expect(object["resolution"] as? String == "low")
         #expect(object["level"] is NSNull)
         #expect((object["tiles"] as? [Any])?.isEmpty == true)
+        #expect((object["frames"] as? [Any])?.isEmpty == true)
         #expect(object["prefetch"] == nil)
         #expect(object["threshold"] as? Double == 0.25)
         let preview = try #require(object["preview"] as? [String: Any])
@@ -74,12 +100,12 @@ import ScrollGeometry
         let query = try ViewportQuery.parse(query: ["width": "1024", "height": "768", "zoomScale": "0.5", "prefetch": "1"])
         let response = ViewportResponse(imageID: "a", viewport: query.viewport(for: pyramid), urls: PyramidURLs(imageID: "a", version: 1))
         let object = try #require(JSONSerialization.jsonObject(with: Data(response.json)) as? [String: Any])
-        let prefetch = try #require(object["prefetch"] as? [[String: Any]])
+        let prefetch = try #require(object["prefetch"] as? [[Int]])
         #expect(!prefetch.isEmpty)
-        #expect(prefetch.allSatisfy { $0["url"] == nil })
+        #expect(prefetch.allSatisfy { $0.count == 3 })
         #expect(object["tileURL"] as? String == "/dzi/a_files/{level}/{col}_{row}.jpeg?v=1")
         let withURLs = ViewportResponse(imageID: "a", viewport: query.viewport(for: pyramid),
-                                        urls: PyramidURLs(imageID: "a", version: 1), tileURLs: true)
+                                        urls: PyramidURLs(imageID: "a", version: 1), listing: .objectsWithURLs)
         let listed = try #require(withURLs.prefetch)
         #expect(listed.count == prefetch.count)
         #expect(listed.allSatisfy { $0.url?.hasPrefix("/dzi/a_files/1") == true })
@@ -101,7 +127,7 @@ import ScrollGeometry
             let urls = PyramidURLs(imageID: id, version: "\(seed) x")
             let viewport = query.viewport(for: pyramid)
             let short = ViewportResponse(imageID: id, viewport: viewport, urls: urls)
-            let long = ViewportResponse(imageID: id, viewport: viewport, urls: urls, tileURLs: true)
+            let long = ViewportResponse(imageID: id, viewport: viewport, urls: urls, listing: .objectsWithURLs)
             let template = try #require(short.tileURL)
             #expect(template == urls.tiles && long.tileURL == nil)
             let shortTiles = short.tiles + (short.prefetch ?? []), longTiles = long.tiles + (long.prefetch ?? [])
@@ -117,6 +143,53 @@ import ScrollGeometry
         #expect(compared > 500)
     }
 
+    /// The grid listing, looked up, gives every tile the frame the object listing gives it, bit for bit, in the
+    /// same order; and its columns and rows are contiguous and ascending, each listed once.
+    @Test func gridFramesAreEachTilesFrame() throws {
+        var compared = 0
+        for seed in 0..<300 {
+            var rng = SeededGenerator(seed: 0x6121D &+ UInt64(seed))
+            let pyramid = Pyramid(width: rng.logUniformInt(1...60000), height: rng.logUniformInt(1...60000),
+                                  tileSize: [254, 256, 510][seed % 3], overlap: [1, 0, 2][seed % 3])
+            var fields = ["width": String(rng.logUniform(1...2000)), "height": String(rng.logUniform(1...2000)),
+                          "scale": String(Double.random(in: 1...4, using: &rng)), "zoomScale": String(rng.logUniform(1e-3...4)),
+                          "offsetX": String(Double.random(in: -1000...60000, using: &rng)),
+                          "offsetY": String(Double.random(in: -1000...60000, using: &rng))]
+            if seed % 2 == 0 { fields["prefetch"] = "1" }
+            let viewport = try ViewportQuery.parse(query: fields).viewport(for: pyramid)
+            let urls = PyramidURLs(imageID: "g", version: seed)
+            let grid = try #require(JSONSerialization.jsonObject(with: Data(
+                ViewportResponse(imageID: "g", viewport: viewport, urls: urls).json)) as? [String: Any])
+            let objects = try #require(JSONSerialization.jsonObject(with: Data(
+                ViewportResponse(imageID: "g", viewport: viewport, urls: urls, listing: .objects).json)) as? [String: Any])
+            var across: [Int: [Int: (x: Double, width: Double)]] = [:], down: [Int: [Int: (y: Double, height: Double)]] = [:]
+            for level in try #require(grid["frames"] as? [[String: Any]]) {
+                let l = try #require(level["level"] as? Int)
+                #expect(across[l] == nil, "seed \(seed): level \(l) listed twice")
+                let columns = try #require(level["columns"] as? [[String: Any]]), rows = try #require(level["rows"] as? [[String: Any]])
+                let c = columns.compactMap { $0["column"] as? Int }, r = rows.compactMap { $0["row"] as? Int }
+                #expect(!c.isEmpty && c == Array(c[0]..<(c[0] + c.count)) && !r.isEmpty && r == Array(r[0]..<(r[0] + r.count)),
+                        "seed \(seed): not contiguous")
+                across[l] = Dictionary(uniqueKeysWithValues: columns.map { ($0["column"] as! Int, ($0["x"] as! Double, $0["width"] as! Double)) })
+                down[l] = Dictionary(uniqueKeysWithValues: rows.map { ($0["row"] as! Int, ($0["y"] as! Double, $0["height"] as! Double)) })
+            }
+            for key in ["tiles", "prefetch"] {
+                let listed = grid[key] as? [[Int]] ?? [], full = objects[key] as? [[String: Any]] ?? []
+                #expect(listed.count == full.count && (grid[key] == nil) == (objects[key] == nil), "seed \(seed) \(key)")
+                for (tile, object) in zip(listed, full) {
+                    #expect(tile == [object["level"] as! Int, object["column"] as! Int, object["row"] as! Int])
+                    let frame = try #require(object["frame"] as? [String: Double])
+                    let column = try #require(across[tile[0]]?[tile[1]]), row = try #require(down[tile[0]]?[tile[2]])
+                    #expect(column.x.bitPattern == frame["x"]!.bitPattern && column.width.bitPattern == frame["width"]!.bitPattern
+                            && row.y.bitPattern == frame["y"]!.bitPattern && row.height.bitPattern == frame["height"]!.bitPattern,
+                            "seed \(seed): tile \(tile)")
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared > 700)
+    }
+
     @Test func handWrittenJSONMatchesJSONEncoderOnRandomViewports() throws {
         for seed in 0..<150 {
             var rng = SeededGenerator(seed: UInt64(seed))
@@ -130,13 +203,14 @@ import ScrollGeometry
             if seed % 3 == 0 { fields["prefetch"] = "true" }
             if seed % 5 == 0 { fields["tap"] = "\(Double.random(in: 0...40000, using: &rng)),\(Double.random(in: 0...40000, using: &rng))" }
             let query = try ViewportQuery.parse(query: fields)
-            for tileURLs in [false, true] {
+            for listing in [ViewportResponse.TileListing.grid, .objects, .objectsWithURLs] {
                 let response = ViewportResponse(imageID: "img-\(seed)", viewport: query.viewport(for: pyramid),
-                                                urls: PyramidURLs(imageID: "img-\(seed)", version: seed), tileURLs: tileURLs)
+                                                urls: PyramidURLs(imageID: "img-\(seed)", version: seed), listing: listing)
                 let mine = try JSONSerialization.jsonObject(with: Data(response.json)) as? NSDictionary
                 let theirs = try JSONSerialization.jsonObject(with: JSONEncoder().encode(response)) as? NSDictionary
-                #expect(mine != nil && mine == theirs, "seed \(seed), tileURLs \(tileURLs)")
-                #expect((mine?["tileURL"] != nil) == !tileURLs)
+                #expect(mine != nil && mine == theirs, "seed \(seed), \(listing)")
+                #expect((mine?["tileURL"] != nil) == (listing != .objectsWithURLs))
+                #expect((mine?["frames"] != nil) == (listing == .grid))
             }
         }
     }

@@ -121,6 +121,7 @@ def test_client_agrees_with_the_viewport_api(session, server):
                 query += '&insets=' + ','.join(repr(req['insets'][k]) for k in ('top', 'left', 'bottom', 'right'))
             status, api = http('GET', f"{server.base}/api/images/{image['id']}/viewport?{query}")
             assert status == 200, api
+            api = with_frames(api)
             compare(client, api, f"{image['id']} {view}")
             assert [(t['column'], t['row']) for t in client['tiles']] == [(t['column'], t['row']) for t in api['tiles']]
             # The API spells every tile's URL with one template (its tiles carry none; with tileURLs=1 each
@@ -136,6 +137,31 @@ def test_client_agrees_with_the_viewport_api(session, server):
             for t in client['tiles']:
                 assert t['url'] == urls[(t['level'], t['column'], t['row'])]
             assert client['preview']['url'] == api['preview']['url']
+
+
+def with_frames(answer):
+    """The answer with every tile an object carrying its frame, looked up as a client of the default answer
+    does: its tiles are `[level, column, row]` and `frames` holds each level's columns (`x`, `width`) and rows
+    (`y`, `height`) once. An answer without `frames` (the client's own, `tileFrames=1`) is returned as it is."""
+    if 'frames' not in answer:
+        return answer
+    grid = {f['level']: ({c['column']: c for c in f['columns']}, {r['row']: r for r in f['rows']})
+            for f in answer['frames']}
+    assert len(grid) == len(answer['frames']), 'a level listed twice in frames'
+
+    def objects(listed):
+        tiles = []
+        for level, column, row in listed:
+            c, r = grid[level][0][column], grid[level][1][row]
+            tiles.append({'level': level, 'column': column, 'row': row,
+                          'frame': {'x': c['x'], 'y': r['y'], 'width': c['width'], 'height': r['height']}})
+        return tiles
+
+    expanded = {k: v for k, v in answer.items() if k != 'frames'}
+    for key in ('tiles', 'prefetch'):
+        if key in answer:
+            expanded[key] = objects(answer[key])
+    return expanded
 
 
 def fill(template, tile):
@@ -221,6 +247,7 @@ def exact_cases(seed, images, count):
 
 def answer_fields(v):
     """Every number of a viewport answer that the client computes, in order, for exact comparison."""
+    v = with_frames(v)
     tiles = [(t['level'], t['column'], t['row'], t['frame']['x'], t['frame']['y'], t['frame']['width'],
               t['frame']['height']) for t in v['tiles']]
     return {

@@ -650,6 +650,20 @@ enum OpenAPIDocument {
       }
      },
      {
+      "name": "tileFrames",
+      "in": "query",
+      "description": "Every tile is an object `{level, column, row, frame}` and the answer has no `frames` (the answer of earlier versions); implied by `tileURLs`.",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "0",
+        "1",
+        "true",
+        "false"
+       ]
+      }
+     },
+     {
       "$ref": "#/components/parameters/Version"
      }
     ],
@@ -677,7 +691,7 @@ enum OpenAPIDocument {
     ],
     "operationId": "postViewport",
     "summary": "The same as GET, with the fields in a JSON body.",
-    "description": "Numbers are JSON numbers (a string holding a decimal number is read as in the query);\n`insets`, `zoomRect` and `tap` may be the comma string, an array or an object; `prefetch`\nand `tileURLs` a boolean, 0/1 or their strings; `null` is the same as absent; unknown fields are ignored.\n",
+    "description": "Numbers are JSON numbers (a string holding a decimal number is read as in the query);\n`insets`, `zoomRect` and `tap` may be the comma string, an array or an object; `prefetch`,\n`tileURLs` and `tileFrames` a boolean, 0/1 or their strings; `null` is the same as absent; unknown fields are ignored.\n",
     "requestBody": {
      "required": true,
      "content": {
@@ -4266,6 +4280,26 @@ enum OpenAPIDocument {
         "type": "null"
        }
       ]
+     },
+     "tileFrames": {
+      "anyOf": [
+       {
+        "type": "boolean"
+       },
+       {
+        "enum": [
+         0,
+         1,
+         "0",
+         "1",
+         "true",
+         "false"
+        ]
+       },
+       {
+        "type": "null"
+       }
+      ]
      }
     }
    },
@@ -4358,6 +4392,83 @@ enum OpenAPIDocument {
      },
      "frame": {
       "$ref": "#/components/schemas/Rect"
+     }
+    }
+   },
+   "TileTriple": {
+    "description": "A tile as `[level, column, row]`.",
+    "type": "array",
+    "minItems": 3,
+    "maxItems": 3,
+    "items": {
+     "type": "integer",
+     "minimum": 0
+    }
+   },
+   "LevelFrames": {
+    "type": "object",
+    "additionalProperties": false,
+    "required": [
+     "level",
+     "columns",
+     "rows"
+    ],
+    "properties": {
+     "level": {
+      "type": "integer",
+      "minimum": 0
+     },
+     "columns": {
+      "type": "array",
+      "minItems": 1,
+      "items": {
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "column",
+        "x",
+        "width"
+       ],
+       "properties": {
+        "column": {
+         "type": "integer",
+         "minimum": 0
+        },
+        "x": {
+         "type": "number"
+        },
+        "width": {
+         "type": "number",
+         "minimum": 0
+        }
+       }
+      }
+     },
+     "rows": {
+      "type": "array",
+      "minItems": 1,
+      "items": {
+       "type": "object",
+       "additionalProperties": false,
+       "required": [
+        "row",
+        "y",
+        "height"
+       ],
+       "properties": {
+        "row": {
+         "type": "integer",
+         "minimum": 0
+        },
+        "y": {
+         "type": "number"
+        },
+        "height": {
+         "type": "number",
+         "minimum": 0
+        }
+       }
+      }
      }
     }
    },
@@ -4488,15 +4599,37 @@ enum OpenAPIDocument {
       "pattern": "^/dzi/.+_files/\\{level\\}/\\{col\\}_\\{row\\}\\.jpeg\\?v="
      },
      "tiles": {
+      "description": "Nearest the viewport centre first: `[level, column, row]` each, with their frames under `frames`; with `tileFrames` or `tileURLs`, an object per tile with its frame.",
       "type": "array",
       "items": {
-       "$ref": "#/components/schemas/ViewportTile"
+       "oneOf": [
+        {
+         "$ref": "#/components/schemas/TileTriple"
+        },
+        {
+         "$ref": "#/components/schemas/ViewportTile"
+        }
+       ]
       }
      },
      "prefetch": {
       "type": "array",
       "items": {
-       "$ref": "#/components/schemas/ViewportTile"
+       "oneOf": [
+        {
+         "$ref": "#/components/schemas/TileTriple"
+        },
+        {
+         "$ref": "#/components/schemas/ViewportTile"
+        }
+       ]
+      }
+     },
+     "frames": {
+      "description": "Rule 10 once per column and once per row of each level listed: a tile's frame is its column's `x` and `width` and its row's `y` and `height`. Columns and rows are contiguous and ascending. Absent with `tileFrames` or `tileURLs`.",
+      "type": "array",
+      "items": {
+       "$ref": "#/components/schemas/LevelFrames"
       }
      }
     }

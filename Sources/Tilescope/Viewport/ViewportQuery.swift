@@ -2,7 +2,7 @@ import Foundation
 import ScrollGeometry
 
 /// A checked viewport request (`GET ?...` or `POST` JSON): the client's scroll view, an optional zoom, prefetch,
-/// and whether each tile should carry its own URL.
+/// and how the answer lists its tiles (with their frames, their URLs).
 ///
 /// Every check that does not need the image happens here, so that `Viewport` only ever sees valid input.
 /// Out-of-range `zoomScale` and offsets are not errors: the geometry clamps them (rules 3 and 4).
@@ -13,6 +13,9 @@ public struct ViewportQuery: Hashable, Sendable {
     /// `tileURLs=1`: every tile carries its `url`, as answers did before the `tileURL` template. Off by default:
     /// the URLs were about 40 % of the answer's bytes, all spelt from one template (docs/viewport-api.md).
     public var tileURLs: Bool
+    /// `tileFrames=1`: every tile is an object with its frame, as answers were before the `frames` grid. Off by
+    /// default: the grid listing is a fifth of the bytes, and bytes were most of the answer's cost.
+    public var tileFrames: Bool
 
     /// Largest accepted `width` and `height`, in points.
     public static let maxViewportSide = 16384.0
@@ -28,12 +31,17 @@ public struct ViewportQuery: Hashable, Sendable {
     /// (`minZoomScale=5e-324` made the visible rectangle infinite).
     public static let minZoomScaleLimit = 1e-300
 
-    public init(scrollView: ScrollView, zoom: Zoom? = nil, prefetch: Bool = false, tileURLs: Bool = false) {
+    public init(scrollView: ScrollView, zoom: Zoom? = nil, prefetch: Bool = false, tileURLs: Bool = false,
+                tileFrames: Bool = false) {
         self.scrollView = scrollView
         self.zoom = zoom
         self.prefetch = prefetch
         self.tileURLs = tileURLs
+        self.tileFrames = tileFrames
     }
+
+    /// How the answer lists its tiles: `tileURLs` implies a frame per tile.
+    public var listing: ViewportResponse.TileListing { .init(tileURLs: tileURLs, tileFrames: tileFrames) }
 
     /// From a query string already split into fields (`width=1024&height=768&insets=0,0,0,0`).
     public static func parse(query: [String: String]) throws(ViewportQueryError) -> ViewportQuery {
@@ -41,7 +49,8 @@ public struct ViewportQuery: Hashable, Sendable {
     }
 
     /// From a JSON object body with the same fields. Numbers are JSON numbers; `insets`, `zoomRect` and `tap`
-    /// may be the comma string, an array or an object; `prefetch` and `tileURLs` may be a boolean or 0/1; `null` is absent.
+    /// may be the comma string, an array or an object; `prefetch`, `tileURLs` and `tileFrames` may be a boolean or 0/1;
+    /// `null` is absent.
     public static func parse(json body: [UInt8]) throws(ViewportQueryError) -> ViewportQuery {
         if let problem = StrictJSON.problem(in: body) {
             throw ViewportQueryError(field: "body", message: "body is \(problem)")
@@ -78,7 +87,8 @@ public struct ViewportQuery: Hashable, Sendable {
                               contentOffset: offset, contentInset: insets,
                               minimumZoomScale: minimum, maximumZoomScale: maximum)
         return ViewportQuery(scrollView: view, zoom: try zoom(fields), prefetch: try fields.flag("prefetch") ?? false,
-                             tileURLs: try fields.flag("tileURLs") ?? false)
+                             tileURLs: try fields.flag("tileURLs") ?? false,
+                             tileFrames: try fields.flag("tileFrames") ?? false)
     }
 
     static func side(_ field: String, _ fields: ViewportFields) throws(ViewportQueryError) -> Double {

@@ -24,6 +24,20 @@ public struct ViewportResponse: Hashable, Sendable {
         public let height: Int
     }
 
+    /// How the answer lists its tiles (docs/viewport-api.md).
+    public enum TileListing: Hashable, Sendable {
+        /// `[level, column, row]` per tile, and each level's column and row frames once under `frames`: the default.
+        case grid
+        /// Every tile an object with its frame (`tileFrames=1`): the answer before `frames`.
+        case objects
+        /// Every tile an object with its URL and frame, and no `tileURL` (`tileURLs=1`): the answer before the template.
+        case objectsWithURLs
+
+        public init(tileURLs: Bool, tileFrames: Bool) {
+            self = tileURLs ? .objectsWithURLs : tileFrames ? .objects : .grid
+        }
+    }
+
     /// One tile to draw (or to prefetch): its address, its frame in content points (rule 10) and, when the
     /// request asked for `tileURLs`, its URL.
     public struct TileJSON: Hashable, Sendable {
@@ -50,7 +64,7 @@ public struct ViewportResponse: Hashable, Sendable {
     public let preview: Preview
     /// The tile URL template (`urls.tiles` of the image JSON, `{level}`, `{col}` and `{row}` left to fill in);
     /// `nil` when the request asked for `tileURLs`, whose tiles carry their own URL instead.
-    public var tileURL: String? { tileURLs ? nil : urls.tiles }
+    public var tileURL: String? { listing == .objectsWithURLs ? nil : urls.tiles }
     /// The tiles to draw, nearest the viewport centre first.
     public var tiles: [TileJSON] { drawn.map(json) }
     /// Present only when the request asked for `prefetch`.
@@ -61,9 +75,11 @@ public struct ViewportResponse: Hashable, Sendable {
     private let drawn: [Tile]
     private let prefetched: [Tile]?
     private let urls: PyramidURLs
-    private let tileURLs: Bool
+    public let listing: TileListing
+    // Rule 10's inputs, for the frames of the grid listing.
+    private let pyramid: Pyramid
 
-    public init(imageID: String, viewport: Viewport, urls: PyramidURLs, tileURLs: Bool = false) {
+    public init(imageID: String, viewport: Viewport, urls: PyramidURLs, listing: TileListing = .grid) {
         let pyramid = viewport.pyramid
         image = Image(id: imageID, width: pyramid.width, height: pyramid.height, tileSize: pyramid.tileSize,
                       overlap: pyramid.overlap, maxLevel: pyramid.maxLevel)
@@ -80,12 +96,13 @@ public struct ViewportResponse: Hashable, Sendable {
         drawn = viewport.tiles
         prefetched = viewport.prefetch
         self.urls = urls
-        self.tileURLs = tileURLs
+        self.listing = listing
+        self.pyramid = pyramid
     }
 
     private func json(_ tile: Tile) -> TileJSON {
         TileJSON(level: tile.address.level, column: tile.address.column, row: tile.address.row,
-                 url: tileURLs ? urls.tile(tile.address) : nil, frame: tile.frame)
+                 url: listing == .objectsWithURLs ? urls.tile(tile.address) : nil, frame: tile.frame)
     }
 
     /// The answer as UTF-8 JSON, keys in the order the README documents.
@@ -96,8 +113,10 @@ public struct ViewportResponse: Hashable, Sendable {
     public func jsonBuffer() -> MallocBuffer { written().buffer() }
 
     private func written() -> ViewportJSON {
-        // About 185 bytes a tile with its URL, 115 without (a 1280x800 @2x answer: ~23 KB against ~14 KB).
-        var out = ViewportJSON(capacity: 640 + (tileURLs ? 192 : 128) * (drawn.count + (prefetched?.count ?? 0)))
+        // Bytes a tile: about 185 as an object with its URL, 115 without, 11 in the grid listing (a 1280x800 @2x
+        // answer: ~23 KB, ~14 KB, ~3 KB).
+        let perTile = switch listing { case .grid: 16; case .objects: 128; case .objectsWithURLs: 192 }
+        var out = ViewportJSON(capacity: 1024 + perTile * (drawn.count + (prefetched?.count ?? 0)))
         out.beginObject()
         out.beginObject("image")
         out.field("id", image.id)
@@ -129,11 +148,19 @@ public struct ViewportResponse: Hashable, Sendable {
         out.field("width", preview.width)
         out.field("height", preview.height)
         out.endObject()
-        if !tileURLs { out.field("tileURL", unescaped: urls.tilePrefixBytes, "{level}/{col}_{row}", urls.tileSuffixBytes) }
-        var list = TileListJSON(urls: tileURLs ? (urls.tilePrefixBytes, urls.tileSuffixBytes) : nil,
-                                drawn: drawn, prefetched: prefetched)
-        list.write(drawn, key: "tiles", to: &out)
-        if let prefetched { list.write(prefetched, key: "prefetch", to: &out) }
+        if listing != .objectsWithURLs {
+            out.field("tileURL", unescaped: urls.tilePrefixBytes, "{level}/{col}_{row}", urls.tileSuffixBytes)
+        }
+        if listing == .grid {
+            TileGridJSON.write(drawn, key: "tiles", to: &out)
+            if let prefetched { TileGridJSON.write(prefetched, key: "prefetch", to: &out) }
+            TileGridJSON(drawn: drawn, prefetched: prefetched).writeFrames(pyramid: pyramid, zoomScale: zoomScale, to: &out)
+        } else {
+            var list = TileListJSON(urls: listing == .objectsWithURLs ? (urls.tilePrefixBytes, urls.tileSuffixBytes) : nil,
+                                    drawn: drawn, prefetched: prefetched)
+            list.write(drawn, key: "tiles", to: &out)
+            if let prefetched { list.write(prefetched, key: "prefetch", to: &out) }
+        }
         out.endObject()
         return out
     }

@@ -45,7 +45,7 @@ enum ViewportAnswerCheck {
         }
         FuzzCheck.require(viewport.zoomScale > 0, "zoomScale \(viewport.zoomScale): \(context)")
         let answer = ViewportResponse(imageID: "fuzz", viewport: viewport, urls: PyramidURLs(imageID: "fuzz", version: 1),
-                                      tileURLs: query.tileURLs)
+                                      listing: query.listing)
         _ = answer.jsonBuffer()  // written as the route writes it (the buffer is freed with it)
     }
 }

@@ -152,9 +152,10 @@ public struct ViewportResponse: Hashable, Sendable {
             out.field("tileURL", unescaped: urls.tilePrefixBytes, "{level}/{col}_{row}", urls.tileSuffixBytes)
         }
         if listing == .grid {
-            TileGridJSON.write(drawn, key: "tiles", to: &out)
-            if let prefetched { TileGridJSON.write(prefetched, key: "prefetch", to: &out) }
-            TileGridJSON(drawn: drawn, prefetched: prefetched).writeFrames(pyramid: pyramid, zoomScale: zoomScale, to: &out)
+            let grid = TileGridJSON(drawn: drawn, prefetched: prefetched)
+            grid.write(drawn, key: "tiles", to: &out)
+            if let prefetched { grid.write(prefetched, key: "prefetch", to: &out) }
+            grid.writeFrames(pyramid: pyramid, zoomScale: zoomScale, to: &out)
         } else {
             var list = TileListJSON(urls: listing == .objectsWithURLs ? (urls.tilePrefixBytes, urls.tileSuffixBytes) : nil,
                                     drawn: drawn, prefetched: prefetched)

@@ -8,6 +8,15 @@ import ScrollGeometry
 @Suite struct ViewportResponseTests {
     static let workedExample = ["width": "300", "height": "150", "scale": "2", "zoomScale": "1",
                                 "offsetX": "200", "offsetY": "100"]
+    /// The worked example's answer up to its tile list, the same in every listing.
+    static let workedExampleHead = #"""
+        {"image":{"id":"tiny","width":600,"height":300,"tileSize":254,"overlap":1,"maxLevel":10},\#
+        "zoomScale":1,"minimumZoomScale":0.5,"maximumZoomScale":1,\#
+        "contentSize":{"width":600,"height":300},"contentOffset":{"x":200,"y":100},\#
+        "visibleRect":{"x":200,"y":100,"width":300,"height":150},\#
+        "resolution":"high","threshold":0.5,"level":10,\#
+        "preview":{"url":"/images/tiny/preview.jpeg?v=3","width":600,"height":300},
+        """#
 
     @Test func workedExampleIsExactlyTheDocumentedJSON() throws {
         let query = try ViewportQuery.parse(query: Self.workedExample)
@@ -15,13 +24,7 @@ import ScrollGeometry
         let pyramid = Pyramid(width: 600, height: 300, tileSize: 254, overlap: 1)
         let response = ViewportResponse(imageID: "tiny", viewport: query.viewport(for: pyramid),
                                         urls: PyramidURLs(imageID: "tiny", version: 3), listing: query.listing)
-        let expected = #"""
-        {"image":{"id":"tiny","width":600,"height":300,"tileSize":254,"overlap":1,"maxLevel":10},\#
-        "zoomScale":1,"minimumZoomScale":0.5,"maximumZoomScale":1,\#
-        "contentSize":{"width":600,"height":300},"contentOffset":{"x":200,"y":100},\#
-        "visibleRect":{"x":200,"y":100,"width":300,"height":150},\#
-        "resolution":"high","threshold":0.5,"level":10,\#
-        "preview":{"url":"/images/tiny/preview.jpeg?v=3","width":600,"height":300},\#
+        let expected = Self.workedExampleHead + #"""
         "tileURL":"/dzi/tiny_files/{level}/{col}_{row}.jpeg?v=3",\#
         "tiles":[[10,1,0],[10,0,0]],\#
         "frames":[{"level":10,"columns":[{"column":0,"x":0,"width":255},{"column":1,"x":253,"width":256}],\#
@@ -37,13 +40,7 @@ import ScrollGeometry
         let pyramid = Pyramid(width: 600, height: 300, tileSize: 254, overlap: 1)
         let response = ViewportResponse(imageID: "tiny", viewport: query.viewport(for: pyramid),
                                         urls: PyramidURLs(imageID: "tiny", version: 3), listing: query.listing)
-        let expected = #"""
-        {"image":{"id":"tiny","width":600,"height":300,"tileSize":254,"overlap":1,"maxLevel":10},\#
-        "zoomScale":1,"minimumZoomScale":0.5,"maximumZoomScale":1,\#
-        "contentSize":{"width":600,"height":300},"contentOffset":{"x":200,"y":100},\#
-        "visibleRect":{"x":200,"y":100,"width":300,"height":150},\#
-        "resolution":"high","threshold":0.5,"level":10,\#
-        "preview":{"url":"/images/tiny/preview.jpeg?v=3","width":600,"height":300},\#
+        let expected = Self.workedExampleHead + #"""
         "tileURL":"/dzi/tiny_files/{level}/{col}_{row}.jpeg?v=3",\#
         "tiles":[{"level":10,"column":1,"row":0,"frame":{"x":253,"y":0,"width":256,"height":255}},\#
         {"level":10,"column":0,"row":0,"frame":{"x":0,"y":0,"width":255,"height":255}}]}
@@ -60,13 +57,7 @@ import ScrollGeometry
             let pyramid = Pyramid(width: 600, height: 300, tileSize: 254, overlap: 1)
             let response = ViewportResponse(imageID: "tiny", viewport: query.viewport(for: pyramid),
                                             urls: PyramidURLs(imageID: "tiny", version: 3), listing: query.listing)
-            let expected = #"""
-            {"image":{"id":"tiny","width":600,"height":300,"tileSize":254,"overlap":1,"maxLevel":10},\#
-            "zoomScale":1,"minimumZoomScale":0.5,"maximumZoomScale":1,\#
-            "contentSize":{"width":600,"height":300},"contentOffset":{"x":200,"y":100},\#
-            "visibleRect":{"x":200,"y":100,"width":300,"height":150},\#
-            "resolution":"high","threshold":0.5,"level":10,\#
-            "preview":{"url":"/images/tiny/preview.jpeg?v=3","width":600,"height":300},\#
+            let expected = Self.workedExampleHead + #"""
             "tiles":[{"level":10,"column":1,"row":0,"url":"/dzi/tiny_files/10/1_0.jpeg?v=3",\#
             "frame":{"x":253,"y":0,"width":256,"height":255}},\#
             {"level":10,"column":0,"row":0,"url":"/dzi/tiny_files/10/0_0.jpeg?v=3",\#

@@ -626,13 +626,7 @@ enum OpenAPIDocument {
       "name": "prefetch",
       "in": "query",
       "schema": {
-       "type": "string",
-       "enum": [
-        "0",
-        "1",
-        "true",
-        "false"
-       ]
+       "$ref": "#/components/schemas/QueryFlag"
       }
      },
      {
@@ -640,13 +634,7 @@ enum OpenAPIDocument {
       "in": "query",
       "description": "Every tile carries its own `url` and the answer no `tileURL` template (the answer of earlier versions).",
       "schema": {
-       "type": "string",
-       "enum": [
-        "0",
-        "1",
-        "true",
-        "false"
-       ]
+       "$ref": "#/components/schemas/QueryFlag"
       }
      },
      {
@@ -654,13 +642,7 @@ enum OpenAPIDocument {
       "in": "query",
       "description": "Every tile is an object `{level, column, row, frame}` and the answer has no `frames` (the answer of earlier versions); implied by `tileURLs`.",
       "schema": {
-       "type": "string",
-       "enum": [
-        "0",
-        "1",
-        "true",
-        "false"
-       ]
+       "$ref": "#/components/schemas/QueryFlag"
       }
      },
      {
@@ -4242,66 +4224,46 @@ enum OpenAPIDocument {
       ]
      },
      "prefetch": {
-      "anyOf": [
-       {
-        "type": "boolean"
-       },
-       {
-        "enum": [
-         0,
-         1,
-         "0",
-         "1",
-         "true",
-         "false"
-        ]
-       },
-       {
-        "type": "null"
-       }
-      ]
+      "$ref": "#/components/schemas/ViewportFlag"
      },
      "tileURLs": {
-      "anyOf": [
-       {
-        "type": "boolean"
-       },
-       {
-        "enum": [
-         0,
-         1,
-         "0",
-         "1",
-         "true",
-         "false"
-        ]
-       },
-       {
-        "type": "null"
-       }
-      ]
+      "$ref": "#/components/schemas/ViewportFlag"
      },
      "tileFrames": {
-      "anyOf": [
-       {
-        "type": "boolean"
-       },
-       {
-        "enum": [
-         0,
-         1,
-         "0",
-         "1",
-         "true",
-         "false"
-        ]
-       },
-       {
-        "type": "null"
-       }
-      ]
+      "$ref": "#/components/schemas/ViewportFlag"
      }
     }
+   },
+   "QueryFlag": {
+    "description": "A flag in a query string.",
+    "type": "string",
+    "enum": [
+     "0",
+     "1",
+     "true",
+     "false"
+    ]
+   },
+   "ViewportFlag": {
+    "description": "A flag of the viewport body (`prefetch`, `tileURLs`, `tileFrames`); `null` is absent.",
+    "anyOf": [
+     {
+      "type": "boolean"
+     },
+     {
+      "enum": [
+       0,
+       1,
+       "0",
+       "1",
+       "true",
+       "false"
+      ]
+     },
+     {
+      "type": "null"
+     }
+    ]
    },
    "Size": {
     "type": "object",
@@ -4394,6 +4356,17 @@ enum OpenAPIDocument {
       "$ref": "#/components/schemas/Rect"
      }
     }
+   },
+   "ListedTile": {
+    "description": "A tile of `tiles` or `prefetch`, as the request's listing spells it.",
+    "oneOf": [
+     {
+      "$ref": "#/components/schemas/TileTriple"
+     },
+     {
+      "$ref": "#/components/schemas/ViewportTile"
+     }
+    ]
    },
    "TileTriple": {
     "description": "A tile as `[level, column, row]`.",
@@ -4602,27 +4575,13 @@ enum OpenAPIDocument {
       "description": "Nearest the viewport centre first: `[level, column, row]` each, with their frames under `frames`; with `tileFrames` or `tileURLs`, an object per tile with its frame.",
       "type": "array",
       "items": {
-       "oneOf": [
-        {
-         "$ref": "#/components/schemas/TileTriple"
-        },
-        {
-         "$ref": "#/components/schemas/ViewportTile"
-        }
-       ]
+       "$ref": "#/components/schemas/ListedTile"
       }
      },
      "prefetch": {
       "type": "array",
       "items": {
-       "oneOf": [
-        {
-         "$ref": "#/components/schemas/TileTriple"
-        },
-        {
-         "$ref": "#/components/schemas/ViewportTile"
-        }
-       ]
+       "$ref": "#/components/schemas/ListedTile"
       }
      },
      "frames": {

@@ -5,48 +5,16 @@ import ScrollGeometry
 ///
 /// Rule 10 makes a tile's `x` and `width` depend on its level and column only, and `y` and `height` on its
 /// level and row only: a retina answer's 117 tiles (the benchmark's median) have a dozen columns and ten rows.
-/// Spelling four numbers and eight keys per tile was three quarters of the answer's bytes, and the kernel's
-/// copy of those bytes and the writing of them most of what the answer cost beyond a static tile
+/// Spelling four numbers and eight keys per tile was three quarters of the answer's bytes; listed this way an
+/// answer is a fifth of the bytes, for about a tenth less of the server's CPU and more answers a second
 /// (docs/benchmarks.md, issue 13 goal 2). A client finds a tile's frame in two lookups.
 struct TileGridJSON {
-    /// The columns and rows of one level that the lists use, contiguous: every tile list of the geometry
-    /// (a cover, a ring around it, the next level's cover) is a block of its level's grid.
-    struct Block: Equatable {
-        let level: Int
-        var columns: ClosedRange<Int>
-        var rows: ClosedRange<Int>
-    }
-
     /// Levels in the order the lists first use them.
-    let blocks: [Block]
+    let blocks: [TileBlock]
     private let pieces: Pieces
 
     init(drawn: [Tile], prefetched: [Tile]?) {
-        var blocks: [Block] = []
-        func include(_ tiles: [Tile]) {
-            var last = -1  // tiles come level by level: look the level up only when it changes
-            for tile in tiles {
-                let a = tile.address
-                if last < 0 || blocks[last].level != a.level {
-                    last = blocks.firstIndex { $0.level == a.level } ?? -1
-                    if last < 0 {
-                        blocks.append(Block(level: a.level, columns: a.column...a.column, rows: a.row...a.row))
-                        last = blocks.count - 1
-                        continue
-                    }
-                }
-                let block = blocks[last]
-                if !block.columns.contains(a.column) {
-                    blocks[last].columns = min(block.columns.lowerBound, a.column)...max(block.columns.upperBound, a.column)
-                }
-                if !block.rows.contains(a.row) {
-                    blocks[last].rows = min(block.rows.lowerBound, a.row)...max(block.rows.upperBound, a.row)
-                }
-            }
-        }
-        include(drawn)
-        if let prefetched { include(prefetched) }
-        self.blocks = blocks
+        blocks = TileBlock.blocks(drawn: drawn, prefetched: prefetched)
         pieces = Pieces(blocks)
     }
 
@@ -84,33 +52,39 @@ struct TileGridJSON {
             let factor = zoomScale / pyramid.scale(ofLevel: block.level)
             out.beginObject()
             out.field("level", block.level)
-            out.beginArray("columns")
-            var last = PrintedSide()
-            for column in block.columns {
+            Self.writeAxis("columns", block.columns, first: #"{"column":"#, next: #",{"column":"#,
+                           position: #","x":"#, size: #","width":"#, factor: factor, to: &out) { column in
                 let pixels = pyramid.tileRect(level: block.level, column: column, row: block.rows.lowerBound)
-                out.appendRaw(column == block.columns.lowerBound ? #"{"column":"# : #",{"column":"#)
-                out.appendInt(column)
-                out.appendRaw(#","x":"#)
-                out.appendNumber(Double(pixels.x) * factor)
-                out.appendRaw(#","width":"#)
-                last = last.append(Double(pixels.width) * factor, to: &out)
-                out.appendRaw("}")
+                return (pixels.x, pixels.width)
             }
-            out.endArray()
-            out.beginArray("rows")
-            last = PrintedSide()
-            for row in block.rows {
+            Self.writeAxis("rows", block.rows, first: #"{"row":"#, next: #",{"row":"#,
+                           position: #","y":"#, size: #","height":"#, factor: factor, to: &out) { row in
                 let pixels = pyramid.tileRect(level: block.level, column: block.columns.lowerBound, row: row)
-                out.appendRaw(row == block.rows.lowerBound ? #"{"row":"# : #",{"row":"#)
-                out.appendInt(row)
-                out.appendRaw(#","y":"#)
-                out.appendNumber(Double(pixels.y) * factor)
-                out.appendRaw(#","height":"#)
-                last = last.append(Double(pixels.height) * factor, to: &out)
-                out.appendRaw("}")
+                return (pixels.y, pixels.height)
             }
-            out.endArray()
             out.endObject()
+        }
+        out.endArray()
+    }
+
+    /// `"key":[{"column":C,"x":X,"width":W},…]` (or rows' `row`, `y`, `height`): each index's level pixels
+    /// (`span`) times `factor`.
+    private static func writeAxis(
+        _ key: StaticString, _ indices: ClosedRange<Int>, first: StaticString, next: StaticString,
+        position: StaticString, size: StaticString, factor: Double, to out: inout ViewportJSON,
+        span: (Int) -> (start: Int, length: Int)
+    ) {
+        out.beginArray(key)
+        var last = PrintedSide()
+        for index in indices {
+            let (start, length) = span(index)
+            out.appendRaw(index == indices.lowerBound ? first : next)
+            out.appendInt(index)
+            out.appendRaw(position)
+            out.appendNumber(Double(start) * factor)
+            out.appendRaw(size)
+            last = last.append(Double(length) * factor, to: &out)
+            out.appendRaw("}")
         }
         out.endArray()
     }
@@ -126,7 +100,7 @@ private struct Pieces {
     var firstColumn: [Int] = []
     var firstRow: [Int] = []
 
-    init(_ blocks: [TileGridJSON.Block]) {
+    init(_ blocks: [TileBlock]) {
         let count = blocks.reduce(0) { $0 + $1.columns.count + $1.rows.count }
         bytes.reserveCapacity(16 * count + 16)  // ",[14,57," is 8 bytes: room for the usual pieces, longer ones grow it
         bounds.reserveCapacity(count + 1)

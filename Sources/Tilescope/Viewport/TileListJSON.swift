@@ -25,35 +25,12 @@ struct TileListJSON: ~Copyable {
     /// Room for every column and row that `drawn` and `prefetched` use.
     init(urls: (prefix: [UInt8], suffix: [UInt8])?, drawn: [Tile], prefetched: [Tile]?) {
         self.urls = urls
-        var ranges: [(level: Int, columns: ClosedRange<Int>, rows: ClosedRange<Int>)] = []
-        func include(_ tiles: [Tile]) {
-            var last = -1  // tiles come level by level: look the level up only when it changes
-            for tile in tiles {
-                let a = tile.address
-                if last < 0 || ranges[last].level != a.level {
-                    last = ranges.firstIndex { $0.level == a.level } ?? -1
-                    if last < 0 {
-                        ranges.append((a.level, a.column...a.column, a.row...a.row))
-                        last = ranges.count - 1
-                    }
-                }
-                let range = ranges[last]
-                if !range.columns.contains(a.column) {
-                    ranges[last].columns = min(range.columns.lowerBound, a.column)...max(range.columns.upperBound, a.column)
-                }
-                if !range.rows.contains(a.row) {
-                    ranges[last].rows = min(range.rows.lowerBound, a.row)...max(range.rows.upperBound, a.row)
-                }
-            }
-        }
-        include(drawn)
-        if let prefetched { include(prefetched) }
-        for range in ranges {
+        for block in TileBlock.blocks(drawn: drawn, prefetched: prefetched) {
             let columnBase = entries.count / Self.stride
-            let rowBase = columnBase + range.columns.count
-            entries += Array(repeating: -1, count: Self.stride * (range.columns.count + range.rows.count))
-            levels.append(LevelEntries(level: range.level, firstColumn: range.columns.lowerBound, columnBase: columnBase,
-                                       firstRow: range.rows.lowerBound, rowBase: rowBase))
+            let rowBase = columnBase + block.columns.count
+            entries += Array(repeating: -1, count: Self.stride * (block.columns.count + block.rows.count))
+            levels.append(LevelEntries(level: block.level, firstColumn: block.columns.lowerBound, columnBase: columnBase,
+                                       firstRow: block.rows.lowerBound, rowBase: rowBase))
         }
     }
 

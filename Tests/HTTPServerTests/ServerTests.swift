@@ -7,6 +7,8 @@ import TestSupport
 struct EchoHandler: HTTPHandler {
     /// Holds `?gate=1` requests on their worker until signalled.
     static let gate = DispatchSemaphore(value: 0)
+    /// Signalled by a `?gate=1` request once it is on its worker (in flight until it answers).
+    static let gateEntered = DispatchSemaphore(value: 0)
 
     func handle(_ request: Request) -> Reply {
         let summary = "\(request.method) \(request.pathSegments ?? ["<malformed>"]) q=\(request.query.sorted { $0.key < $1.key }) body=\(request.body.count)"
@@ -22,6 +24,7 @@ struct EchoHandler: HTTPHandler {
         }
         if request.query["gate"] != nil {
             return .later {  // on a worker until the test opens the gate
+                EchoHandler.gateEntered.signal()
                 _ = EchoHandler.gate.wait(timeout: .now() + 10)
                 return response
             }
@@ -90,12 +93,14 @@ private func currentThreadName() -> String {
             _ = try? RawHTTP.get(port, "/h?gate=1")
             heldDone.signal()
         }
-        let end = Date().addingTimeInterval(10)
-        while server.inFlightCount == 0 && Date() < end { Thread.sleep(forTimeInterval: 0.001) }
+        // Not `inFlightCount > 0`: the first request counts until its completion, which can come after its
+        // client has the answer (that race made this test fail about once in fifteen runs).
+        #expect(EchoHandler.gateEntered.wait(timeout: .now() + 10) == .success, "the held request never started")
+        #expect(server.inFlightCount >= 1)
         let busy = try RawHTTP.get(port, "/b?soon=1")
         EchoHandler.gate.signal()
         #expect(busy.status == 200 && busy.text.hasPrefix("render-"), "busy: \(busy.text)")
-        heldDone.wait()
+        #expect(heldDone.wait(timeout: .now() + 10) == .success)
     }
 
     @Test func mallocBuffersAreSentWholeOnAKeptAliveConnection() throws {

@@ -14,7 +14,7 @@ public struct ViewportQuery: Hashable, Sendable {
     /// the URLs were about 40 % of the answer's bytes, all spelt from one template (docs/viewport-api.md).
     public var tileURLs: Bool
     /// `tileFrames=1`: every tile is an object with its frame, as answers were before the `frames` grid. Off by
-    /// default: the grid listing is a fifth of the bytes, and bytes were most of the answer's cost.
+    /// default: the grid listing is a fifth of the bytes (docs/viewport-api.md).
     public var tileFrames: Bool
 
     /// Largest accepted `width` and `height`, in points.

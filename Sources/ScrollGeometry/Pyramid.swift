@@ -70,6 +70,15 @@ public struct Pyramid: Hashable, Sendable {
         return (start, end)
     }
 
+    /// `tileRect` along one axis of a level `extent` pixels long (its width or height): where stored column or
+    /// row `index` starts and how long it is. For a block of columns or rows, one level size instead of
+    /// `tileRect`'s checks of the whole address per tile. `index` must be within the axis's grid.
+    public func tileSpan(index: Int, extent: Int) -> (start: Int, length: Int) {
+        precondition(index >= 0 && index < (extent + tileSize - 1) / tileSize)
+        let (start, end) = span(index: index, extent: extent)
+        return (start, end - start)
+    }
+
     /// The largest level whose width and height are both at most `maxSide`:
     /// the level the whole-image preview shows.
     public func previewLevel(maxSide: Int = 1024) -> Int {

@@ -19,13 +19,14 @@ struct TileFrames {
         self.level = level
         self.columns = columns
         self.rows = rows
+        let size = pyramid.size(ofLevel: level)
         across = columns.map { column in
-            let pixels = pyramid.tileRect(level: level, column: column, row: rows.lowerBound)
-            return (Double(pixels.x) * factor, Double(pixels.width) * factor)
+            let (x, width) = pyramid.tileSpan(index: column, extent: size.width)
+            return (Double(x) * factor, Double(width) * factor)
         }
         down = rows.map { row in
-            let pixels = pyramid.tileRect(level: level, column: columns.lowerBound, row: row)
-            return (Double(pixels.y) * factor, Double(pixels.height) * factor)
+            let (y, height) = pyramid.tileSpan(index: row, extent: size.height)
+            return (Double(y) * factor, Double(height) * factor)
         }
     }
 

@@ -23,12 +23,17 @@ struct TileOrder {
     /// Any tiles of the level, in any order.
     func sorted(_ addresses: [TileAddress]) -> [TileAddress] {
         let size = pyramid.size(ofLevel: level)
-        let keyed = addresses.map { address in
-            let dx = cellCentre(address.column, extent: size.width) - centre.x
-            let dy = cellCentre(address.row, extent: size.height) - centre.y
-            return Keyed(distance: dx * dx + dy * dy, order: address.row << 32 | address.column)
+        return withUnsafeTemporaryAllocation(of: Keyed.self, capacity: addresses.count) { keyed in
+            for (index, address) in addresses.enumerated() {
+                let dx = cellCentre(address.column, extent: size.width) - centre.x
+                let dy = cellCentre(address.row, extent: size.height) - centre.y
+                keyed.initializeElement(at: index, to: Keyed(distance: dx * dx + dy * dy,
+                                                             order: address.row << 32 | address.column))
+            }
+            return Self.withOrdered(UnsafeBufferPointer(keyed)) { ordered in
+                ordered.map { TileAddress(level: level, column: $0.order & 0xFFFF_FFFF, row: $0.order >> 32) }
+            }
         }
-        return tiles(in: Self.ordered(keyed))
     }
 
     /// Every tile of `columns` x `rows`: the same order as `sorted` of their addresses, with one distance
@@ -38,26 +43,38 @@ struct TileOrder {
     }
 
     /// The same, each tile made by `make(column, row)` straight from the order (no list of addresses first).
+    /// The keys live in one temporary block (on the stack for a screenful), not in arrays: on a retina
+    /// screenful the arrays' allocations and checks were most of the order's cost.
     func sorted<T>(columns: Range<Int>, rows: Range<Int>, _ make: (_ column: Int, _ row: Int) -> T) -> [T] {
+        let width = columns.count, count = width * rows.count
+        guard count > 0 else { return [] }
         let size = pyramid.size(ofLevel: level)
-        let across = columns.map { column in
-            let dx = cellCentre(column, extent: size.width) - centre.x
-            return dx * dx
-        }
-        var keyed: [Keyed] = []
-        keyed.reserveCapacity(columns.count * rows.count)
-        for row in rows {
-            let dy = cellCentre(row, extent: size.height) - centre.y
-            let down = dy * dy
+        return withUnsafeTemporaryAllocation(of: Keyed.self, capacity: count + width) { block in
+            // The columns' squared distances first (as keys, for one block), then the tiles' keys.
+            let across = UnsafeMutableBufferPointer(rebasing: block[count...])
             for (index, column) in columns.enumerated() {
-                keyed.append(Keyed(distance: across[index] + down, order: row << 32 | column))
+                let dx = cellCentre(column, extent: size.width) - centre.x
+                across.initializeElement(at: index, to: Keyed(distance: dx * dx, order: column))
+            }
+            var next = 0
+            for row in rows {
+                let dy = cellCentre(row, extent: size.height) - centre.y
+                let down = dy * dy
+                for column in across {
+                    block.initializeElement(at: next, to: Keyed(distance: column.distance + down,
+                                                                order: row << 32 | column.order))
+                    next += 1
+                }
+            }
+            return Self.withOrdered(UnsafeBufferPointer(rebasing: block[..<count])) { ordered in
+                [T](unsafeUninitializedCapacity: count) { result, initialized in
+                    for (index, item) in ordered.enumerated() {
+                        result.initializeElement(at: index, to: make(item.order & 0xFFFF_FFFF, item.order >> 32))
+                    }
+                    initialized = count
+                }
             }
         }
-        return Self.ordered(keyed).map { make($0.order & 0xFFFF_FFFF, $0.order >> 32) }
-    }
-
-    private func tiles(in keyed: [Keyed]) -> [TileAddress] {
-        keyed.map { TileAddress(level: level, column: $0.order & 0xFFFF_FFFF, row: $0.order >> 32) }
     }
 
     /// The centre of a cell of the non-overlapping grid along one axis, clipped to the level:
@@ -79,13 +96,18 @@ struct TileOrder {
         }
     }
 
-    /// `keyed` in the order of `Keyed.precedes`, by a bucket sort: bucket `floor((d - nearest) * n / span)`
-    /// (the last one also takes `d = farthest`), filled in input order. Scaling and truncating never reverse
-    /// two distances, so a tile in an earlier bucket is strictly nearer: one insertion pass over the whole
-    /// list then only moves tiles within their bucket, a tile or two each.
+    /// `keyed` in the order of `Keyed.precedes`.
     static func ordered(_ keyed: [Keyed]) -> [Keyed] {
+        keyed.withUnsafeBufferPointer { keyed in withOrdered(keyed) { Array($0) } }
+    }
+
+    /// Calls `body` with `keyed` in the order of `Keyed.precedes` (valid only inside `body`), by a bucket sort:
+    /// bucket `floor((d - nearest) * n / span)` (the last one also takes `d = farthest`), filled in input order.
+    /// Scaling and truncating never reverse two distances, so a tile in an earlier bucket is strictly nearer:
+    /// one insertion pass over the whole list then only moves tiles within their bucket, a tile or two each.
+    static func withOrdered<R>(_ keyed: UnsafeBufferPointer<Keyed>, _ body: (UnsafeBufferPointer<Keyed>) -> R) -> R {
         let count = keyed.count
-        guard count > 1 else { return keyed }
+        guard count > 1 else { return body(keyed) }
         var nearest = keyed[0].distance, farthest = nearest
         for item in keyed {
             nearest = min(nearest, item.distance)
@@ -93,10 +115,12 @@ struct TileOrder {
         }
         let perBucket = Double(count) / (farthest - nearest)
         // All distances equal (or not finite: a centre the request checks make unreachable): the order alone.
-        guard perBucket.isFinite, nearest.isFinite else { return keyed.sorted(by: Keyed.precedes) }
+        guard perBucket.isFinite, nearest.isFinite else {
+            return keyed.sorted(by: Keyed.precedes).withUnsafeBufferPointer(body)
+        }
 
         let lastBucket = count - 1
-        return [Keyed](unsafeUninitializedCapacity: count) { result, initialized in
+        return withUnsafeTemporaryAllocation(of: Keyed.self, capacity: count) { result in
             // One scratch block: where each bucket starts (count + 1), then each tile's bucket (count).
             withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * count + 1) { scratch in
                 let starts = scratch.baseAddress!, buckets = starts + count + 1
@@ -110,14 +134,17 @@ struct TileOrder {
                 for bucket in 0..<count { starts[bucket + 1] += starts[bucket] }
                 for (index, item) in keyed.enumerated() {
                     let bucket = buckets[index]
-                    (result.baseAddress! + starts[bucket]).initialize(to: item)
+                    result.initializeElement(at: starts[bucket], to: item)
                     starts[bucket] += 1
                 }
             }
-            initialized = count
             // Many tiles in one bucket (many at one distance) would make the pass quadratic: past a budget
             // of moves, a comparison sort finishes the (still complete) list instead.
-            if !insertionSort(result, movesAtMost: 8 * count) { result.sort(by: Keyed.precedes) }
+            if !insertionSort(result, movesAtMost: 8 * count) {
+                var items = result
+                items.sort(by: Keyed.precedes)
+            }
+            return body(UnsafeBufferPointer(result))
         }
     }
 

@@ -40,6 +40,25 @@ import Testing
         #expect(!pyramid.contains(level: 10, column: -1, row: 0))
     }
 
+    /// `tileSpan` along a level's width and height is `tileRect`'s x and width, y and height, for every tile of
+    /// every level of pyramids with and without overlap.
+    @Test func tileSpansAreTileRectsAlongOneAxis() {
+        for pyramid in [Pyramid(width: 600, height: 300), Pyramid(width: 1001, height: 7777, tileSize: 256, overlap: 0),
+                        Pyramid(width: 5000, height: 4097, tileSize: 510, overlap: 2)] {
+            for level in pyramid.levels {
+                let size = pyramid.size(ofLevel: level), grid = pyramid.tileGrid(ofLevel: level)
+                for column in 0..<grid.columns {
+                    for row in 0..<grid.rows {
+                        let rect = pyramid.tileRect(level: level, column: column, row: row)
+                        let across = pyramid.tileSpan(index: column, extent: size.width)
+                        let down = pyramid.tileSpan(index: row, extent: size.height)
+                        #expect(across == (rect.x, rect.width) && down == (rect.y, rect.height), "\(level)/\(column)_\(row)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func previewLevelIsTheLargestThatFitsIn1024() {
         #expect(Pyramid(width: 800, height: 600).previewLevel() == 10)
         #expect(Pyramid(width: 1024, height: 1024).previewLevel() == 10)

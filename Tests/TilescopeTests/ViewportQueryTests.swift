@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ScrollGeometry
+import SeededRandom
 @testable import Tilescope
 
 /// Parsing of viewport requests: defaults, both encodings, and every bad-input case of issue 3.
@@ -250,5 +251,35 @@ import ScrollGeometry
         let error = failure(["width": long, "height": "1"])
         #expect(error?.field == "width")
         #expect((error?.message.count ?? .max) < 100)
+    }
+
+    /// The fast path for short plain decimals gives `Double(String)`'s double bit for bit (50,000 seeded random
+    /// decimals of 1 to 15 digits, the point anywhere, leading and trailing zeros) and leaves everything else,
+    /// exponents, signs, spaces, a 16th digit, to the full parser.
+    @Test func shortDecimalsAreParsedExactly() {
+        var random = SeededGenerator(seed: 1_511)
+        var mismatches: [String] = []
+        for _ in 0..<50_000 {
+            let count = Int.random(in: 1...15, using: &random)
+            var digits = String((0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: break
+            case 1: digits.insert(".", at: digits.startIndex)
+            case 2: digits.append(".")
+            default: digits.insert(".", at: digits.index(digits.startIndex, offsetBy: Int.random(in: 0...count, using: &random)))
+            }
+            guard let fast = ViewportFields.shortDecimal(digits.utf8), let exact = Double(digits),
+                  fast.bitPattern == exact.bitPattern else {
+                mismatches.append(digits)
+                continue
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        for text in ["", ".", "1234567890123456", "0.0000000000000001", "1e5", "-1", "+1", " 1", "1 ", "1.2.3", "0x10",
+                     "nan", "1,5", "١"] {
+            #expect(ViewportFields.shortDecimal(text.utf8) == nil, "\(text)")
+        }
+        #expect(ViewportFields.shortDecimal("0.336643".utf8) == 0.336643)
+        #expect(ViewportFields.shortDecimal("123456789012345".utf8) == 123_456_789_012_345)
     }
 }

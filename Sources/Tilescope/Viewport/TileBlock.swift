@@ -12,25 +12,32 @@ struct TileBlock: Equatable {
     static func blocks(drawn: [Tile], prefetched: [Tile]?) -> [TileBlock] {
         var blocks: [TileBlock] = []
         func include(_ tiles: [Tile]) {
-            var last = -1  // tiles come level by level: look the level up only when it changes
+            // Tiles come level by level: the current level's bounds grow in locals and are stored when the
+            // level changes (a lookup and four array writes per tile were most of the cost).
+            var current = -1
+            var columns = (low: 0, high: 0), rows = (low: 0, high: 0)
+            func store() {
+                guard current >= 0 else { return }
+                let block = blocks[current]
+                blocks[current].columns = min(block.columns.lowerBound, columns.low)...max(block.columns.upperBound, columns.high)
+                blocks[current].rows = min(block.rows.lowerBound, rows.low)...max(block.rows.upperBound, rows.high)
+            }
             for tile in tiles {
                 let a = tile.address
-                if last < 0 || blocks[last].level != a.level {
-                    last = blocks.firstIndex { $0.level == a.level } ?? -1
-                    if last < 0 {
+                if current < 0 || blocks[current].level != a.level {
+                    store()
+                    current = blocks.firstIndex { $0.level == a.level } ?? -1
+                    if current < 0 {
                         blocks.append(TileBlock(level: a.level, columns: a.column...a.column, rows: a.row...a.row))
-                        last = blocks.count - 1
-                        continue
+                        current = blocks.count - 1
                     }
+                    columns = (a.column, a.column)
+                    rows = (a.row, a.row)
                 }
-                let block = blocks[last]
-                if !block.columns.contains(a.column) {
-                    blocks[last].columns = min(block.columns.lowerBound, a.column)...max(block.columns.upperBound, a.column)
-                }
-                if !block.rows.contains(a.row) {
-                    blocks[last].rows = min(block.rows.lowerBound, a.row)...max(block.rows.upperBound, a.row)
-                }
+                columns = (min(columns.low, a.column), max(columns.high, a.column))
+                rows = (min(rows.low, a.row), max(rows.high, a.row))
             }
+            store()
         }
         include(drawn)
         if let prefetched { include(prefetched) }

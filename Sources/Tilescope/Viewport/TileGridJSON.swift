@@ -23,20 +23,33 @@ struct TileGridJSON {
     /// the list's cost.
     func write(_ tiles: [Tile], key: StaticString, to out: inout ViewportJSON) {
         out.beginArray(key)
+        // Room for every tile at once, not one check per tile: a piece copied 16 bytes at a time writes at
+        // most its length rounded up to 16.
+        out.reserve(extra: tiles.count * 2 * pieces.longestRoundedUp + 16)
         pieces.bytes.withUnsafeBufferPointer { bytes in
-            let text = UnsafeRawPointer(bytes.baseAddress!)
-            var block = 0
-            for (index, tile) in tiles.enumerated() {
-                let a = tile.address
-                if blocks[block].level != a.level { block = blocks.firstIndex { $0.level == a.level }! }
-                let column = pieces.firstColumn[block] + a.column - blocks[block].columns.lowerBound
-                let row = pieces.firstRow[block] + a.row - blocks[block].rows.lowerBound
-                let columnStart = pieces.bounds[column] + (index == 0 ? 1 : 0)  // the first tile without its comma
-                let columnLength = pieces.bounds[column + 1] - columnStart
-                let rowLength = pieces.bounds[row + 1] - pieces.bounds[row]
-                out.reserve(extra: columnLength + rowLength + 16)
-                out.appendUnchecked(text + columnStart, length: columnLength)
-                out.appendUnchecked(text + pieces.bounds[row], length: rowLength)
+            pieces.bounds.withUnsafeBufferPointer { bounds in
+                let text = UnsafeRawPointer(bytes.baseAddress!)
+                // The block's pieces, looked up again only when the level changes (tiles come level by level).
+                var level = -1, columnBase = 0, rowBase = 0
+                var columns = 0...0, rows = 0...0
+                var skip = 1  // the first tile without its comma
+                for tile in tiles {
+                    let a = tile.address
+                    if a.level != level {
+                        let block = blocks.firstIndex { $0.level == a.level }!
+                        level = a.level
+                        columnBase = pieces.firstColumn[block] - blocks[block].columns.lowerBound
+                        rowBase = pieces.firstRow[block] - blocks[block].rows.lowerBound
+                        (columns, rows) = (blocks[block].columns, blocks[block].rows)
+                    }
+                    // The pieces are read unchecked: a tile outside its block would read past them.
+                    precondition(columns.contains(a.column) && rows.contains(a.row), "a tile outside its block")
+                    let column = columnBase + a.column, row = rowBase + a.row
+                    let columnStart = bounds[column] + skip
+                    out.appendUnchecked(text + columnStart, length: bounds[column + 1] - columnStart)
+                    out.appendUnchecked(text + bounds[row], length: bounds[row + 1] - bounds[row])
+                    skip = 0
+                }
             }
         }
         out.endArray()
@@ -50,17 +63,16 @@ struct TileGridJSON {
         for block in blocks {
             // `Tile(_:in:zoomScale:)`'s factor and pixels, computed once per block and once per column or row.
             let factor = zoomScale / pyramid.scale(ofLevel: block.level)
+            let size = pyramid.size(ofLevel: block.level)
             out.beginObject()
             out.field("level", block.level)
             Self.writeAxis("columns", block.columns, first: #"{"column":"#, next: #",{"column":"#,
                            position: #","x":"#, size: #","width":"#, factor: factor, to: &out) { column in
-                let pixels = pyramid.tileRect(level: block.level, column: column, row: block.rows.lowerBound)
-                return (pixels.x, pixels.width)
+                pyramid.tileSpan(index: column, extent: size.width)
             }
             Self.writeAxis("rows", block.rows, first: #"{"row":"#, next: #",{"row":"#,
                            position: #","y":"#, size: #","height":"#, factor: factor, to: &out) { row in
-                let pixels = pyramid.tileRect(level: block.level, column: block.columns.lowerBound, row: row)
-                return (pixels.y, pixels.height)
+                pyramid.tileSpan(index: row, extent: size.height)
             }
             out.endObject()
         }
@@ -92,44 +104,72 @@ struct TileGridJSON {
 
 /// The text of every column (`,[L,C,`) and row (`R]`) of the blocks, back to back, for `TileGridJSON.write`.
 private struct Pieces {
-    /// The pieces, then 16 bytes of slack: `ViewportJSON.appendUnchecked` may read 15 bytes past a piece.
-    var bytes: [UInt8] = []
+    /// The pieces, then at least 16 bytes of slack: `ViewportJSON.appendUnchecked` may read 15 bytes past a piece.
+    var bytes: [UInt8]
     /// Piece `i` is `bytes[bounds[i]..<bounds[i + 1]]`.
-    var bounds: [Int] = [0]
+    var bounds: [Int]
     /// Per block, the index of its first column's piece and of its first row's.
-    var firstColumn: [Int] = []
-    var firstRow: [Int] = []
+    var firstColumn: [Int]
+    var firstRow: [Int]
+    /// The longest piece's length rounded up to a multiple of 16.
+    var longestRoundedUp = 16
 
     init(_ blocks: [TileBlock]) {
         let count = blocks.reduce(0) { $0 + $1.columns.count + $1.rows.count }
-        bytes.reserveCapacity(16 * count + 16)  // ",[14,57," is 8 bytes: room for the usual pieces, longer ones grow it
-        bounds.reserveCapacity(count + 1)
-        for block in blocks {
-            firstColumn.append(bounds.count - 1)
-            for column in block.columns {
-                bytes.append(UInt8(ascii: ","))
-                bytes.append(UInt8(ascii: "["))
-                digits(block.level)
-                bytes.append(UInt8(ascii: ","))
-                digits(column)
-                bytes.append(UInt8(ascii: ","))
-                bounds.append(bytes.count)
-            }
-            firstRow.append(bounds.count - 1)
-            for row in block.rows {
-                digits(row)
-                bytes.append(UInt8(ascii: "]"))
-                bounds.append(bytes.count)
+        // At most 16 bytes a piece (",[63,4294967295,"), then the 16 bytes of slack: written through a pointer,
+        // where appending byte by byte to the array cost a check per byte.
+        var bytes = [UInt8](repeating: 0, count: 16 * count + 16)
+        var bounds = [Int](repeating: 0, count: count + 1)
+        var firstColumn: [Int] = [], firstRow: [Int] = []
+        var piece = 0
+        bytes.withUnsafeMutableBufferPointer { bytes in
+            bounds.withUnsafeMutableBufferPointer { bounds in
+                var end = 0
+                func close() {
+                    piece += 1
+                    bounds[piece] = end
+                }
+                for block in blocks {
+                    firstColumn.append(piece)
+                    for column in block.columns {
+                        bytes[end] = UInt8(ascii: ","); bytes[end + 1] = UInt8(ascii: "[")
+                        end = Self.digits(block.level, into: bytes, at: end + 2)
+                        bytes[end] = UInt8(ascii: ",")
+                        end = Self.digits(column, into: bytes, at: end + 1)
+                        bytes[end] = UInt8(ascii: ",")
+                        end += 1
+                        close()
+                    }
+                    firstRow.append(piece)
+                    for row in block.rows {
+                        end = Self.digits(row, into: bytes, at: end)
+                        bytes[end] = UInt8(ascii: "]")
+                        end += 1
+                        close()
+                    }
+                }
             }
         }
-        bytes += repeatElement(0, count: 16)
+        for index in 0..<count { longestRoundedUp = max(longestRoundedUp, (bounds[index + 1] - bounds[index] + 15) & ~15) }
+        (self.bytes, self.bounds, self.firstColumn, self.firstRow) = (bytes, bounds, firstColumn, firstRow)
     }
 
-    /// A level, column or row (never negative) in decimal; not through `String`, whose interpolation cost more
-    /// than the whole tile list.
-    private mutating func digits(_ value: Int) {
-        if value >= 10 { digits(value / 10) }
-        bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10))
+    /// A level, column or row (never negative, below 2^32) in decimal at `start`; returns where it ends. Not
+    /// through `String`, whose interpolation cost more than the whole tile list.
+    private static func digits(_ value: Int, into bytes: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
+        precondition(value >= 0 && value < 1 << 32)
+        var length = 1, probe = value
+        while probe >= 10 {
+            probe /= 10
+            length += 1
+        }
+        var rest = value, index = start + length
+        repeat {
+            index -= 1
+            bytes[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while rest > 0
+        return start + length
     }
 }
 

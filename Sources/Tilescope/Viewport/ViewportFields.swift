@@ -90,8 +90,9 @@ struct ViewportFields {
     /// A decimal number as JSON writes them (a leading `+` and surrounding spaces forgiven). Swift's own
     /// `Double(String)` also takes hexadecimal and `nan`; those are refused, the latter with its own message.
     static func parseNumber(_ raw: String, _ field: String) throws(ViewportQueryError) -> Double {
-        // The common case first: a plain decimal number, parsed from the String itself. `Double(Substring)`
-        // copies the text into a new C string first.
+        // The common case first: a short plain decimal, without the C library. Then any decimal, parsed from
+        // the String itself (`Double(Substring)` copies the text into a new C string first).
+        if let value = shortDecimal(raw.utf8) { return value }
         if isDecimal(raw.utf8[...]), let value = Double(raw) { return try finite(value, field) }  // 1e999 is infinity
         let text = raw.trimmingASCIISpaces
         var unsigned = text
@@ -103,6 +104,32 @@ struct ViewportFields {
         default: throw .notANumber(field, raw)
         }
     }
+
+    /// `digits [. digits]` or `. digits` with 1 to 15 digits in all (what viewport clients send: `1280`,
+    /// `0.336643`, `105.9`), or nil for anything else. Exactly `Double(text)`: the digits as an integer below
+    /// 10^15 < 2^53 and 10^fraction (at most 10^15 < 10^22) are both exact doubles, and one IEEE division of
+    /// exact operands is the correctly rounded quotient, as strtod's answer is (Clinger's fast path). A tenth
+    /// of the cost of `isDecimal` and `Double(String)`, six times a request.
+    static func shortDecimal(_ text: String.UTF8View) -> Double? {
+        var mantissa: UInt64 = 0, digits = 0, fraction = 0, point = false
+        for byte in text {
+            if byte &- UInt8(ascii: "0") < 10 {
+                digits += 1
+                guard digits <= 15 else { return nil }
+                mantissa = mantissa &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+                if point { fraction += 1 }
+            } else if byte == UInt8(ascii: "."), !point {
+                point = true
+            } else {
+                return nil
+            }
+        }
+        guard digits > 0 else { return nil }
+        return Double(mantissa) / powersOfTen[fraction]
+    }
+
+    /// 10^0 ... 10^15, each exact.
+    private static let powersOfTen: [Double] = (0...15).map { (0..<$0).reduce(1.0) { value, _ in value * 10 } }
 
     /// `digits [. digits] [e [sign] digits]` or `. digits [...]`, at least one mantissa digit.
     static func isDecimal(_ bytes: Substring.UTF8View) -> Bool {

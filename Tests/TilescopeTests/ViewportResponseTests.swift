@@ -194,9 +194,11 @@ import ScrollGeometry
             if seed % 3 == 0 { fields["prefetch"] = "true" }
             if seed % 5 == 0 { fields["tap"] = "\(Double.random(in: 0...40000, using: &rng)),\(Double.random(in: 0...40000, using: &rng))" }
             let query = try ViewportQuery.parse(query: fields)
+            // Plain ids (copied whole) and ids with every kind of byte JSON escapes or passes through.
+            let id = ["img-\(seed)", "img \"\(seed)\"", "img\\\(seed)", "img\n\(seed)\u{1F}", "img-\(seed) \"q\" \\ /\t\u{1} ü 🐯"][seed % 5]
             for listing in [ViewportResponse.TileListing.grid, .objects, .objectsWithURLs] {
-                let response = ViewportResponse(imageID: "img-\(seed)", viewport: query.viewport(for: pyramid),
-                                                urls: PyramidURLs(imageID: "img-\(seed)", version: seed), listing: listing)
+                let response = ViewportResponse(imageID: id, viewport: query.viewport(for: pyramid),
+                                                urls: PyramidURLs(imageID: id, version: seed), listing: listing)
                 let mine = try JSONSerialization.jsonObject(with: Data(response.json)) as? NSDictionary
                 let theirs = try JSONSerialization.jsonObject(with: JSONEncoder().encode(response)) as? NSDictionary
                 #expect(mine != nil && mine == theirs, "seed \(seed), \(listing)")

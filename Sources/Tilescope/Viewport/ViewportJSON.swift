@@ -209,6 +209,20 @@ struct ViewportJSON: ~Copyable {
     private static let hex = Array("0123456789abcdef".utf8)
 
     mutating func appendString(_ text: String) {
+        var text = text
+        // The usual case, an id or a word with nothing to escape: one copy, not a loop over every byte.
+        let copied = text.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
+            reserve(utf8.count + 2)
+            unchecked(UInt8(ascii: "\""))
+            if let start = utf8.baseAddress { memcpy(base + count, start, utf8.count) }
+            count += utf8.count
+            unchecked(UInt8(ascii: "\""))
+            return true
+        }
+        if copied { return }
         let utf8 = text.utf8
         reserve(utf8.count * 6 + 2)  // the worst case: every byte a \u00XX escape
         unchecked(UInt8(ascii: "\""))

@@ -13,6 +13,22 @@ enum ASCII {
         return changed ? String(decoding: utf8, as: UTF8.self) : text
     }
 
+    /// A header name as libmicrohttpd hands it over, read and lower-cased in one pass: HTTP/1.1 clients send
+    /// `Host` and `User-Agent`, and `lowercased(String(cString:))` made three copies of each (1k instructions a
+    /// header). Invalid UTF-8 is repaired as `String(cString:)` repairs it.
+    static func lowercased(cString: UnsafePointer<CChar>) -> String {
+        let bytes = UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self)
+        var length = 0
+        while bytes[length] != 0 { length += 1 }
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            for index in 0..<length {
+                let byte = bytes[index]
+                buffer[index] = byte &- 65 < 26 ? byte &+ 32 : byte
+            }
+            return length
+        }
+    }
+
     static func equalIgnoringCase(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
         for (x, y) in zip(a.utf8, b.utf8) where x != y {

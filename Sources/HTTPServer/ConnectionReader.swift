@@ -36,7 +36,7 @@ private func headerIterator(
 ) -> MHD_Result {
     guard let context, let key else { return .YES }
     let collector = context.assumingMemoryBound(to: ConnectionReader.Collector.self)
-    let name = ASCII.lowercased(String(cString: key))
+    let name = ASCII.lowercased(cString: key)
     let text = value.map { String(cString: $0) } ?? ""
     // Repeated headers are joined as RFC 9110 allows for list-valued fields.
     if let existing = collector.pointee.headers[name] {

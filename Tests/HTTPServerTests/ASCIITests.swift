@@ -20,6 +20,14 @@ import Testing
         #expect(ASCII.lowercased("If-None-Match") == "if-none-match")
         #expect(ASCII.lowercased("host") == "host")
         #expect(ASCII.lowercased("ÄB") == "Äb")
+        // From a C string, as header names arrive: the same as lower-casing what `String(cString:)` reads,
+        // invalid UTF-8 repaired the same way.
+        for name in ["If-None-Match", "host", "ÄB", "X-A_Z@[`{", "", "\u{7F}Z"] {
+            #expect(name.withCString { ASCII.lowercased(cString: $0) } == ASCII.lowercased(name))
+        }
+        let invalid: [CChar] = [72, -1, 79, -61, 0]  // "H", a lone 0xFF, "O", a truncated two-byte sequence
+        #expect(invalid.withUnsafeBufferPointer { ASCII.lowercased(cString: $0.baseAddress!) }
+                == ASCII.lowercased(invalid.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }))
         #expect(ASCII.equalIgnoringCase("Server-Timing", "server-timing"))
     }
 }

@@ -5,7 +5,8 @@ import ScrollGeometry
 /// The viewport query, both ways it arrives: `GET ?width=...` (`{width}x{height}|{query string}`, split
 /// and decoded as libmicrohttpd and `PercentDecoding` do) and `POST` JSON (`{width}x{height}|{body}`).
 /// A query that parses is answered for an image of that size, and the answer is written out: every
-/// tile it lists must exist in the pyramid, and every number in it must be finite.
+/// tile it lists must exist in the pyramid, and every number in it must be finite. Every value the short-decimal
+/// fast path reads must be read as `Double(String)` reads it.
 enum ViewportQueryTarget {
     static func run(_ bytes: [UInt8]) {
         let input = SizedInput(bytes)
@@ -15,6 +16,10 @@ enum ViewportQueryTarget {
             guard let key = PercentDecoding.decode(parts[0], plusIsSpace: true),
                   let value = PercentDecoding.decode(parts.count > 1 ? parts[1] : "", plusIsSpace: true) else { return }
             fields[key] = value
+            // The short-decimal fast path is the full parser's double or nothing.
+            if let fast = ViewportFields.shortDecimal(value.utf8) {
+                FuzzCheck.require(Double(value)?.bitPattern == fast.bitPattern, "shortDecimal(\(value)) = \(fast), not Double(value)")
+            }
         }
         guard let query = try? ViewportQuery.parse(query: fields) else { return }
         ViewportAnswerCheck.check(query, width: input.width, height: input.height)

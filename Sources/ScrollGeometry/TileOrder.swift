@@ -43,8 +43,7 @@ struct TileOrder {
     }
 
     /// The same, each tile made by `make(column, row)` straight from the order (no list of addresses first).
-    /// The keys live in one temporary block (on the stack for a screenful), not in arrays: on a retina
-    /// screenful the arrays' allocations and checks were most of the order's cost.
+    /// The columns' terms and the tiles' keys share one temporary block, freed on return.
     func sorted<T>(columns: Range<Int>, rows: Range<Int>, _ make: (_ column: Int, _ row: Int) -> T) -> [T] {
         let width = columns.count, count = width * rows.count
         guard count > 0 else { return [] }

@@ -108,8 +108,8 @@ struct ViewportFields {
     /// `digits [. digits]` or `. digits` with 1 to 15 digits in all (what viewport clients send: `1280`,
     /// `0.336643`, `105.9`), or nil for anything else. Exactly `Double(text)`: the digits as an integer below
     /// 10^15 < 2^53 and 10^fraction (at most 10^15 < 10^22) are both exact doubles, and one IEEE division of
-    /// exact operands is the correctly rounded quotient, as strtod's answer is (Clinger's fast path). A tenth
-    /// of the cost of `isDecimal` and `Double(String)`, six times a request.
+    /// exact operands is the correctly rounded quotient, as strtod's answer is (Clinger's fast path). About
+    /// a fifth of the cost of `isDecimal` and `Double(String)` (260 instructions a number against 1,350).
     static func shortDecimal(_ text: String.UTF8View) -> Double? {
         var mantissa: UInt64 = 0, digits = 0, fraction = 0, point = false
         for byte in text {

@@ -23,9 +23,9 @@ struct TileGridJSON {
     /// the list's cost.
     func write(_ tiles: [Tile], key: StaticString, to out: inout ViewportJSON) {
         out.beginArray(key)
-        // Room for every tile at once, not one check per tile: a piece copied 16 bytes at a time writes at
-        // most its length rounded up to 16.
-        out.reserve(extra: tiles.count * 2 * pieces.longestRoundedUp + 16)
+        // Room for every tile at once, not one check per tile: each of a tile's two pieces is at most
+        // `Pieces.maxLength` bytes, copied 16 at a time.
+        out.reserve(extra: tiles.count * 2 * Pieces.maxLength + 16)
         pieces.bytes.withUnsafeBufferPointer { bytes in
             pieces.bounds.withUnsafeBufferPointer { bounds in
                 let text = UnsafeRawPointer(bytes.baseAddress!)
@@ -111,14 +111,14 @@ private struct Pieces {
     /// Per block, the index of its first column's piece and of its first row's.
     var firstColumn: [Int]
     var firstRow: [Int]
-    /// The longest piece's length rounded up to a multiple of 16.
-    var longestRoundedUp = 16
+    /// The longest a piece can be: `,[63,4294967295,` (levels are below 64, columns and rows below 2^32).
+    static let maxLength = 16
 
     init(_ blocks: [TileBlock]) {
         let count = blocks.reduce(0) { $0 + $1.columns.count + $1.rows.count }
-        // At most 16 bytes a piece (",[63,4294967295,"), then the 16 bytes of slack: written through a pointer,
-        // where appending byte by byte to the array cost a check per byte.
-        var bytes = [UInt8](repeating: 0, count: 16 * count + 16)
+        // At most `maxLength` bytes a piece, then 16 bytes of slack: written through a pointer, where appending
+        // byte by byte to the array cost a check per byte.
+        var bytes = [UInt8](repeating: 0, count: Self.maxLength * count + 16)
         var bounds = [Int](repeating: 0, count: count + 1)
         var firstColumn: [Int] = [], firstRow: [Int] = []
         var piece = 0
@@ -130,6 +130,7 @@ private struct Pieces {
                     bounds[piece] = end
                 }
                 for block in blocks {
+                    precondition(block.level < 64, "a level past a pyramid's 63")  // two digits: `maxLength` holds
                     firstColumn.append(piece)
                     for column in block.columns {
                         bytes[end] = UInt8(ascii: ","); bytes[end + 1] = UInt8(ascii: "[")
@@ -150,7 +151,6 @@ private struct Pieces {
                 }
             }
         }
-        for index in 0..<count { longestRoundedUp = max(longestRoundedUp, (bounds[index + 1] - bounds[index] + 15) & ~15) }
         (self.bytes, self.bounds, self.firstColumn, self.firstRow) = (bytes, bounds, firstColumn, firstRow)
     }
 

@@ -184,14 +184,21 @@ struct ViewportJSON: ~Copyable {
     /// them unreachable).
     mutating func appendNumber(_ value: Double) {
         guard value.isFinite else { return appendRaw("null") }
-        if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
+        // Whole below 2^53: the truncated value is the value (`rounded()` would call libm).
+        if abs(value) < 9_007_199_254_740_992, Double(Int(value)) == value {
             appendInt(Int(value))
             return
         }
-        // `write(to:)` prints what `description` does (a test holds them equal) but hands its stack buffer
-        // to the stream, where `description` builds a String, on the heap when longer than 15 bytes, as
-        // most frame coordinates are; that String was a third of the cost of a number.
-        reserve(NumberText.room)
+        // Most fractions in an answer are short: printed without the general printer (`ShortestDecimal`).
+        // The rest: `write(to:)` prints what `description` does (a test holds them equal) but hands its stack
+        // buffer to the stream, where `description` builds a String, on the heap when longer than 15 bytes,
+        // as most frame coordinates are; that String was a third of the cost of a number.
+        reserve(max(NumberText.room, ShortestDecimal.room))
+        let short = ShortestDecimal.write(value, to: base + count)
+        if short > 0 {
+            count += short
+            return
+        }
         var text = NumberText(target: base + count)
         value.write(to: &text)
         if text.length <= NumberText.room {

@@ -294,20 +294,20 @@ void *ts_mhd_socket_context(struct MHD_Connection *connection) {
     return info ? info->socket_context : NULL;
 }
 
-int ts_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size) {
+int ts_mhd_client_address(struct MHD_Connection *connection, unsigned char *bytes) {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (info == NULL || info->client_addr == NULL) return -1;
+    if (info == NULL || info->client_addr == NULL) return 0;
     const struct sockaddr *address = info->client_addr;
     if (address->sa_family == AF_INET) {
-        const struct sockaddr_in *v4 = (const struct sockaddr_in *) address;
-        return inet_ntop(AF_INET, &v4->sin_addr, buffer, size) ? 0 : -1;
+        memcpy(bytes, &((const struct sockaddr_in *) address)->sin_addr, 4);
+        return 4;
     }
     if (address->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *) address;
-        return inet_ntop(AF_INET6, &v6->sin6_addr, buffer, size) ? 0 : -1;
+        memcpy(bytes, &((const struct sockaddr_in6 *) address)->sin6_addr, 16);
+        return 16;
     }
-    return -1;
+    return 0;
 }
 
 int ts_tiffsave_pyramid(VipsImage *in, const char *path) {

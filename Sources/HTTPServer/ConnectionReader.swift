@@ -5,28 +5,28 @@ import CShims
 enum ConnectionReader {
     static func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?) -> Request {
         let rawPath = url.map { String(cString: $0) } ?? "/"
-        var collector = Collector()
         // Sized once from libmicrohttpd's counts (a walk of a short list without callbacks): a browser's ten
         // headers or a viewport's seven arguments would otherwise regrow and rehash the dictionaries four times.
-        collector.headers.reserveCapacity(Int(max(0, MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))))
-        collector.query.reserveCapacity(Int(max(0, MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil))))
+        // Made at that size, not grown with `reserveCapacity`: that one is the standard library's unspecialised
+        // code, which looks up the dictionary's type at run time (about 500 instructions a dictionary).
+        let headerCount = MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)
+        let argumentCount = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil)
+        var collector = Collector(headers: Dictionary(minimumCapacity: Int(max(0, headerCount))),
+                                  query: Dictionary(minimumCapacity: Int(max(0, argumentCount))))
         withUnsafeMutablePointer(to: &collector) { pointer in
             _ = MHD_get_connection_values(connection, .HEADER_KIND, headerIterator, pointer)
             _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, queryIterator, pointer)
         }
-        let client = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { address in
-            ts_mhd_client_address(connection, address.baseAddress!, address.count) == 0
-                ? String(cString: address.baseAddress!) : "-"
-        }
         var request = Request(method: method.map { String(cString: $0) } ?? "GET", rawPath: rawPath,
-                              query: collector.query, headers: collector.headers, clientAddress: client)
+                              query: collector.query, headers: collector.headers,
+                              client: ClientAddress(connection: connection))
         if collector.malformedQuery { request.pathSegments = nil }
         return request
     }
 
     struct Collector {
-        var headers: [String: String] = [:]
-        var query: [String: String] = [:]
+        var headers: [String: String]
+        var query: [String: String]
         var malformedQuery = false
     }
 }

@@ -109,13 +109,8 @@ public struct HotExchange {
             guard let name = PercentDecoding.decode(pair[0], plusIsSpace: true) else { continue }
             query[name] = pair.count > 1 ? PercentDecoding.decode(pair[1], plusIsSpace: true) ?? "" : ""
         }
-        let client = connection.map { connection in
-            withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { address in
-                ts_mhd_client_address(connection, address.baseAddress!, address.count) == 0
-                    ? String(cString: address.baseAddress!) : "-"
-            }
-        } ?? "-"
-        return Request(method: isHead ? "HEAD" : "GET", rawPath: String(parts[0]), query: query, clientAddress: client)
+        return Request(method: isHead ? "HEAD" : "GET", rawPath: String(parts[0]), query: query, headers: [:],
+                       client: connection.map(ClientAddress.init(connection:)) ?? ClientAddress("-"))
     }
 
     /// The same exchange as the slow path reports it.

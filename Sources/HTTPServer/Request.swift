@@ -11,11 +11,21 @@ public struct Request: Sendable {
     public var query: [String: String]
     public var headers: [String: String]
     public var body: [UInt8]
-    public var clientAddress: String
+    public var client: ClientAddress
+    /// The client's IP address as text (`-` when unknown), printed on each use.
+    public var clientAddress: String { client.text }
 
     public init(
         method: String, rawPath: String, query: [String: String] = [:],
         headers: [String: String] = [:], body: [UInt8] = [], clientAddress: String = ""
+    ) {
+        self.init(method: method, rawPath: rawPath, query: query, headers: headers, body: body,
+                  client: ClientAddress(clientAddress))
+    }
+
+    public init(
+        method: String, rawPath: String, query: [String: String], headers: [String: String], body: [UInt8] = [],
+        client: ClientAddress
     ) {
         self.method = method
         self.rawPath = Self.originForm(rawPath)
@@ -23,7 +33,7 @@ public struct Request: Sendable {
         self.query = query
         self.headers = headers
         self.body = body
-        self.clientAddress = clientAddress
+        self.client = client
     }
 
     /// The path of a request target: `http://host:8080/a/b` (absolute form, which RFC 9112 3.2.2

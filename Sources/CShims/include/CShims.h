@@ -213,7 +213,8 @@ int ts_mhd_connection_fd(struct MHD_Connection *connection);
 /// The pointer the connection-notify callback stored for this connection (its socket context), or NULL.
 void *ts_mhd_socket_context(struct MHD_Connection *connection);
 
-/// Writes the client's IP address as text into `buffer`; returns 0 on success.
-int ts_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size);
+/// Copies the client's IP address, in network byte order, into `bytes` (room for 16); returns its length:
+/// 4 (IPv4), 16 (IPv6), or 0 when libmicrohttpd has none.
+int ts_mhd_client_address(struct MHD_Connection *connection, unsigned char *bytes);
 
 #endif

@@ -48,7 +48,8 @@ public struct AccessLog: Sendable {
 
     private static func common(_ exchange: CompletedExchange, _ time: timespec, into out: inout [UInt8]) {
         let request = exchange.request
-        out += request.clientAddress.isEmpty ? "-".utf8 : request.clientAddress.utf8
+        let client = request.clientAddress  // printed on each read
+        out += client.isEmpty ? "-".utf8 : client.utf8
         out += " - - [".utf8
         out += Timestamps.shared.common(time.tv_sec)
         out += "] \"".utf8

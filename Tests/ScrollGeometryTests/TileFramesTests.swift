@@ -2,13 +2,15 @@ import Testing
 @testable import ScrollGeometry
 
 /// The viewport's tiles come in the published order and carry exactly the frames rule 10 gives each tile
-/// on its own.
+/// on its own (framed on demand from `tileAddresses`).
 @Suite struct TileFramesTests {
     @Test func viewportFramesAreTheFramesOfEachTileOnItsOwn() {
         var tiles = 0
         for scene in RandomScene.all(2000, base: 0xF4A3_0000) {
             let viewport = Viewport(pyramid: scene.pyramid, scrollView: scene.scrollView)
-            let alone = viewport.tiles.map { Tile($0.address, in: scene.pyramid, zoomScale: viewport.zoomScale) }
+            let alone = viewport.tileAddresses.map { Tile($0, in: scene.pyramid, zoomScale: viewport.zoomScale) }
+            // `tiles` frames `tileAddresses`, the same tiles in the same order.
+            #expect(viewport.tiles.map(\.address) == viewport.tileAddresses, "\(scene)")
             if let level = viewport.level {  // and in the published order
                 let cover = TileCover(pyramid: scene.pyramid, level: level, imageRect: viewport.visibleRect)
                 let expected = TileOrderTests.referenceOrder(TileOrderTests.rowMajor(cover), pyramid: scene.pyramid,

@@ -10,8 +10,13 @@ struct TileBlock: Equatable {
 
     /// One block per level of `drawn` and then `prefetched`, in the order they first use it.
     static func blocks(drawn: [Tile], prefetched: [Tile]?) -> [TileBlock] {
+        blocks(drawn: drawn.lazy.map(\.address), prefetched: prefetched?.lazy.map(\.address))
+    }
+
+    /// The same from the tiles' addresses.
+    static func blocks<Addresses: Sequence<TileAddress>>(drawn: Addresses, prefetched: Addresses?) -> [TileBlock] {
         var blocks: [TileBlock] = []
-        func include(_ tiles: [Tile]) {
+        func include(_ tiles: Addresses) {
             // Tiles come level by level: the current level's bounds grow in locals and are stored when the
             // level changes (a lookup and four array writes per tile were most of the cost).
             var current = -1
@@ -22,8 +27,7 @@ struct TileBlock: Equatable {
                 blocks[current].columns = min(block.columns.lowerBound, columns.low)...max(block.columns.upperBound, columns.high)
                 blocks[current].rows = min(block.rows.lowerBound, rows.low)...max(block.rows.upperBound, rows.high)
             }
-            for tile in tiles {
-                let a = tile.address
+            for a in tiles {
                 if current < 0 || blocks[current].level != a.level {
                     store()
                     current = blocks.firstIndex { $0.level == a.level } ?? -1

@@ -13,7 +13,7 @@ struct TileGridJSON {
     let blocks: [TileBlock]
     private let pieces: Pieces
 
-    init(drawn: [Tile], prefetched: [Tile]?) {
+    init(drawn: [TileAddress], prefetched: [TileAddress]?) {
         blocks = TileBlock.blocks(drawn: drawn, prefetched: prefetched)
         pieces = Pieces(blocks)
     }
@@ -21,7 +21,7 @@ struct TileGridJSON {
     /// `"key":[[L,C,R],…]`, in the order given (every tile within `blocks`). A tile is two copies of text
     /// printed once per column (`,[L,C,`) and once per row (`R]`): printing three numbers per tile was most of
     /// the list's cost.
-    func write(_ tiles: [Tile], key: StaticString, to out: inout ViewportJSON) {
+    func write(_ tiles: [TileAddress], key: StaticString, to out: inout ViewportJSON) {
         out.beginArray(key)
         // Room for every tile at once, not one check per tile: each of a tile's two pieces is at most
         // `Pieces.maxLength` bytes, copied 16 at a time.
@@ -33,8 +33,7 @@ struct TileGridJSON {
                 var level = -1, columnBase = 0, rowBase = 0
                 var columns = 0...0, rows = 0...0
                 var skip = 1  // the first tile without its comma
-                for tile in tiles {
-                    let a = tile.address
+                for a in tiles {
                     if a.level != level {
                         let block = blocks.firstIndex { $0.level == a.level }!
                         level = a.level

@@ -66,13 +66,13 @@ public struct ViewportResponse: Hashable, Sendable {
     /// `nil` when the request asked for `tileURLs`, whose tiles carry their own URL instead.
     public var tileURL: String? { listing == .objectsWithURLs ? nil : urls.tiles }
     /// The tiles to draw, nearest the viewport centre first.
-    public var tiles: [TileJSON] { drawn.map(json) }
+    public var tiles: [TileJSON] { geometry.tiles.map(json) }
     /// Present only when the request asked for `prefetch`.
     public var prefetch: [TileJSON]? { prefetched?.map(json) }
 
     // The geometry's tiles, turned into URLs only while writing: building a string per tile up front
-    // would cost more than the rest of the answer.
-    private let drawn: [Tile]
+    // would cost more than the rest of the answer. Framed only for the listings that frame each tile.
+    private let geometry: Viewport
     private let prefetched: [Tile]?
     private let urls: PyramidURLs
     public let listing: TileListing
@@ -93,7 +93,7 @@ public struct ViewportResponse: Hashable, Sendable {
         threshold = viewport.threshold
         level = viewport.level
         preview = Preview(url: urls.preview, width: viewport.previewSize.width, height: viewport.previewSize.height)
-        drawn = viewport.tiles
+        geometry = viewport
         prefetched = viewport.prefetch
         self.urls = urls
         self.listing = listing
@@ -116,7 +116,8 @@ public struct ViewportResponse: Hashable, Sendable {
         // Bytes a tile: about 185 as an object with its URL, 115 without, 11 in the grid listing (a 1280x800 @2x
         // answer: ~23 KB, ~14 KB, ~3 KB).
         let perTile = switch listing { case .grid: 16; case .objects: 128; case .objectsWithURLs: 192 }
-        var out = ViewportJSON(capacity: 1024 + perTile * (drawn.count + (prefetched?.count ?? 0)))
+        let drawnCount = geometry.tileAddresses.count
+        var out = ViewportJSON(capacity: 1024 + perTile * (drawnCount + (prefetched?.count ?? 0)))
         out.beginObject()
         out.beginObject("image")
         out.field("id", image.id)
@@ -152,11 +153,13 @@ public struct ViewportResponse: Hashable, Sendable {
             out.field("tileURL", unescaped: urls.tilePrefixBytes, "{level}/{col}_{row}", urls.tileSuffixBytes)
         }
         if listing == .grid {
+            let drawn = geometry.tileAddresses, prefetched = prefetched?.map(\.address)
             let grid = TileGridJSON(drawn: drawn, prefetched: prefetched)
             grid.write(drawn, key: "tiles", to: &out)
             if let prefetched { grid.write(prefetched, key: "prefetch", to: &out) }
             grid.writeFrames(pyramid: pyramid, zoomScale: zoomScale, to: &out)
         } else {
+            let drawn = geometry.tiles
             var list = TileListJSON(urls: listing == .objectsWithURLs ? (urls.tilePrefixBytes, urls.tileSuffixBytes) : nil,
                                     drawn: drawn, prefetched: prefetched)
             list.write(drawn, key: "tiles", to: &out)

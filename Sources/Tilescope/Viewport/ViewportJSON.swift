@@ -93,14 +93,15 @@ struct ViewportJSON: ~Copyable {
         needsComma = true
     }
 
-    /// `"key":"{head}{middle}{tail}"` from pieces that need no escaping: percent-encoded URL pieces (`PyramidURLs`)
-    /// around a literal, so a URL template goes out without a `String` or an escaping pass.
-    mutating func field(_ key: StaticString, unescaped head: [UInt8], _ middle: StaticString, _ tail: [UInt8]) {
+    /// `"key":"{head}{id}{middle}{version}"`: one of an image's URLs (`PyramidURLs`) written in place, its id
+    /// and version percent-encoded, so no escaping pass is needed and no URL string is made.
+    mutating func field(_ key: StaticString, url layout: PyramidURLs.Layout, _ urls: PyramidURLs) {
         self.key(key)
         byte(UInt8(ascii: "\""))
-        appendRaw(head)
-        appendRaw(middle)
-        appendRaw(tail)
+        appendRaw(layout.head)
+        appendPercentEncoded(urls.imageID)
+        appendRaw(layout.middle)
+        appendPercentEncoded(urls.version)
         byte(UInt8(ascii: "\""))
         needsComma = true
     }
@@ -126,6 +127,30 @@ struct ViewportJSON: ~Copyable {
         reserve(chunk.count)
         _ = chunk.withUnsafeBufferPointer { memcpy(base + count, $0.baseAddress!, $0.count) }
         count += chunk.count
+    }
+
+    /// `text` with everything but `A-Z a-z 0-9 - . _ ~` percent-encoded (`PyramidURLs`' rule), copied whole
+    /// when nothing needs encoding, as ids and versions usually do not.
+    mutating func appendPercentEncoded(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            if utf8.allSatisfy(PyramidURLs.isUnreserved) {
+                reserve(utf8.count)
+                if let start = utf8.baseAddress { memcpy(base + count, start, utf8.count) }
+                count += utf8.count
+                return
+            }
+            reserve(utf8.count * 3)
+            for byte in utf8 {
+                if PyramidURLs.isUnreserved(byte) {
+                    unchecked(byte)
+                } else {
+                    unchecked(UInt8(ascii: "%"))
+                    unchecked(PyramidURLs.hexDigit(byte >> 4))
+                    unchecked(PyramidURLs.hexDigit(byte & 0xF))
+                }
+            }
+        }
     }
 
     /// Appends a copy of bytes already written (`range` within `0..<length`).

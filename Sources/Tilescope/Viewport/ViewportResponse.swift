@@ -61,7 +61,8 @@ public struct ViewportResponse: Hashable, Sendable {
     public let threshold: Double
     /// `null` when `resolution` is `"low"`.
     public let level: Int?
-    public let preview: Preview
+    public var preview: Preview { Preview(url: urls.preview, width: previewSize.width, height: previewSize.height) }
+    private let previewSize: PixelSize
     /// The tile URL template (`urls.tiles` of the image JSON, `{level}`, `{col}` and `{row}` left to fill in);
     /// `nil` when the request asked for `tileURLs`, whose tiles carry their own URL instead.
     public var tileURL: String? { listing == .objectsWithURLs ? nil : urls.tiles }
@@ -92,7 +93,7 @@ public struct ViewportResponse: Hashable, Sendable {
         resolution = viewport.resolution.name
         threshold = viewport.threshold
         level = viewport.level
-        preview = Preview(url: urls.preview, width: viewport.previewSize.width, height: viewport.previewSize.height)
+        previewSize = viewport.previewSize
         geometry = viewport
         prefetched = viewport.prefetch
         self.urls = urls
@@ -145,12 +146,12 @@ public struct ViewportResponse: Hashable, Sendable {
         out.field("threshold", threshold)
         out.field("level", level)
         out.beginObject("preview")
-        out.field("url", preview.url)
-        out.field("width", preview.width)
-        out.field("height", preview.height)
+        out.field("url", url: PyramidURLs.previewLayout, urls)
+        out.field("width", previewSize.width)
+        out.field("height", previewSize.height)
         out.endObject()
         if listing != .objectsWithURLs {
-            out.field("tileURL", unescaped: urls.tilePrefixBytes, "{level}/{col}_{row}", urls.tileSuffixBytes)
+            out.field("tileURL", url: PyramidURLs.tilesLayout, urls)
         }
         if listing == .grid {
             let drawn = geometry.tileAddresses, prefetched = prefetched?.map(\.address)

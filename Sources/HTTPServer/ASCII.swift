@@ -2,8 +2,10 @@
 /// standard library's Unicode-aware lowercasing cost more than the rest of a tile request.
 enum ASCII {
     static func lowercased(_ text: String) -> String {
-        // Names are mostly lower-case already (lookups, HTTP/2-era clients): no copy for them.
-        guard text.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return text }
+        // Names are mostly lower-case already (lookups, HTTP/2-era clients): no copy for them. Checked over
+        // contiguous bytes: `utf8.contains` walks String indices, about 500 instructions for `content-length`.
+        var text = text
+        guard text.withUTF8({ $0.contains { $0 &- 65 < 26 } }) else { return text }
         var utf8 = Array(text.utf8)
         var changed = false
         for index in utf8.indices where utf8[index] >= 65 && utf8[index] <= 90 {

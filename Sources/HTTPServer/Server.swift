@@ -210,8 +210,9 @@ public final class Server: @unchecked Sendable {
     /// The first call: asks the handler what to do with the body and refuses what must be refused now.
     private func begin(_ exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
         let request = exchange.request
-        let declared = request.header("content-length").flatMap(Int.init)
-        let coding = request.header("transfer-encoding")
+        // The names as stored (lower-cased): `header(_:)` would lower-case them again on every request.
+        let declared = request.headers["content-length"].flatMap(Int.init)
+        let coding = request.headers["transfer-encoding"]
         if let coding, !ASCII.equalIgnoringCase(coding.trimmingCharacters(in: .whitespaces), "chunked") {
             // RFC 9112 6.1: a transfer coding the server does not understand is 501, and the body cannot
             // be framed, so the connection closes. libmicrohttpd would wait for it until the timeout.

@@ -11,8 +11,8 @@ public struct Viewport: Hashable, Sendable {
     public let tileAddresses: [TileAddress]
     /// `nil` unless asked for; see `Prefetch`.
     public let prefetch: [Tile]?
-    /// The cover `tileAddresses` lists, kept to frame its tiles on demand.
-    private let cover: TileCover?
+    /// Rule 9's cover of the visibleRect at `level`, all of which `tileAddresses` lists; `nil` for `low`.
+    public let cover: TileCover?
 
     /// Rules 9-10: `tileAddresses` with their frames, computed on each read. Not up front: the default answer
     /// gives frames once per column and row, and framing a hundred tiles it never read cost about 5,000 of its

@@ -16,35 +16,50 @@ struct TileBlock: Equatable {
     /// The same from the tiles' addresses.
     static func blocks<Addresses: Sequence<TileAddress>>(drawn: Addresses, prefetched: Addresses?) -> [TileBlock] {
         var blocks: [TileBlock] = []
-        func include(_ tiles: Addresses) {
-            // Tiles come level by level: the current level's bounds grow in locals and are stored when the
-            // level changes (a lookup and four array writes per tile were most of the cost).
-            var current = -1
-            var columns = (low: 0, high: 0), rows = (low: 0, high: 0)
-            func store() {
-                guard current >= 0 else { return }
-                let block = blocks[current]
-                blocks[current].columns = min(block.columns.lowerBound, columns.low)...max(block.columns.upperBound, columns.high)
-                blocks[current].rows = min(block.rows.lowerBound, rows.low)...max(block.rows.upperBound, rows.high)
-            }
-            for a in tiles {
-                if current < 0 || blocks[current].level != a.level {
-                    store()
-                    current = blocks.firstIndex { $0.level == a.level } ?? -1
-                    if current < 0 {
-                        blocks.append(TileBlock(level: a.level, columns: a.column...a.column, rows: a.row...a.row))
-                        current = blocks.count - 1
-                    }
-                    columns = (a.column, a.column)
-                    rows = (a.row, a.row)
-                }
-                columns = (min(columns.low, a.column), max(columns.high, a.column))
-                rows = (min(rows.low, a.row), max(rows.high, a.row))
-            }
-            store()
-        }
-        include(drawn)
-        if let prefetched { include(prefetched) }
+        include(drawn, in: &blocks)
+        if let prefetched { include(prefetched, in: &blocks) }
         return blocks
+    }
+
+    /// The same when the drawn tiles are a whole cover (as a viewport's are): its block is the cover itself,
+    /// without a pass over its hundred tiles.
+    static func blocks(cover: TileCover?, prefetched: [TileAddress]?) -> [TileBlock] {
+        var blocks: [TileBlock] = []
+        if let cover, cover.count > 0 {
+            blocks.append(TileBlock(level: cover.level, columns: cover.columns.lowerBound...(cover.columns.upperBound - 1),
+                                    rows: cover.rows.lowerBound...(cover.rows.upperBound - 1)))
+        }
+        if let prefetched { include(prefetched, in: &blocks) }
+        return blocks
+    }
+
+    /// Grows `blocks` to hold `tiles`: a level's block widened, or a new block for a new level.
+    private static func include<Addresses: Sequence<TileAddress>>(_ tiles: Addresses, in blocks: inout [TileBlock]) {
+        // Tiles come level by level: the current level's bounds grow in locals and are stored when the
+        // level changes (a lookup and four array writes per tile were most of the cost).
+        var current = -1
+        var columns = (low: 0, high: 0), rows = (low: 0, high: 0)
+        func store() {
+            guard current >= 0 else { return }
+            let block = blocks[current]
+            blocks[current].columns =
+                min(block.columns.lowerBound, columns.low)...max(block.columns.upperBound, columns.high)
+            blocks[current].rows = min(block.rows.lowerBound, rows.low)...max(block.rows.upperBound, rows.high)
+        }
+        for a in tiles {
+            if current < 0 || blocks[current].level != a.level {
+                store()
+                current = blocks.firstIndex { $0.level == a.level } ?? -1
+                if current < 0 {
+                    blocks.append(TileBlock(level: a.level, columns: a.column...a.column, rows: a.row...a.row))
+                    current = blocks.count - 1
+                }
+                columns = (a.column, a.column)
+                rows = (a.row, a.row)
+            }
+            columns = (min(columns.low, a.column), max(columns.high, a.column))
+            rows = (min(rows.low, a.row), max(rows.high, a.row))
+        }
+        store()
     }
 }

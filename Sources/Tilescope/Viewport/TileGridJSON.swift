@@ -13,8 +13,9 @@ struct TileGridJSON {
     let blocks: [TileBlock]
     private let pieces: Pieces
 
-    init(drawn: [TileAddress], prefetched: [TileAddress]?) {
-        blocks = TileBlock.blocks(drawn: drawn, prefetched: prefetched)
+    /// For tiles drawn from `cover` (all of it) and the `prefetched` ones.
+    init(cover: TileCover?, prefetched: [TileAddress]?) {
+        blocks = TileBlock.blocks(cover: cover, prefetched: prefetched)
         pieces = Pieces(blocks)
     }
 

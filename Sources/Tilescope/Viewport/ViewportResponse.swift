@@ -155,7 +155,7 @@ public struct ViewportResponse: Hashable, Sendable {
         }
         if listing == .grid {
             let drawn = geometry.tileAddresses, prefetched = prefetched?.map(\.address)
-            let grid = TileGridJSON(drawn: drawn, prefetched: prefetched)
+            let grid = TileGridJSON(cover: geometry.cover, prefetched: prefetched)
             grid.write(drawn, key: "tiles", to: &out)
             if let prefetched { grid.write(prefetched, key: "prefetch", to: &out) }
             grid.writeFrames(pyramid: pyramid, zoomScale: zoomScale, to: &out)

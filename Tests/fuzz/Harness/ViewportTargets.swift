@@ -5,8 +5,8 @@ import ScrollGeometry
 /// The viewport query, both ways it arrives: `GET ?width=...` (`{width}x{height}|{query string}`, split
 /// and decoded as libmicrohttpd and `PercentDecoding` do) and `POST` JSON (`{width}x{height}|{body}`).
 /// A query that parses is answered for an image of that size, and the answer is written out: every
-/// tile it lists must exist in the pyramid, and every number in it must be finite. Every value the short-decimal
-/// fast path reads must be read as `Double(String)` reads it.
+/// tile it lists must exist in the pyramid, every number in it must be finite and printed as `description`
+/// prints it. Every value the short-decimal fast path reads must be read as `Double(String)` reads it.
 enum ViewportQueryTarget {
     static func run(_ bytes: [UInt8]) {
         let input = SizedInput(bytes)
@@ -49,6 +49,17 @@ enum ViewportAnswerCheck {
             FuzzCheck.require(number.isFinite, "non-finite number in the answer: \(context)")
         }
         FuzzCheck.require(viewport.zoomScale > 0, "zoomScale \(viewport.zoomScale): \(context)")
+        // Every number is printed as the documented form: whole numbers below 2^53 as integers, others as
+        // `description` (the short-fraction printer must never differ from it).
+        let rect = viewport.visibleRect
+        let frames = viewport.tiles.prefix(8).flatMap { [$0.frame.x, $0.frame.y, $0.frame.width, $0.frame.height] }
+        for number in [viewport.zoomScale, viewport.contentOffset.x, viewport.contentOffset.y, viewport.contentSize.width,
+                       viewport.contentSize.height, rect.x, rect.y, rect.width, rect.height] + frames {
+            let whole = number.magnitude < 9_007_199_254_740_992 && number == number.rounded()
+            let expected = whole ? String(Int(number)) : number.description
+            FuzzCheck.require(ViewportJSON.number(number) == expected,
+                              "\(number.description) printed as \(ViewportJSON.number(number)): \(context)")
+        }
         let answer = ViewportResponse(imageID: "fuzz", viewport: viewport, urls: PyramidURLs(imageID: "fuzz", version: 1),
                                       listing: query.listing)
         _ = answer.jsonBuffer()  // written as the route writes it (the buffer is freed with it)

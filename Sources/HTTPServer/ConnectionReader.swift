@@ -6,13 +6,14 @@ enum ConnectionReader {
     static func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?) -> Request {
         let rawPath = url.map { String(cString: $0) } ?? "/"
         // Sized once from libmicrohttpd's counts (a walk of a short list without callbacks): a browser's ten
-        // headers or a viewport's seven arguments would otherwise regrow and rehash the dictionaries four times.
-        // Made at that size, not grown with `reserveCapacity`: that one is the standard library's unspecialised
-        // code, which looks up the dictionary's type at run time (about 500 instructions a dictionary).
+        // headers or a viewport's seven arguments would otherwise regrow the headers' dictionary and the
+        // arguments' list several times. The dictionary is made at that size, not grown with
+        // `reserveCapacity`: that one is the standard library's unspecialised code, which looks up the
+        // dictionary's type at run time (about 500 instructions).
         let headerCount = MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)
         let argumentCount = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil)
         var collector = Collector(headers: Dictionary(minimumCapacity: Int(max(0, headerCount))),
-                                  query: Dictionary(minimumCapacity: Int(max(0, argumentCount))))
+                                  query: QueryArguments(capacity: Int(max(0, argumentCount))))
         withUnsafeMutablePointer(to: &collector) { pointer in
             _ = MHD_get_connection_values(connection, .HEADER_KIND, headerIterator, pointer)
             _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, queryIterator, pointer)
@@ -26,7 +27,7 @@ enum ConnectionReader {
 
     struct Collector {
         var headers: [String: String]
-        var query: [String: String]
+        var query: QueryArguments
         var malformedQuery = false
     }
 }
@@ -58,6 +59,6 @@ private func queryIterator(
         collector.pointee.malformedQuery = true
         return .YES
     }
-    collector.pointee.query[name] = text
+    collector.pointee.query.set(name, text)
     return .YES
 }

@@ -103,11 +103,11 @@ public struct HotExchange {
     /// client address; no headers. Builds strings: call it only when they are needed.
     public var request: Request {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var query: [String: String] = [:]
+        var query = QueryArguments()
         for argument in (parts.count > 1 ? parts[1] : "").split(separator: "&") {
             let pair = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = PercentDecoding.decode(pair[0], plusIsSpace: true) else { continue }
-            query[name] = pair.count > 1 ? PercentDecoding.decode(pair[1], plusIsSpace: true) ?? "" : ""
+            query.set(name, pair.count > 1 ? PercentDecoding.decode(pair[1], plusIsSpace: true) ?? "" : "")
         }
         return Request(method: isHead ? "HEAD" : "GET", rawPath: String(parts[0]), query: query, headers: [:],
                        client: connection.map(ClientAddress.init(connection:)) ?? ClientAddress("-"))

@@ -8,7 +8,7 @@ public struct Request: Sendable {
     /// `rawPath` split on "/" and then percent-decoded, so an encoded slash stays inside
     /// its segment instead of creating a new one. Nil when an escape is malformed.
     public var pathSegments: [String]?
-    public var query: [String: String]
+    public var query: QueryArguments
     public var headers: [String: String]
     public var body: [UInt8]
     public var client: ClientAddress
@@ -19,12 +19,12 @@ public struct Request: Sendable {
         method: String, rawPath: String, query: [String: String] = [:],
         headers: [String: String] = [:], body: [UInt8] = [], clientAddress: String = ""
     ) {
-        self.init(method: method, rawPath: rawPath, query: query, headers: headers, body: body,
+        self.init(method: method, rawPath: rawPath, query: QueryArguments(query), headers: headers, body: body,
                   client: ClientAddress(clientAddress))
     }
 
     public init(
-        method: String, rawPath: String, query: [String: String], headers: [String: String], body: [UInt8] = [],
+        method: String, rawPath: String, query: QueryArguments, headers: [String: String], body: [UInt8] = [],
         client: ClientAddress
     ) {
         self.method = method

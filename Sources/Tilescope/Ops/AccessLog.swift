@@ -113,7 +113,7 @@ public struct AccessLog: Sendable {
 
     /// The query re-encoded from its decoded arguments (libmicrohttpd keeps only those):
     /// same arguments, keys in sorted order.
-    static func appendQuery(_ query: [String: String], into out: inout [UInt8]) {
+    static func appendQuery(_ query: QueryArguments, into out: inout [UInt8]) {
         for (index, key) in query.keys.sorted().enumerated() {
             if index > 0 { out.append(38) }  // &
             percentEncode(key, into: &out)

@@ -1,23 +1,25 @@
+import HTTPServer  // QueryArguments
+
 /// Reads typed values out of raw request fields, with errors that name the field.
 struct ViewportFields {
     /// A JSON body's fields, or a query string's, read as they are: a query's are not copied into a
     /// second dictionary of `.text` values, the viewport answer is on the hot path.
     private let json: [String: ViewportFieldValue]?
-    private let query: [String: String]
+    private let query: QueryArguments
     /// One bit per query key (`filterBit`): a field whose bit is clear is absent without hashing its name.
     /// A request names six of the sixteen fields; the other ten lookups hashed a name each to find nothing.
     private let queryKeys: UInt64
 
     init(_ values: [String: ViewportFieldValue]) {
         json = values
-        query = [:]
+        query = QueryArguments()
         queryKeys = 0
     }
 
-    init(query: [String: String]) {
+    init(query: QueryArguments) {
         json = nil
         self.query = query
-        queryKeys = query.keys.reduce(0) { $0 | Self.filterBit($1) }
+        queryKeys = query.reduce(0) { $0 | Self.filterBit($1.key) }
     }
 
     /// The raw value of `field`, `nil` when absent.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer  // QueryArguments
 import ScrollGeometry
 
 /// A checked viewport request (`GET ?...` or `POST` JSON): the client's scroll view, an optional zoom, prefetch,
@@ -44,8 +45,13 @@ public struct ViewportQuery: Hashable, Sendable {
     public var listing: ViewportResponse.TileListing { .init(tileURLs: tileURLs, tileFrames: tileFrames) }
 
     /// From a query string already split into fields (`width=1024&height=768&insets=0,0,0,0`).
-    public static func parse(query: [String: String]) throws(ViewportQueryError) -> ViewportQuery {
+    public static func parse(query: QueryArguments) throws(ViewportQueryError) -> ViewportQuery {
         try parse(ViewportFields(query: query))
+    }
+
+    /// The same from a dictionary of the fields.
+    public static func parse(query: [String: String]) throws(ViewportQueryError) -> ViewportQuery {
+        try parse(query: QueryArguments(query))
     }
 
     /// From a JSON object body with the same fields. Numbers are JSON numbers; `insets`, `zoomRect` and `tap`

@@ -11,11 +11,16 @@ public struct QueryArguments: Sendable, Equatable, ExpressibleByDictionaryLitera
     }
 
     private var arguments: [Argument] = []
+    /// Past `indexedFrom` arguments, where each name is in `arguments`: adding thousands of names (from a
+    /// dictionary, or a server given more connection memory than libmicrohttpd's few hundred records) stays
+    /// linear, as a dictionary's was, instead of comparing each new name with every earlier one.
+    private var positions: [String: Int]?
+    private static let indexedFrom = 32
 
     public init() {}
 
     public init(_ dictionary: [String: String]) {
-        arguments = dictionary.map { Argument(name: $0.key, value: $0.value) }
+        for (name, value) in dictionary { set(name, value) }
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
@@ -29,17 +34,26 @@ public struct QueryArguments: Sendable, Equatable, ExpressibleByDictionaryLitera
 
     /// The value of `name`, `nil` when absent.
     public subscript(name: String) -> String? {
-        for argument in arguments where argument.name == name { return argument.value }
-        return nil
+        index(of: name).map { arguments[$0].value }
     }
 
     /// Adds `name`, or replaces its value when it is already there.
     public mutating func set(_ name: String, _ value: String) {
-        if let index = arguments.firstIndex(where: { $0.name == name }) {
+        if let index = index(of: name) {
             arguments[index].value = value
-        } else {
-            arguments.append(Argument(name: name, value: value))
+            return
         }
+        arguments.append(Argument(name: name, value: value))
+        if positions != nil {
+            positions?[name] = arguments.count - 1
+        } else if arguments.count == Self.indexedFrom {
+            positions = Dictionary(uniqueKeysWithValues: arguments.enumerated().map { ($1.name, $0) })
+        }
+    }
+
+    private func index(of name: String) -> Int? {
+        if let positions { return positions[name] }
+        return arguments.firstIndex { $0.name == name }
     }
 
     public var isEmpty: Bool { arguments.isEmpty }

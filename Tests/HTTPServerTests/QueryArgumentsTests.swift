@@ -22,6 +22,19 @@ import Testing
         #expect(QueryArguments() == [:] && QueryArguments().isEmpty)
     }
 
+    /// Past a few dozen names lookups go through an index: a hostile query of thousands of names is added in
+    /// linear time, with the same answers.
+    @Test func manyNamesKeepTheirValuesAndOrder() {
+        var query = QueryArguments()
+        for index in 0..<5_000 { query.set("n\(index)", "\(index)") }
+        for index in stride(from: 0, to: 5_000, by: 7) { query.set("n\(index)", "again \(index)") }
+        #expect(query.count == 5_000)
+        #expect(query["n0"] == "again 0" && query["n1"] == "1" && query["n31"] == "31" && query["n32"] == "32")
+        #expect(query["n4999"] == "4999" && query["n5000"] == nil)
+        #expect(query.keys == (0..<5_000).map { "n\($0)" })
+        #expect(query == QueryArguments(Dictionary(uniqueKeysWithValues: query.map { ($0.key, $0.value) })))
+    }
+
     @Test func namesAreComparedExactly() {
         let query: QueryArguments = ["zoomScale": "2", "é": "accent", "": "empty"]
         #expect(query["zoomscale"] == nil && query["zoomScale"] == "2")

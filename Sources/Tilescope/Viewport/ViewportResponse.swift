@@ -61,24 +61,22 @@ public struct ViewportResponse: Hashable, Sendable {
     public let threshold: Double
     /// `null` when `resolution` is `"low"`.
     public let level: Int?
-    public var preview: Preview { Preview(url: urls.preview, width: previewSize.width, height: previewSize.height) }
-    private let previewSize: PixelSize
+    public var preview: Preview {
+        Preview(url: urls.preview, width: geometry.previewSize.width, height: geometry.previewSize.height)
+    }
     /// The tile URL template (`urls.tiles` of the image JSON, `{level}`, `{col}` and `{row}` left to fill in);
     /// `nil` when the request asked for `tileURLs`, whose tiles carry their own URL instead.
     public var tileURL: String? { listing == .objectsWithURLs ? nil : urls.tiles }
     /// The tiles to draw, nearest the viewport centre first.
     public var tiles: [TileJSON] { geometry.tiles.map(json) }
     /// Present only when the request asked for `prefetch`.
-    public var prefetch: [TileJSON]? { prefetched?.map(json) }
+    public var prefetch: [TileJSON]? { geometry.prefetch?.map(json) }
 
     // The geometry's tiles, turned into URLs only while writing: building a string per tile up front
     // would cost more than the rest of the answer. Framed only for the listings that frame each tile.
     private let geometry: Viewport
-    private let prefetched: [Tile]?
     private let urls: PyramidURLs
     public let listing: TileListing
-    // Rule 10's inputs, for the frames of the grid listing.
-    private let pyramid: Pyramid
 
     public init(imageID: String, viewport: Viewport, urls: PyramidURLs, listing: TileListing = .grid) {
         let pyramid = viewport.pyramid
@@ -93,12 +91,9 @@ public struct ViewportResponse: Hashable, Sendable {
         resolution = viewport.resolution.name
         threshold = viewport.threshold
         level = viewport.level
-        previewSize = viewport.previewSize
         geometry = viewport
-        prefetched = viewport.prefetch
         self.urls = urls
         self.listing = listing
-        self.pyramid = pyramid
     }
 
     private func json(_ tile: Tile) -> TileJSON {
@@ -118,6 +113,7 @@ public struct ViewportResponse: Hashable, Sendable {
         // answer: ~23 KB, ~14 KB, ~3 KB).
         let perTile = switch listing { case .grid: 16; case .objects: 128; case .objectsWithURLs: 192 }
         let drawnCount = geometry.tileAddresses.count
+        let prefetched = geometry.prefetch
         var out = ViewportJSON(capacity: 1024 + perTile * (drawnCount + (prefetched?.count ?? 0)))
         out.beginObject()
         out.beginObject("image")
@@ -147,8 +143,8 @@ public struct ViewportResponse: Hashable, Sendable {
         out.field("level", level)
         out.beginObject("preview")
         out.field("url", url: PyramidURLs.previewLayout, urls)
-        out.field("width", previewSize.width)
-        out.field("height", previewSize.height)
+        out.field("width", geometry.previewSize.width)
+        out.field("height", geometry.previewSize.height)
         out.endObject()
         if listing != .objectsWithURLs {
             out.field("tileURL", url: PyramidURLs.tilesLayout, urls)
@@ -158,7 +154,7 @@ public struct ViewportResponse: Hashable, Sendable {
             let grid = TileGridJSON(cover: geometry.cover, prefetched: prefetched)
             grid.write(drawn, key: "tiles", to: &out)
             if let prefetched { grid.write(prefetched, key: "prefetch", to: &out) }
-            grid.writeFrames(pyramid: pyramid, zoomScale: zoomScale, to: &out)
+            grid.writeFrames(pyramid: geometry.pyramid, zoomScale: zoomScale, to: &out)
         } else {
             let drawn = geometry.tiles
             var list = TileListJSON(urls: listing == .objectsWithURLs ? (urls.tilePrefixBytes, urls.tileSuffixBytes) : nil,

@@ -118,6 +118,23 @@ int ts_zone(VipsImage **out, int width, int height) { return vips_zone(out, widt
 int ts_zoom(VipsImage *in, VipsImage **out, int xfac, int yfac) { return vips_zoom(in, out, xfac, yfac, NULL); }
 int ts_maplut(VipsImage *in, VipsImage **out, VipsImage *lut) { return vips_maplut(in, out, lut, NULL); }
 
+VipsImage *ts_image_decode_buffer(const void *buf, size_t len) {
+    VipsImage *lazy = vips_image_new_from_buffer(buf, len, "", "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    if (!lazy) return NULL;
+    VipsImage *decoded = vips_image_copy_memory(lazy);
+    g_object_unref(lazy);
+    return decoded;
+}
+int ts_region_read_rows(VipsRegion *region, int top, int height, unsigned char *out) {
+    VipsImage *image = region->im;
+    VipsRect rows = { 0, top, image->Xsize, height };
+    if (vips_region_prepare(region, &rows)) return -1;
+    size_t row_bytes = VIPS_IMAGE_SIZEOF_LINE(image);
+    for (int y = 0; y < height; y++) {
+        memcpy(out + (size_t)y * row_bytes, VIPS_REGION_ADDR(region, 0, top + y), row_bytes);
+    }
+    return 0;
+}
 int ts_save_buffer(VipsImage *in, const char *suffix, void **buf, size_t *len) {
     return vips_image_write_to_buffer(in, suffix, buf, len, NULL);
 }

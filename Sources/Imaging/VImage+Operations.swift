@@ -86,6 +86,16 @@ extension VImage {
         }
     }
 
+    /// Decodes an encoded image held in memory (JPEG, AVIF, WebP, PNG) whole, so that `bytes` may go away.
+    public static func decoding(_ bytes: [UInt8]) throws -> VImage {
+        try bytes.withUnsafeBytes { raw in
+            guard let image = ts_image_decode_buffer(raw.baseAddress, raw.count) else {
+                throw VipsError.take(or: "cannot decode \(raw.count) bytes")
+            }
+            return VImage(taking: image)
+        }
+    }
+
     /// Computes the whole image into 8-bit interleaved pixels (small images only).
     public func pixels() throws -> [UInt8] {
         let image = format == VIPS_FORMAT_UCHAR ? self : try castToUChar()

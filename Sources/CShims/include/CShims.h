@@ -28,6 +28,15 @@ VipsImage *ts_image_open(const char *path, int sequential, int fail);
 /// a preview without decoding the image whole. The path is taken literally (`vips_jpegload`).
 VipsImage *ts_jpeg_open_shrunk(const char *path, int shrink, int fail);
 
+/// Decodes an encoded image held in memory (a tile just encoded, to measure its picture) into
+/// 8-bit pixels: a libvips image computed into memory, so `buf` may go away afterwards.
+VipsImage *ts_image_decode_buffer(const void *buf, size_t len);
+
+/// Computes rows [top, top + height) of `image`, every column, through `region` (made with
+/// `vips_region_new(image)`) and copies them into `out`, `width * bands` bytes a row (8-bit images).
+/// Rows must be asked for top to bottom without overlap: a sequential source reads forward only.
+int ts_region_read_rows(VipsRegion *region, int top, int height, unsigned char *out);
+
 /// The image computed once into memory, so that several outputs can read a sequential source.
 int ts_copy_memory(VipsImage *in, VipsImage **out);
 

@@ -105,17 +105,27 @@ import Testing
         #expect(try server.get(path).header("server-timing")?.hasPrefix("tile;desc=stored") == true)
     }
 
-    /// The deepest level's AVIF tile is the JPEG tile itself, final at once: no interim answer, nothing queued.
-    @Test func theDeepestLevelIsFinalAtOnce() throws {
+    /// The deepest level's AVIF tile is made from the source behind the reply too (`SourceTilePasses`): the
+    /// JPEG answers meanwhile; then the AVIF, on this smooth photograph-like source, serves for a year.
+    @Test func theDeepestLevelIsMadeFromTheSourceBehindTheReply() throws {
         try #require(DeepZoomTileFormat.offered.contains(.avif))
         let server = try Self.server("interim-deepest")
         let version = try #require(server.version(of: "photo"))
         let level = try #require(server.service.library.record("photo")?.pyramid).maxLevel
-        let reply = try server.get("/dzi/photo_files/\(level)/1_1.avif?v=\(version)")
-        #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg")
-        #expect(reply.header("cache-control") == HTTPCaching.immutable)
-        #expect(reply.header("server-timing")?.hasPrefix("tile;desc=written") == true)
-        #expect(try Self.metric(server, "tilescope_format_tiles_pending") == 0)
+        let target = "/dzi/photo_files/\(level)/1_1.avif?v=\(version)"
+        let jpeg = try server.get("/dzi/photo_files/\(level)/1_1.jpeg?v=\(version)")
+        let first = try server.get(target)
+        #expect(first.status == 200 && first.header("content-type") == "image/jpeg" && first.body == jpeg.body)
+        #expect(first.header("cache-control") == "public, max-age=10")
+        #expect(first.header("server-timing")?.hasPrefix("tile;desc=interim") == true)
+        try Self.waitForEncodings(server)
+        let made = try server.get(target)
+        #expect(made.status == 200 && made.header("content-type") == "image/avif")
+        #expect(made.header("cache-control") == HTTPCaching.immutable)
+        #expect(made.header("etag") == DeepZoomFormatTiles.etag(version: version, level: level, column: 1, row: 1,
+                                                                 format: .avif, isJPEG: false))
+        #expect(made.body.count < jpeg.body.count)
+        #expect(try Self.metric(server, "tilescope_format_tiles_encoded{result=\"done\"}") == 1)
     }
 
     /// Old version: interim, then made. New version: its own interim JPEG (new pixels, new tag), then an AVIF

@@ -12,13 +12,14 @@ import ScrollGeometry
 /// stored tile, at a quality and effort whose SSIM against the source reaches the stored JPEG tile's
 /// on bench/client's grainy image (bench/formats/levels.py, docs/iiif.md#formats): the same picture
 /// in fewer bytes. The deepest level has no finer level, and no AVIF made from its stored tile
-/// reaches that tile's picture at fewer bytes, so there the AVIF tile is the JPEG (re-encoded
-/// losslessly, below).
+/// reaches that tile's picture at fewer bytes: there the AVIF is made from the source's own pixels
+/// (`writeFromSource`), and kept only where its SSIM against them reaches the stored tile's, measured
+/// per tile; elsewhere the AVIF tile is the JPEG (re-encoded losslessly, below).
 ///
 /// Why not at build time: most tiles of most images are never asked for in a second format, and the
-/// build would take several times longer. WebP is made before its first reply (9 ms); AVIF below the
-/// deepest level (a third of a second) behind it, the JPEG tile answering meanwhile
-/// (`FormatTileEncodings`, `InterimFormatTiles`). Version-safe: the files live in the version's folder
+/// build would take several times longer. WebP is made before its first reply (9 ms); AVIF (a sixth
+/// to two fifths of a second) behind it, the JPEG tile answering meanwhile (`FormatTileEncodings`
+/// below the deepest level, `SourceTilePasses` at it, `InterimFormatTiles`). Version-safe: the files live in the version's folder
 /// (`formats/{folder}/{level}/{column}_{row}.{format}`, the folder named after the encoding), so a
 /// new source version has new, empty folders and the old ones go with the old version.
 ///
@@ -34,6 +35,11 @@ struct DeepZoomFormatTiles: Sendable {
     /// tiles' SSIM at every level bench/client draws (levels 11-13: 50-86% of the JPEG's bytes);
     /// effort 2 needs Q85 and then makes tiles larger than the JPEG on that image.
     static let avifQuality = 83, avifEffort = 4
+    /// The deepest level's AVIF qualities, from the source's pixels, tried in turn until the tile's SSIM
+    /// reaches the stored tile's: Q88 does on 95 of 96 tiles of bench/client's grainy image at 77 % of the
+    /// JPEG's bytes, Q89 is 82 %; Q90 and above turn chroma subsampling off and are larger than the JPEG
+    /// (bench/formats/deepest.py, docs/iiif.md#formats).
+    static let sourceAVIFQualities = [88, 89]
 
     /// `.../pyramids/{id}/{version}`
     let versionFolder: String
@@ -80,6 +86,47 @@ struct DeepZoomFormatTiles: Sendable {
         }
         DerivedFile.publish(kept, at: self.jpegPath(level: level, column: column, row: row), versionFolder: versionFolder)
         return (kept, true)
+    }
+
+    /// Makes the deepest level's tile from `tile`, the source's pixels of it (nil when the source could not
+    /// give them: changed, gone, unreadable), and stores the AVIF if its picture reaches the stored tile's,
+    /// else the stored tile re-encoded losslessly: either is the tile's final answer. Nothing is done when
+    /// either is stored already. Whether the AVIF was kept.
+    @discardableResult
+    func writeFromSource(_ tile: SourceTileRows.Tile?, level: Int, column: Int, row: Int, jpegPath: String) throws -> Bool {
+        let target = path(level: level, column: column, row: row), keptPath = self.jpegPath(level: level, column: column, row: row)
+        guard access(target, F_OK) != 0 && access(keptPath, F_OK) != 0 else { return false }
+        guard let stored = FileManager.default.contents(atPath: jpegPath) else {
+            throw APIError(500, "render_failed", "the stored tile \(level)/\(column)_\(row) cannot be read")
+        }
+        let jpeg = [UInt8](stored)
+        let kept = Self.optimized(jpeg, tile: "\(level)/\(column)_\(row)")
+        if let tile, let avif = try Self.sourceAVIF(tile, reaching: jpeg, under: kept.count) {
+            DerivedFile.publish(avif, at: target, versionFolder: versionFolder)
+            return true
+        }
+        DerivedFile.publish(kept, at: keptPath, versionFolder: versionFolder)
+        return false
+    }
+
+    /// The first AVIF of `tile` (at `sourceAVIFQualities` in turn) smaller than `limit` bytes whose SSIM
+    /// against the tile's source pixels reaches the stored tile `jpeg`'s; nil if none does.
+    static func sourceAVIF(_ tile: SourceTileRows.Tile, reaching jpeg: [UInt8], under limit: Int) throws -> [UInt8]? {
+        let (width, height) = (tile.rect.width, tile.rect.height)
+        func picture(_ bytes: [UInt8]) throws -> Double? {
+            let decoded = try VImage.decoding(bytes)
+            guard decoded.width == width, decoded.height == height else { return nil }
+            return LumaSSIM.score(tile.pixels, bands: tile.bands, try decoded.pixels(), bands: decoded.bands,
+                                  width: width, height: height)
+        }
+        guard let target = try picture(jpeg) else { return nil }
+        let image = try VImage.fromPixels(tile.pixels, width: width, height: height, bands: tile.bands)
+        for quality in sourceAVIFQualities {
+            let avif = try image.avifData(quality: quality, effort: avifEffort)
+            guard avif.count < limit else { return nil }  // a higher quality only adds bytes
+            if let score = try picture(avif), score >= target { return avif }
+        }
+        return nil
     }
 
     /// The stored tile with optimized Huffman tables (never more bytes); the stored tile itself if libjpeg

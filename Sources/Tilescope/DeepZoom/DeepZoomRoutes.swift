@@ -41,10 +41,10 @@ extension TilescopeApp {
         return ReuseKey(target: path + "?v=" + PyramidURLs.percentEncoded(version), group: id, generation: generation)
     }
 
-    /// A tile in WebP or AVIF: the file if it was made before; else, for AVIF below the deepest level (a
-    /// third of a second of CPU), the JPEG tile at once with a short cache lifetime while the AVIF is made
-    /// behind the reply (`interimFormatTile`, `FormatTileEncodings`); else (WebP: 9 ms; AVIF at the deepest
-    /// level, which is the JPEG tile with optimized Huffman tables) made (`DeepZoomFormatTiles`) on a worker
+    /// A tile in WebP or AVIF: the file if it was made before; else, for AVIF (a sixth to two fifths of a
+    /// second of CPU), the JPEG tile at once with a short cache lifetime while the AVIF is made behind the
+    /// reply (`interimFormatTile`; below the deepest level from the finer level, `FormatTileEncodings`; at
+    /// it from the source, `SourceTilePasses`); else (WebP: 9 ms) made (`DeepZoomFormatTiles`) on a worker
     /// thread, stored, and answered.
     func formatTile(_ id: String, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
                     _ request: Request) throws -> Reply {
@@ -74,7 +74,17 @@ extension TilescopeApp {
         let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
             store.tilePath(id: id, version: version, level: level, column: column, row: row)
         })
-        if format == .avif && level < pyramid.maxLevel {
+        if format == .avif && level == pyramid.maxLevel {
+            // From the source, in a pass down it with the other tiles wanted. HEAD never starts one.
+            if request.method == "GET" {
+                let pass = SourceTilePass(record: record, pyramid: pyramid, files: files) { column, row in
+                    store.tilePath(id: id, version: version, level: level, column: column, row: row)
+                }
+                sourcePasses.want("\(id)/\(version)", column: column, row: row, pass: pass.run)
+            }
+            return .now(try interimFormatTile(record, level: level, column: column, row: row, format: format, request))
+        }
+        if format == .avif {
             // Made from the finer level: while a progressive build has not published it, the JPEG answers
             // and nothing is queued (a later request queues it). HEAD never starts an encoding.
             if manifest.isReady(level: level + 1) && request.method == "GET" {

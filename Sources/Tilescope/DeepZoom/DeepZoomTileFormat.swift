@@ -1,8 +1,8 @@
 import Imaging
 
 /// The encoding of a Deep Zoom pyramid's tiles as served: the stored JPEG tiles themselves, WebP tiles
-/// made from them, or AVIF tiles made from the next finer level's stored tiles, on first request
-/// (`DeepZoomFormatTiles`).
+/// made from them, or AVIF tiles made from the next finer level's stored tiles (at the deepest level,
+/// from the source's pixels), on first request (`DeepZoomFormatTiles`).
 ///
 /// A client picks one with `?format=` on the descriptor (`/dzi/{id}.dzi?format=webp`), which answers
 /// `Format="webp"`; viewers then ask for `{level}/{column}_{row}.webp`.
@@ -18,13 +18,15 @@ enum DeepZoomTileFormat: String, CaseIterable, Sendable {
     }
 
     /// The folder a version's tiles in this format are stored in, named after the encoding, so that
-    /// tiles made under other settings (AVIF used to be Q50 from the stored tile, in `avif/`) are
-    /// never served for these.
+    /// tiles made under other settings (AVIF used to be Q50 from the stored tile, in `avif/`; the deepest
+    /// level's was the JPEG until its AVIF came from the source) are never served for these.
     var folderName: String {
         switch self {
         case .jpeg: return "jpeg"
         case .webp: return "webp"
-        case .avif: return "avif-finer-q\(DeepZoomFormatTiles.avifQuality)-e\(DeepZoomFormatTiles.avifEffort)"
+        case .avif:
+            let source = DeepZoomFormatTiles.sourceAVIFQualities.map(String.init).joined(separator: "-")
+            return "avif-finer-q\(DeepZoomFormatTiles.avifQuality)-e\(DeepZoomFormatTiles.avifEffort)-source-q\(source)"
         }
     }
 

@@ -23,14 +23,17 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     /// only; an image's entries are dropped when its version or build state changes. Nil when
     /// `pyramidCacheBytes` is 0 (no shared bytes to answer from).
     let hotTiles: HotResponses?
-    /// AVIF Deep Zoom tiles being made behind the JPEG answers that stand in for them.
+    /// AVIF Deep Zoom tiles being made behind the JPEG answers that stand in for them: below the deepest
+    /// level one by one, at it in passes down the source.
     let formatEncodings: FormatTileEncodings
+    let sourcePasses: SourceTilePasses
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
                 gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20) {
         formatEncodings = FormatTileEncodings()
-        Self.registerGauges(of: formatEncodings, in: operations.metrics)
+        sourcePasses = SourceTilePasses()
+        Self.registerGauges(of: formatEncodings, sourcePasses, in: operations.metrics)
         pyramidFiles = OpenFileCache(capacity: openFiles)
         pyramidBytes = FileBytesCache(capacity: pyramidCacheBytes)
         Self.registerGauges(of: pyramidBytes, in: operations.metrics)
@@ -76,17 +79,18 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     }
 
     /// The tiles being made behind the reply, read at each scrape.
-    private static func registerGauges(of encodings: FormatTileEncodings, in metrics: Metrics) {
+    private static func registerGauges(of encodings: FormatTileEncodings, _ passes: SourceTilePasses, in metrics: Metrics) {
         metrics.register(Gauge("tilescope_format_tiles_pending",
                                help: "AVIF Deep Zoom tiles waiting or being made behind a JPEG answer.") {
-            [weak encodings] in Double(encodings?.counts.pending ?? 0)
+            [weak encodings, weak passes] in Double((encodings?.counts.pending ?? 0) + (passes?.counts.pending ?? 0))
         })
         metrics.register(Gauge("tilescope_format_tiles_encoded",
                                help: "AVIF Deep Zoom tiles made behind a JPEG answer since start (done), or dropped for a full queue.") {
-            [weak encodings] in
+            [weak encodings, weak passes] in
             let counts = encodings?.counts ?? (pending: 0, running: 0, dropped: 0, done: 0)
-            return [(labels: [("result", "done")], value: Double(counts.done)),
-                    (labels: [("result", "dropped")], value: Double(counts.dropped))]
+            let deepest = passes?.counts ?? (pending: 0, dropped: 0, done: 0)
+            return [(labels: [("result", "done")], value: Double(counts.done + deepest.done)),
+                    (labels: [("result", "dropped")], value: Double(counts.dropped + deepest.dropped))]
         })
     }
 

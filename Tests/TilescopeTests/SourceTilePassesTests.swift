@@ -1,0 +1,99 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+@testable import Tilescope
+
+/// How the deepest level's wanted tiles are gathered into passes down the source (`SourceTilePasses`), with
+/// a pass that records what it is handed instead of reading a source.
+@Suite struct SourceTilePassesTests {
+    /// What passes were handed, in order: ("start", image) at each pass, then each `Next`.
+    final class Recorder: Sendable {
+        let log = Mutex<[String]>([])
+        /// Closed until the test opens it: the first pass holds after its first row, so the test can want more
+        /// meanwhile.
+        let gate = DispatchSemaphore(value: 0)
+        let hold: Mutex<Bool>
+        init(holdFirstRow: Bool = false) { hold = Mutex(holdFirstRow) }
+
+        var pass: SourceTilePasses.Pass {
+            { [self] passes, image in
+                log.withLock { $0.append("start \(image)") }
+                var after = 0
+                while true {
+                    let next = passes.next(image, from: after)
+                    switch next {
+                    case .done:
+                        log.withLock { $0.append("done") }
+                        return
+                    case .restart:
+                        log.withLock { $0.append("restart") }
+                        after = 0
+                    case .row(let row, let columns):
+                        log.withLock { $0.append("row \(row): \(columns.map(String.init).joined(separator: ","))") }
+                        if hold.withLock({ held in defer { held = false }; return held }) { gate.wait() }
+                        after = row + 1
+                        passes.finished(columns.count)
+                    }
+                }
+            }
+        }
+        var entries: [String] { log.withLock { $0 } }
+    }
+
+    static func waitUntilIdle(_ passes: SourceTilePasses) throws {
+        let end = Date().addingTimeInterval(20)
+        while passes.counts.pending > 0 {
+            guard Date() < end else { throw TestFailure("tiles still pending after 20 s") }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        Thread.sleep(forTimeInterval: 0.02)  // the pass's `done` comes after the last tile is finished
+    }
+
+    @Test func tilesAskedForWhileAPassRunsAreTakenByItBelowItsPositionAndByAFreshStartAbove() throws {
+        let passes = SourceTilePasses()
+        let recorder = Recorder(holdFirstRow: true)
+        #expect(passes.want("a/1", column: 3, row: 5, pass: recorder.pass) == .queued)
+        while recorder.entries.count < 2 { Thread.sleep(forTimeInterval: 0.002) }  // the pass holds at row 5
+        #expect(passes.want("a/1", column: 1, row: 9, pass: recorder.pass) == .queued)
+        #expect(passes.want("a/1", column: 0, row: 9, pass: recorder.pass) == .queued)
+        #expect(passes.want("a/1", column: 0, row: 9, pass: recorder.pass) == .alreadyQueued)
+        #expect(passes.want("a/1", column: 2, row: 2, pass: recorder.pass) == .queued)
+        #expect(passes.counts.pending == 4)
+        recorder.gate.signal()
+        try Self.waitUntilIdle(passes)
+        #expect(recorder.entries == ["start a/1", "row 5: 3", "row 9: 0,1", "restart", "row 2: 2", "done"])
+        #expect(passes.counts.pending == 0 && passes.counts.done == 4)
+    }
+
+    @Test func imagesArePassedOneAfterAnotherAndANewRequestAfterAPassStartsANewOne() throws {
+        let passes = SourceTilePasses()
+        let recorder = Recorder(holdFirstRow: true)
+        passes.want("a/1", column: 0, row: 0, pass: recorder.pass)
+        while recorder.entries.count < 2 { Thread.sleep(forTimeInterval: 0.002) }
+        passes.want("b/1", column: 4, row: 1, pass: recorder.pass)
+        recorder.gate.signal()
+        try Self.waitUntilIdle(passes)
+        #expect(recorder.entries == ["start a/1", "row 0: 0", "done", "start b/1", "row 1: 4", "done"])
+
+        passes.want("a/1", column: 0, row: 0, pass: recorder.pass)  // made before: a new pass is the maker's concern
+        try Self.waitUntilIdle(passes)
+        #expect(recorder.entries.suffix(3) == ["start a/1", "row 0: 0", "done"])
+    }
+
+    @Test func beyondItsCapacityATileIsDropped() throws {
+        let passes = SourceTilePasses(capacity: 2)
+        let recorder = Recorder(holdFirstRow: true)
+        #expect(passes.want("a/1", column: 0, row: 0, pass: recorder.pass) == .queued)
+        while recorder.entries.count < 2 { Thread.sleep(forTimeInterval: 0.002) }
+        #expect(passes.want("a/1", column: 1, row: 1, pass: recorder.pass) == .queued)
+        // One under way and one wanted: full.
+        #expect(passes.want("a/1", column: 2, row: 1, pass: recorder.pass) == .dropped)
+        #expect(passes.counts.dropped == 1)
+        recorder.gate.signal()
+        try Self.waitUntilIdle(passes)
+        #expect(passes.want("a/1", column: 2, row: 1, pass: recorder.pass) == .queued)
+        try Self.waitUntilIdle(passes)
+        #expect(passes.counts.done == 3)
+    }
+}

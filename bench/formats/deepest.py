@@ -5,10 +5,11 @@ usage: deepest.py SOURCE VERSION_FOLDER TILES QUALITY...
 SOURCE: bench/client's source image (bench/out/client/images-16384/perlin-16384.jpg); VERSION_FOLDER: the
 pyramid tilescope built from it (bench/out/client/data-16384/pyramids/{id}/{version}). TILES tiles spread over
 the deepest level; for each, the reference is the source's pixels of the tile (overlap included), as dzsave
-cuts them; "stored" is the stored tile. Each quality is the server's deepest-level AVIF (effort 4, 8-bit,
-`DeepZoomFormatTiles.sourceAVIFQuality`): its bytes against the stored tile's, and how many tiles reach the
-stored tile's own SSIM, each tile against its own (the server keeps a made tile only where it is smaller than
-the JPEG; it cannot measure SSIM per tile, so the quality it uses must reach the JPEG's picture on its own).
+cuts them; "stored" is the stored tile. Each quality is an AVIF as the server makes the deepest level's (effort 4,
+8-bit): its bytes against the stored tile's, and how many tiles reach the stored tile's own SSIM, each tile
+against its own. The server tries `DeepZoomFormatTiles.sourceAVIFQualities` in turn and keeps the first AVIF
+that is smaller than the JPEG and reaches its SSIM (`LumaSSIM`, the same measure as picture.py), so the figures
+here say how many tiles each quality takes and what they cost.
 """
 import os
 import sys

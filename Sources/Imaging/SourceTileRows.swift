@@ -11,7 +11,9 @@ import ScrollGeometry
 /// docs/iiif.md#formats). A plain JPEG source has no random access (a crop decodes everything above
 /// it), so the tiles wanted are cut from strips read top to bottom, one tile row at a time, with
 /// the same conversion the build made (`PyramidBuilder.displayable`), so the pixels are the ones
-/// dzsave cut the stored tiles from.
+/// dzsave cut the stored tiles from. Memory: the wanted tiles, a chunk of `chunkRows` source rows and
+/// the overlap rows carried to the next tile row, never a whole strip of the source (38 MB for a
+/// 49152-pixel-wide one); a JPEG is read with libjpeg, which holds a few rows (`SourceRowReaders`).
 public final class SourceTileRows {
     /// A tile's pixels, overlap included: 8-bit, interleaved, `bands` per pixel (1 grey, 3 RGB).
     public struct Tile {
@@ -22,39 +24,31 @@ public final class SourceTileRows {
     }
 
     public let pyramid: Pyramid
-    private let image: VImage
-    /// Reads the source's rows strictly forward (`ts_region_read_rows`): a sequential source refuses a
-    /// row it has passed, even the two overlap rows a tile row shares with the one above it.
-    private let region: UnsafeMutablePointer<VipsRegion>
+    private let reader: SourceRowReader
     private let rowBytes: Int
     /// The source rows read so far end here; `carried` holds the last of them (`carriedTop` on), which the
-    /// next tile row's strip may start with.
+    /// next tile row starts with: a source read forward cannot give them again.
     private var nextLine = 0
     private var carried: [UInt8] = []
     private var carriedTop = 0
+    private var chunk: [UInt8] = []
     /// The last tile row read: rows above it need a new reader.
     public private(set) var lastRow = -1
 
-    /// Refuses a source whose size is not the pyramid's (a changed source), and a strip of more than
-    /// `maxStripBytes` (a very wide source: its strips would hold too much memory at once).
-    public init(source: String, pyramid: Pyramid, maxStripBytes: Int = 256 << 20) throws {
-        try Vips.start()
-        let image = try PyramidBuilder.displayable(VImage.open(source, sequential: true, strict: true))
-        guard image.width == pyramid.width, image.height == pyramid.height else {
-            throw VipsError(message: "the source is \(image.width)x\(image.height), its pyramid \(pyramid.width)x\(pyramid.height)")
-        }
-        let stripHeight = pyramid.tileSize + 2 * pyramid.overlap
-        guard image.width <= maxStripBytes / max(1, stripHeight * image.bands) else {
-            throw VipsError(message: "a strip of the source would hold more than \(maxStripBytes) bytes")
-        }
-        guard let region = vips_region_new(image.pointer) else { throw VipsError.take(or: "cannot read the source") }
-        self.image = image
-        self.region = region
-        self.pyramid = pyramid
-        rowBytes = image.width * image.bands
-    }
+    /// Rows are read a chunk at a time, each copied into the wanted tiles it crosses.
+    static let chunkRows = 16
 
-    deinit { g_object_unref(region) }
+    /// Refuses a source whose size is not the pyramid's (a changed source), and, read by libvips (not a
+    /// grey or RGB JPEG), one whose rows are over `maxVipsRowBytes` (libvips caches hundreds of them).
+    public init(source: String, pyramid: Pyramid, maxVipsRowBytes: Int = 64 << 10) throws {
+        let reader = try SourceRowReaders.open(source, maxVipsRowBytes: maxVipsRowBytes)
+        guard reader.width == pyramid.width, reader.height == pyramid.height else {
+            throw VipsError(message: "the source is \(reader.width)x\(reader.height), its pyramid \(pyramid.width)x\(pyramid.height)")
+        }
+        self.reader = reader
+        self.pyramid = pyramid
+        rowBytes = reader.width * reader.bands
+    }
 
     /// The tiles `columns` of the deepest level's tile row `row`, which must be below the last row read.
     public func tiles(row: Int, columns: [Int]) throws -> [Tile] {
@@ -62,60 +56,53 @@ public final class SourceTileRows {
         precondition(row > lastRow && columns.allSatisfy { pyramid.contains(level: level, column: $0, row: row) })
         lastRow = row
         guard !columns.isEmpty else { return [] }
-        let band = pyramid.tileRect(level: level, column: 0, row: row)
-        let strip = try rows(from: band.y, count: band.height)
-        let bands = image.bands
-        return columns.map { column in
-            let rect = pyramid.tileRect(level: level, column: column, row: row)
-            var pixels = [UInt8]()
-            pixels.reserveCapacity(rect.width * rect.height * bands)
-            for y in 0..<rect.height {
-                let start = y * rowBytes + rect.x * bands
-                pixels.append(contentsOf: strip[start..<(start + rect.width * bands)])
+        let band = pyramid.tileRect(level: level, column: 0, row: row), end = band.y + band.height
+        let bands = reader.bands
+        let rects = columns.map { pyramid.tileRect(level: level, column: $0, row: row) }
+        var pixels = rects.map { [UInt8](repeating: 0, count: $0.width * $0.height * bands) }
+        let keep = min(band.height, 2 * pyramid.overlap)
+        var kept = [UInt8](repeating: 0, count: keep * rowBytes)
+        // Copies source row `line` (at `source`) into every tile it crosses, and keeps it if the next tile
+        // row starts with it.
+        func take(_ source: UnsafePointer<UInt8>, line: Int) {
+            for (index, rect) in rects.enumerated() {
+                pixels[index].withUnsafeMutableBufferPointer { tile in
+                    (tile.baseAddress! + (line - band.y) * rect.width * bands)
+                        .update(from: source + rect.x * bands, count: rect.width * bands)
+                }
             }
-            return Tile(column: column, rect: rect, bands: bands, pixels: pixels)
-        }
-    }
-
-    /// Source rows `top` to `top + count`, every column: those carried from the last strip, then new ones.
-    private func rows(from top: Int, count: Int) throws -> [UInt8] {
-        precondition(top >= carriedTop || nextLine <= top)
-        var strip = [UInt8](repeating: 0, count: count * rowBytes)
-        var filled = 0
-        if top < nextLine {
-            let carriedRows = carried[((top - carriedTop) * rowBytes)...]
-            strip.replaceSubrange(0..<carriedRows.count, with: carriedRows)
-            filled = carriedRows.count / rowBytes
-        }
-        if nextLine < top {
-            // Rows of tile rows nobody asked for are read and dropped.
-            var scratch = [UInt8](repeating: 0, count: min(top - nextLine, Self.chunkRows) * rowBytes)
-            while nextLine < top {
-                try scratch.withUnsafeMutableBufferPointer { try read(min(top - nextLine, Self.chunkRows), into: $0.baseAddress!) }
+            if line >= end - keep {
+                kept.withUnsafeMutableBufferPointer {
+                    ($0.baseAddress! + (line - (end - keep)) * rowBytes).update(from: source, count: rowBytes)
+                }
             }
         }
-        try strip.withUnsafeMutableBufferPointer { buffer in
-            while filled < count {
-                let rows = min(count - filled, Self.chunkRows)
-                try read(rows, into: buffer.baseAddress! + filled * rowBytes)
-                filled += rows
+        precondition(band.y >= carriedTop || nextLine <= band.y)
+        carried.withUnsafeBufferPointer { rows in
+            for line in band.y..<max(band.y, min(nextLine, end)) {
+                take(rows.baseAddress! + (line - carriedTop) * rowBytes, line: line)
             }
         }
-        let keep = min(count, 2 * pyramid.overlap)
-        carried = Array(strip[((count - keep) * rowBytes)...])
-        carriedTop = top + count - keep
-        return strip
-    }
-
-    /// Rows are computed a few at a time: libvips holds a buffer of the rows asked for at once, beside the
-    /// strip (a 49152-pixel-wide source's 256-row strip is 38 MB; its 64-row buffer, 9 MB).
-    static let chunkRows = 64
-
-    /// The next `count` rows of the source, into `out`.
-    private func read(_ count: Int, into out: UnsafeMutablePointer<UInt8>) throws {
-        guard ts_region_read_rows(region, Int32(nextLine), Int32(count), out) == 0 else {
-            throw VipsError.take(or: "cannot read rows \(nextLine) to \(nextLine + count) of the source")
+        // Rows of tile rows nobody asked for are read and dropped.
+        while nextLine < band.y {
+            let count = min(band.y - nextLine, Self.chunkRows)
+            try reader.read(count, into: nil)
+            nextLine += count
         }
-        nextLine += count
+        if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: Self.chunkRows * rowBytes) }
+        try chunk.withUnsafeMutableBufferPointer { buffer in
+            let start = buffer.baseAddress!
+            while nextLine < end {
+                let count = min(end - nextLine, Self.chunkRows)
+                try reader.read(count, into: start)
+                for offset in 0..<count {
+                    take(start + offset * rowBytes, line: nextLine + offset)
+                }
+                nextLine += count
+            }
+        }
+        carried = kept
+        carriedTop = end - keep
+        return zip(columns, zip(rects, pixels)).map { Tile(column: $0, rect: $1.0, bands: bands, pixels: $1.1) }
     }
 }

@@ -60,7 +60,42 @@ import Testing
         #expect(throws: VipsError.self) { try SourceTileRows(source: source, pyramid: Self.pyramid) }
         let fits = Pyramid(width: 300, height: 200, tileSize: 254, overlap: 1)
         _ = try SourceTileRows(source: source, pyramid: fits)
-        #expect(throws: VipsError.self) { try SourceTileRows(source: source, pyramid: fits, maxStripBytes: 300 * 256 * 3 - 1) }
+        #expect(throws: VipsError.self) { try SourceTileRows(source: source, pyramid: fits, maxVipsRowBytes: 300 * 3 - 1) }
         #expect(throws: VipsError.self) { try SourceTileRows(source: folder + "/missing.png", pyramid: fits) }
+        // A JPEG is read by libjpeg, a few rows at a time: the limit on libvips's rows is not its.
+        try TestImages.writeJPEG(width: 300, height: 200, to: folder + "/source.jpg")
+        _ = try SourceTileRows(source: folder + "/source.jpg", pyramid: fits, maxVipsRowBytes: 1)
+    }
+
+    /// A grey JPEG gives one band, as libvips gives it (and the build cut its tiles from).
+    @Test func aGreyJPEGIsReadAsOneBand() throws {
+        let folder = try TestImages.folder("source-tile-rows-grey")
+        let source = folder + "/grey.jpg"
+        let (width, height) = (Self.pyramid.width, Self.pyramid.height)
+        let grey = TestImages.pixels(width: width, height: height, seed: 4).enumerated().filter { $0.offset % 3 == 1 }.map(\.element)
+        try VImage.fromPixels(grey, width: width, height: height, bands: 1).saveJPEG(to: source, quality: 90)
+        let rows = try SourceTileRows(source: source, pyramid: Self.pyramid)
+        for row in 0..<3 {
+            for tile in try rows.tiles(row: row, columns: [0, 2]) {
+                #expect(tile.bands == 1)
+                #expect(tile.pixels == (try Self.crop(source, tile.rect)), "grey tile \(tile.column)_\(row)")
+            }
+        }
+    }
+
+    /// A JPEG cut short (a copy interrupted, a full disk) fails the rows it cannot give, and never gives the
+    /// grey rows libjpeg would fill in; so does reading on after a failure.
+    @Test func aTruncatedJPEGFailsInsteadOfGivingMadeUpRows() throws {
+        let folder = try TestImages.folder("source-tile-rows-truncated")
+        let whole = folder + "/whole.jpg", cut = folder + "/cut.jpg"
+        try TestImages.writeJPEG(width: Self.pyramid.width, height: Self.pyramid.height, to: whole, seed: 6)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+        let rows = try SourceTileRows(source: cut, pyramid: Self.pyramid)
+        _ = try rows.tiles(row: 0, columns: [0])
+        #expect(throws: VipsError.self) { try rows.tiles(row: 2, columns: [0, 1, 2]) }
+        let garbage = folder + "/garbage.jpg"
+        try Data([0xFF, 0xD8, 0xFF] + [UInt8](repeating: 7, count: 100)).write(to: URL(fileURLWithPath: garbage))
+        #expect(throws: VipsError.self) { try SourceTileRows(source: garbage, pyramid: Self.pyramid) }
     }
 }

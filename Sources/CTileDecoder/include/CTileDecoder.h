@@ -79,4 +79,21 @@ int ts_jpeg_eighth_scale(int fd, int threads, long parallel_min_bytes,
 /// -1 (an error, a warning, or over 64 MB of pixels).
 int ts_jpeg_eighth_scale_libjpeg(const unsigned char *data, size_t size,
                                  unsigned char **pixels, int *width, int *height, int *bands);
+/// A JPEG file's rows read top to bottom with libjpeg, holding a few rows of memory at a time (libvips's
+/// sequential jpegload keeps hundreds of rows cached: 130 MB for a 49152-pixel-wide source).
+typedef struct ts_jpeg_rows ts_jpeg_rows;
+
+/// Opens the JPEG file at `path` for `ts_jpeg_rows_read`: its size and bands (1: grey, 3: RGB), decoded as
+/// libvips's jpegload decodes it. NULL, with a message in `error`, for a file that is missing, not a JPEG,
+/// CMYK or YCCK (libvips gives those as CMYK: then `*bands` is 0), or needs more than 64 MB of libjpeg's
+/// memory (a large progressive file).
+ts_jpeg_rows *ts_jpeg_rows_open(const char *path, int *width, int *height, int *bands, char *error, size_t error_size);
+
+/// The next `count` rows into `dest` (`width * bands` bytes a row), or decoded and dropped if `dest` is
+/// NULL. Returns 0, or -1 with a message in `error` (past the last row, a corrupt or truncated file: any
+/// libjpeg warning fails, as the build's strict load does); after a failure only `ts_jpeg_rows_close` is valid.
+int ts_jpeg_rows_read(ts_jpeg_rows *rows, unsigned char *dest, int count, char *error, size_t error_size);
+
+void ts_jpeg_rows_close(ts_jpeg_rows *rows);
+
 #endif

@@ -9,10 +9,11 @@ import Testing
 /// once made it is served from its file with the long cache, and a new source version never meets an old
 /// version's tile, made or interim.
 @Suite struct InterimFormatTileTests {
-    /// A server of its own for each test: what has been made is part of what each test checks.
-    static func server(_ label: String) throws -> TestServer {
+    /// A server of its own for each test, on one built JPEG, "photo": what has been made is part of what
+    /// each test checks.
+    static func server(_ label: String, width: Int = 700, height: Int = 500, seed: Int = 1) throws -> TestServer {
         let server = try TestServer(label: label, configure: { $0.rescanSeconds = 3600 }) { folder in
-            try SmoothImages.writeJPEG(width: 700, height: 500, to: folder + "/photo.jpg", seed: 1)
+            try SmoothImages.writeJPEG(width: width, height: height, to: folder + "/photo.jpg", seed: seed)
         }
         try server.waitUntilBuilt()
         return server

@@ -10,11 +10,7 @@ import Testing
 /// that changed since its version was built is never read for them.
 @Suite struct SourceTileAVIFTests {
     static func server(_ label: String) throws -> TestServer {
-        let server = try TestServer(label: label, configure: { $0.rescanSeconds = 3600 }) { folder in
-            try SmoothImages.writeJPEG(width: 900, height: 700, to: folder + "/photo.jpg", seed: 3)
-        }
-        try server.waitUntilBuilt()
-        return server
+        try InterimFormatTileTests.server(label, width: 900, height: 700, seed: 3)
     }
 
     /// Tiles asked for bottom row first, then the top row: two passes; every made AVIF decodes to the tile's

@@ -18,6 +18,7 @@ enum FuzzTargets {
         "rating": RatingTarget.run,
         "jpeg-huffman": JPEGHuffmanTarget.run,
         "jpeg-eighth": JPEGEighthScaleTarget.run,
+        "jpeg-rows": JPEGRowsTarget.run,
     ]
 
     /// Set once by main before libFuzzer starts; read only on the fuzzing thread.

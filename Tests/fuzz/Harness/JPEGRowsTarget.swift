@@ -1,0 +1,49 @@
+import Foundation
+import Imaging
+import ScrollGeometry
+
+/// The deepest level's rows read from a source with libjpeg (`SourceTileRows` over `ts_jpeg_rows_*`, C over
+/// files an uploader chose). Any bytes give an error or tiles; where libvips's strict load decodes the file as
+/// the build would (grey or RGB), every tile is libvips's pixels of it exactly, and where libvips refuses the
+/// file, the rows are refused too, so no tile is ever cut from a source the build could not have read.
+enum JPEGRowsTarget {
+    nonisolated(unsafe) static var inputs = 0
+
+    static func run(_ bytes: [UInt8]) {
+        if inputs == 0 { try? Vips.start() }
+        inputs += 1
+        // A new name for every input: libvips's operation cache answers a load of a name it has loaded
+        // before with the old file's pixels.
+        let path = NSTemporaryDirectory() + "/jpeg-rows-\(getpid())-\(inputs).jpg"
+        defer { unlink(path) }
+        guard (try? Data(bytes).write(to: URL(fileURLWithPath: path))) != nil else { return }
+        // The build's view of the file: its size, and its pixels where it decodes them whole.
+        // CMYK files (4 bands) are read by libvips, converted as the build converts them: not this target's.
+        guard let header = try? VImage.open(path), header.width * header.height <= 1 << 20,
+              header.bands == 1 || header.bands == 3 else { return }
+        let pyramid = Pyramid(width: header.width, height: header.height, tileSize: 254, overlap: 1)
+        let level = pyramid.maxLevel, grid = pyramid.tileGrid(ofLevel: level)
+        let reference = try? VImage.open(path, sequential: false, strict: true).pixels()
+        var tiles: [SourceTileRows.Tile] = []
+        do {
+            let rows = try SourceTileRows(source: path, pyramid: pyramid)
+            for row in 0..<grid.rows {
+                tiles += try rows.tiles(row: row, columns: Array(0..<grid.columns))
+            }
+        } catch {
+            return
+        }
+        guard let reference else {
+            return FuzzCheck.require(false, "rows read from a file libvips's strict load refuses")
+        }
+        FuzzCheck.require(tiles.allSatisfy { $0.bands == header.bands }, "not libvips's \(header.bands) bands")
+        for tile in tiles {
+            var expected = [UInt8]()
+            for y in tile.rect.y..<(tile.rect.y + tile.rect.height) {
+                let start = (y * header.width + tile.rect.x) * header.bands
+                expected += reference[start..<(start + tile.rect.width * header.bands)]
+            }
+            FuzzCheck.require(tile.pixels == expected, "tile \(tile.column) at \(tile.rect.y) is not libvips's pixels")
+        }
+    }
+}

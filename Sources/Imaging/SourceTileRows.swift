@@ -1,5 +1,3 @@
-import CShims
-import CVips
 import Foundation
 import ScrollGeometry
 
@@ -9,7 +7,7 @@ import ScrollGeometry
 /// encoding of those tiles can be closer to the source than they are; one made from the source's
 /// pixels can reach the stored tile's picture in fewer bytes (AVIF: about three quarters,
 /// docs/iiif.md#formats). A plain JPEG source has no random access (a crop decodes everything above
-/// it), so the tiles wanted are cut from strips read top to bottom, one tile row at a time, with
+/// it), so the tiles wanted are cut from the source's rows read top to bottom, one tile row at a time, with
 /// the same conversion the build made (`PyramidBuilder.displayable`), so the pixels are the ones
 /// dzsave cut the stored tiles from. Memory: the wanted tiles, a chunk of `chunkRows` source rows and
 /// the overlap rows carried to the next tile row, never a whole strip of the source (38 MB for a

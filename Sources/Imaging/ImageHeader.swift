@@ -16,9 +16,12 @@ public struct ImageHeader: Sendable, Equatable {
 
     /// Reads the header only: a few milliseconds even for a gigapixel file.
     /// `strict` (for untrusted files) makes libvips fail on the first error instead of warning.
+    /// Opened for sequential access, which libvips never caches: its operation cache answers a
+    /// random-access load of a name it has loaded before with the old file's image, so a source
+    /// rewritten in place kept its old size (libvips 8.14; `ImageHeaderTests`).
     public static func read(_ path: String, strict: Bool = false) throws -> ImageHeader {
         try Vips.start()
-        let image = try VipsErrorLedger.attributed(to: path) { try VImage.open(path, strict: strict) }
+        let image = try VipsErrorLedger.attributed(to: path) { try VImage.open(path, sequential: true, strict: strict) }
         return ImageHeader(width: image.width, height: image.height, bands: image.bands)
     }
 

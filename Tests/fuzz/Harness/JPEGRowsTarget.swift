@@ -12,7 +12,7 @@ enum JPEGRowsTarget {
     static func run(_ bytes: [UInt8]) {
         if inputs == 0 { try? Vips.start() }
         inputs += 1
-        // A new name for every input: libvips's operation cache answers a load of a name it has loaded
+        // A new name for every input: libvips's operation cache answers a random-access load of a name it has loaded
         // before with the old file's pixels.
         let path = NSTemporaryDirectory() + "/jpeg-rows-\(getpid())-\(inputs).jpg"
         defer { unlink(path) }

@@ -6,7 +6,10 @@ it must and must not touch."""
 import time
 import urllib.request
 
-from conftest import http, page_session
+import pytest
+
+from conftest import IMAGES, OUTPUT, Server, page_session
+from testimages import make_image
 
 MODULE = "import('/js/tiles/TileFormat.js')"
 
@@ -39,7 +42,25 @@ def pending_encodings(server):
     raise AssertionError('no tilescope_format_tiles_pending in /metrics')
 
 
-def test_chromium_gets_and_draws_avif_tiles_with_the_jpeg_meanwhile(browser, server, request):
+@pytest.fixture(scope='module')
+def own_server(tmp_path_factory):
+    """A server of one image for this test alone. The suite's shared server is still making the AVIF tiles
+    the tests before asked for (the deepest level's from the source, a debug build's 0.4 s a tile), so
+    waiting on its queue would measure the whole suite's tiles, not this test's."""
+    folder = tmp_path_factory.mktemp('format-images')
+    name, width, height, seed, _, _ = IMAGES[0]
+    make_image(folder / name, width, height, seed)
+    data = tmp_path_factory.mktemp('format-data')
+    srv = Server(folder, data, OUTPUT / 'format-server.log')
+    try:
+        srv.images = srv.wait_ready(1)
+        yield srv
+    finally:
+        srv.stop()
+
+
+def test_chromium_gets_and_draws_avif_tiles_with_the_jpeg_meanwhile(browser, own_server, request):
+    server = own_server
     expected = 'avif'  # Chromium shows all three; AVIF comes first (TileFormat.js says why)
     # Zoomed in, but drawn from a level below the deepest, where AVIF tiles are not the JPEG ones.
     fragment = f"#image={server.images[0]['id']}&zoomScale=0.3&offsetX=100&offsetY=100"

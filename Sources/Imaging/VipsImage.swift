@@ -16,7 +16,10 @@ public final class VImage: @unchecked Sendable {
     }
 
     /// Opens a file, reading only its header. The path is taken literally.
-    /// `sequential` suits one top-to-bottom pass (dzsave); random access suits crops.
+    /// `sequential` suits one top-to-bottom pass (dzsave); random access suits crops. libvips 8.14's
+    /// operation cache answers a random-access open of a name it has opened before with the old file's
+    /// image: open random-access only files that are never rewritten in place (a version's tiles), and
+    /// sources sequentially (`ImageHeader.read`).
     /// `strict` fails on the first decode error, for untrusted uploads.
     public static func open(_ path: String, sequential: Bool = false, strict: Bool = false) throws -> VImage {
         guard let image = ts_image_open(path, sequential ? 1 : 0, strict ? 1 : 0) else {

@@ -5,8 +5,8 @@ usage: deepest.py SOURCE VERSION_FOLDER TILES QUALITY...
 SOURCE: bench/client's source image (bench/out/client/images-16384/perlin-16384.jpg); VERSION_FOLDER: the
 pyramid tilescope built from it (bench/out/client/data-16384/pyramids/{id}/{version}). TILES tiles spread over
 the deepest level; for each, the reference is the source's pixels of the tile (overlap included), as dzsave
-cuts them; "stored" is the stored tile. Each quality is an AVIF as the server makes the deepest level's (effort 4,
-8-bit): its bytes against the stored tile's, and how many tiles reach the stored tile's own SSIM, each tile
+cuts them; "stored" is the stored tile. Each quality is an AVIF as the server makes the deepest level's (effort 3,
+or EFFORT from the environment; 8-bit): its bytes against the stored tile's, and how many tiles reach the stored tile's own SSIM, each tile
 against its own. The server tries `DeepZoomFormatTiles.sourceAVIFQualities` in turn and keeps the first AVIF
 that is smaller than the JPEG and reaches its SSIM (`LumaSSIM`, the same measure as picture.py), so the figures
 here say how many tiles each quality takes and what they cost.
@@ -24,6 +24,7 @@ from picture import luma, ssim  # noqa: E402
 
 source_path, folder, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 qualities = [int(q) for q in sys.argv[4:]]
+effort = int(os.environ.get("EFFORT", "3"))  # libheif AV1 effort: 0 fastest, 9 smallest
 source = pyvips.Image.new_from_file(source_path)
 deepest = max(source.width - 1, source.height - 1).bit_length()
 columns, rows = (source.width + SIZE - 1) // SIZE, (source.height + SIZE - 1) // SIZE
@@ -45,14 +46,14 @@ for row in sorted(by_row):
 jpeg_bytes = np.mean([t[0] for t in tiles])
 print(f"level {deepest}, {len(tiles)} tiles: stored JPEG {jpeg_bytes:.0f} bytes a tile, "
       f"SSIM {np.mean([t[1] for t in tiles]):.4f}\n")
-print("| AVIF effort 4 from the source | bytes vs JPEG (mean) | SSIM (mean) | tiles at the JPEG's SSIM or above "
+print(f"| AVIF effort {effort} from the source | bytes vs JPEG (mean) | SSIM (mean) | tiles at the JPEG's SSIM or above "
       "| worst SSIM - JPEG's | CPU ms a tile |")
 print("|---|---:|---:|---:|---:|---:|")
 for q in qualities:
     sizes, scores, reached, worst, cpu = [], [], 0, 1.0, 0.0
     for size, target, ref, luma_ref in tiles:
         start = time.process_time()
-        body = ref.heifsave_buffer(Q=q, compression="av1", bitdepth=8, effort=4, strip=True)
+        body = ref.heifsave_buffer(Q=q, compression="av1", bitdepth=8, effort=effort, strip=True)
         cpu += time.process_time() - start
         score = ssim(luma_ref, luma(decode(body)))
         sizes.append(len(body) / size)

@@ -50,6 +50,10 @@ def avif(effort):
 CANDIDATES = [
     ("WebP (shipped: Q90)", "stored", lambda im, q: im.webpsave_buffer(Q=q, strip=True), [90]),
     ("AVIF effort 2", "finer", avif(2), [75, 80, 85, 90]),
+    ("AVIF effort 3", "finer", avif(3), [75, 78, 80, 83, 85, 88]),
+    # Effort 3 at the server's Q83 and one step up, against effort 4 at Q83 (what the server makes below the deepest).
+    ("AVIF effort 3, Q84", "finer", avif(3), [84]),
+    ("AVIF effort 4, Q83", "finer", avif(4), [83]),
     ("AVIF effort 4", "finer", avif(4), [70, 75, 78, 80, 83, 85, 88]),
     ("WebP", "finer", lambda im, q: im.webpsave_buffer(Q=q, strip=True), [90, 95, 98]),
     # A stand-in quick enough to make on the first request (a cold server's answer before the AVIF is made).

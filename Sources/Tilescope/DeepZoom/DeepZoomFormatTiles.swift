@@ -33,13 +33,21 @@ import ScrollGeometry
 struct DeepZoomFormatTiles: Sendable {
     /// AVIF's quality and encoder effort. Q83 at effort 4 is the lowest that reaches the stored
     /// tiles' SSIM at every level bench/client draws (levels 11-13: 50-86% of the JPEG's bytes);
-    /// effort 2 needs Q85 and then makes tiles larger than the JPEG on that image.
+    /// effort 2 needs Q85 and then makes tiles larger than the JPEG on that image. Not effort 3, as
+    /// at the deepest level: these tiles get no check of their own, and on the grain of
+    /// `TileFormatTests` effort 3 at Q83 came out softer than the JPEG tile (luma squared error 1.03x),
+    /// where effort 4 is 0.91x.
     static let avifQuality = 83, avifEffort = 4
     /// The deepest level's AVIF qualities, from the source's pixels, tried in turn until the tile's SSIM
-    /// reaches the stored tile's: Q88 does on 95 of 96 tiles of bench/client's grainy image at 77 % of the
-    /// JPEG's bytes, Q89 is 82 %; Q90 and above turn chroma subsampling off and are larger than the JPEG
-    /// (bench/formats/deepest.py, docs/iiif.md#formats).
+    /// reaches the stored tile's: at effort 3 Q88 does on 94 of 96 tiles of bench/client's grainy image at
+    /// 78 % of the JPEG's bytes, Q89 (83 %) on one more; Q90 and above turn chroma subsampling off and are
+    /// larger than the JPEG (bench/formats/deepest.py, docs/iiif.md#formats).
     static let sourceAVIFQualities = [88, 89]
+    /// The deepest level's encoder effort: 3 makes the same bytes as 4 there (78 against 77 % of the JPEG's,
+    /// 94 against 95 of 96 tiles reaching its picture) for a quarter of the CPU (40-47 against 167-182 ms a
+    /// tile; bench/formats/deepest.py, 2026-12-04), and each tile is checked against the source's pixels
+    /// anyway. Efforts 0 and 2 reach the JPEG's picture on at most 18 of 48 tiles, and then in more bytes.
+    static let sourceAVIFEffort = 3
 
     /// `.../pyramids/{id}/{version}`
     let versionFolder: String
@@ -122,7 +130,7 @@ struct DeepZoomFormatTiles: Sendable {
         guard let target = try picture(jpeg) else { return nil }
         let image = try VImage.fromPixels(tile.pixels, width: width, height: height, bands: tile.bands)
         for quality in sourceAVIFQualities {
-            let avif = try image.avifData(quality: quality, effort: avifEffort)
+            let avif = try image.avifData(quality: quality, effort: sourceAVIFEffort)
             guard avif.count < limit else { return nil }  // a higher quality only adds bytes
             if let score = try picture(avif), score >= target { return avif }
         }

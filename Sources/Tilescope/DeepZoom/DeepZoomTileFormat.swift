@@ -27,6 +27,7 @@ enum DeepZoomTileFormat: String, CaseIterable, Sendable {
         case .avif:
             let source = DeepZoomFormatTiles.sourceAVIFQualities.map(String.init).joined(separator: "-")
             return "avif-finer-q\(DeepZoomFormatTiles.avifQuality)-e\(DeepZoomFormatTiles.avifEffort)-source-q\(source)"
+                + "-e\(DeepZoomFormatTiles.sourceAVIFEffort)"
         }
     }
 

@@ -143,7 +143,8 @@ import Testing
             if format == .avif {
                 // Below the deepest level the AVIF is made behind a JPEG answer (InterimFormatTileTests).
                 let interim = try server.get("\(path).avif?format=avif")
-                #expect(interim.header("content-type") == "image/jpeg" && interim.body == jpegReply.body)
+                let optimized = try OptimizedJPEG.bytes(jpegReply.body)  // the stored tile's pixels, fewer bytes
+                #expect(interim.header("content-type") == "image/jpeg" && interim.body == optimized)
                 try InterimFormatTileTests.waitForEncodings(server)
             }
             let (first, image) = try decoded("\(path).\(format.rawValue)?format=\(format.rawValue)")

@@ -82,7 +82,7 @@ extension TilescopeApp {
                 }
                 sourcePasses.want("\(id)/\(version)", column: column, row: row, pass: pass.run)
             }
-            return .now(try interimFormatTile(record, level: level, column: column, row: row, format: format, request))
+            return interimFormatTile(record, level: level, column: column, row: row, format: format, request)
         }
         if format == .avif {
             // Made from the finer level: while a progressive build has not published it, the JPEG answers
@@ -102,7 +102,7 @@ extension TilescopeApp {
                     }
                 }
             }
-            return .now(try interimFormatTile(record, level: level, column: column, row: row, format: format, request))
+            return interimFormatTile(record, level: level, column: column, row: row, format: format, request)
         }
         let headers: [(name: String, value: String)] = [("Content-Type", type), ("ETag", etag), ("Cache-Control", cacheControl)]
         return .later {

@@ -1,8 +1,14 @@
+import Foundation
 import HTTPServer
 
-/// The answer to a WebP or AVIF tile whose file is not made yet: the JPEG tile's own bytes, at once, as
+/// The answer to a WebP or AVIF tile whose file is not made yet: the JPEG tile's own pixels, at once, as
 /// `image/jpeg` under the tile's URL (browsers decode images by content; the OpenAPI contract allows
 /// `image/jpeg` on this route), while the tile is made behind the reply (`FormatTileEncodings`).
+///
+/// The bytes are the stored tile re-encoded losslessly with optimized Huffman tables (`OptimizedJPEG`: the
+/// same pixels, 6 to 7 % fewer bytes, about a millisecond of CPU), made per request and not kept: the first
+/// viewer of a tile, who gets this stand-in, is sent fewer bytes, for a thousandth of the AVIF encoding that
+/// the same request queues. `Reply.soon`, as for other millisecond work.
 ///
 /// Cached briefly, never as the final tile: `Cache-Control: public, max-age=10` and an ETag of its own
 /// (`"{version}-{level}-{col}-{row}-{folder}-interim"`, never the made tile's). A browser or a shared
@@ -16,15 +22,23 @@ extension TilescopeApp {
     static let interimCacheControl = "public, max-age=10"
 
     func interimFormatTile(_ record: ImageRecord, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
-                           _ request: Request) throws -> Response {
+                           _ request: Request) -> Reply {
         let etag = "\"\(record.version)-\(level)-\(column)-\(row)-\(format.folderName)-interim\""
         let path = store.tilePath(id: record.id, version: record.version, level: level, column: column, row: row)
-        guard var response = HTTPCaching.file(at: path, contentType: "image/jpeg", etag: etag,
-                                              cacheControl: Self.interimCacheControl, request: request,
-                                              memory: pyramidBytes, descriptors: pyramidFiles) else {
-            throw APIError.notFound("the pyramid of \(record.id) has no such file")
+        let headers: [(name: String, value: String)] = [
+            ("Content-Type", "image/jpeg"), ("ETag", etag), ("Cache-Control", Self.interimCacheControl),
+        ]
+        if HTTPCaching.notModified(request, etag: etag) { return .now(Response(status: 304, headers: headers)) }
+        let memory = pyramidBytes, id = record.id
+        return .soon {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let stored = memory.bytes(at: path).map { $0.withUnsafeBytes { Array($0) } }
+                ?? FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+            guard let stored else { return APIError.notFound("the pyramid of \(id) has no such file").response }
+            let body = DeepZoomFormatTiles.optimized(stored, tile: "\(level)/\(column)_\(row)")
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let timing = ("Server-Timing", "tile;desc=interim, render;dur=" + ServerTiming.milliseconds(seconds))
+            return Response(status: 200, headers: headers + [timing], body: .bytes(body))
         }
-        if response.status == 200 { response.setHeader("Server-Timing", "tile;desc=interim") }
-        return response
     }
 }

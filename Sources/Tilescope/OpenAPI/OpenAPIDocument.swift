@@ -984,7 +984,7 @@ enum OpenAPIDocument {
     ],
     "operationId": "getDeepZoomFormatTile",
     "summary": "One tile of the pyramid in WebP or AVIF.",
-    "description": "The stored JPEG tile (overlap included) encoded in the format the first time it is asked for, then kept in the image version's folder and sent with sendfile (`Server-Timing` says `tile;desc=written` or `tile;desc=stored`). A new source version starts with none. An AVIF tile below the deepest level is made behind the reply: until it is, the answer is the JPEG tile's bytes (`image/jpeg`, `Server-Timing: tile;desc=interim`) with `Cache-Control: public, max-age=10` and an ETag of its own, so a revalidation gets the AVIF once it is made.",
+    "description": "The stored JPEG tile (overlap included) encoded in the format the first time it is asked for, then kept in the image version's folder and sent with sendfile (`Server-Timing` says `tile;desc=written` or `tile;desc=stored`). A new source version starts with none. An AVIF tile below the deepest level is made behind the reply: until it is, the answer is the JPEG tile's pixels, re-encoded losslessly with optimized Huffman tables (`image/jpeg`, `Server-Timing: tile;desc=interim`), with `Cache-Control: public, max-age=10` and an ETag of its own, so a revalidation gets the AVIF once it is made.",
     "parameters": [
      {
       "$ref": "#/components/parameters/Version"
@@ -1033,7 +1033,7 @@ enum OpenAPIDocument {
         "schema": {
          "type": "string",
          "contentMediaType": "image/jpeg",
-         "description": "The stored JPEG tile's own bytes, where the encoding came out no smaller (and every AVIF tile of the deepest level), or, briefly cached, while an AVIF tile is being made."
+         "description": "The stored JPEG tile's pixels, re-encoded losslessly with optimized Huffman tables, where the encoding came out no smaller (or, at the deepest level, softer), or, briefly cached, while an AVIF tile is being made."
         }
        }
       }

@@ -7,8 +7,8 @@ import HTTPServer
 ///
 /// The bytes are the stored tile re-encoded losslessly with optimized Huffman tables (`OptimizedJPEG`: the
 /// same pixels, 6 to 7 % fewer bytes, about a millisecond of CPU), made per request and not kept: the first
-/// viewer of a tile, who gets this stand-in, is sent fewer bytes, for a thousandth of the AVIF encoding that
-/// the same request queues. `Reply.soon`, as for other millisecond work.
+/// viewer of a tile, who gets this stand-in, is sent fewer bytes, for at most a fiftieth of the AVIF encoding
+/// that the same request queues (50-400 ms). `Reply.soon`, as for other millisecond work.
 ///
 /// Cached briefly, never as the final tile: `Cache-Control: public, max-age=10` and an ETag of its own
 /// (`"{version}-{level}-{col}-{row}-{folder}-interim"`, never the made tile's). A browser or a shared

@@ -21,6 +21,16 @@ extension PyramidRegionReader {
         let source = try levelPixels(LevelRegion(level: level + 1, shift: pyramid.maxLevel - level - 1, rect: rect))
         return try source.halved(to: PixelSize(width: tile.width, height: tile.height))
     }
+
+    /// The whole of level `level` (no overlap: the picture the preview is), from level `level + 1`'s
+    /// tiles shrunk 2 x 2. Memory: the finer level's pixels and these, five times this level's at most.
+    public func levelFromFinerLevel(_ level: Int) throws -> RegionPixels {
+        precondition(pyramid.contains(level: level) && level < pyramid.maxLevel)
+        let size = pyramid.size(ofLevel: level), finer = pyramid.size(ofLevel: level + 1)
+        let source = try levelPixels(LevelRegion(level: level + 1, shift: pyramid.maxLevel - level - 1,
+                                                 rect: PixelRect(x: 0, y: 0, width: finer.width, height: finer.height)))
+        return try source.halved(to: size)
+    }
 }
 
 extension RegionPixels {

@@ -48,6 +48,12 @@ public final class RegionPixels {
         return Array(UnsafeBufferPointer(start: out, count: Int(size)))
     }
 
+    /// A copy of the pixels, interleaved, row after row (what `LumaSSIM` and `VImage.fromPixels` take).
+    public var bytes: [UInt8] {
+        precondition(!handedOver, "RegionPixels read after being handed to libvips")
+        return Array(UnsafeBufferPointer(start: buffer.bytes, count: width * height * bands))
+    }
+
     /// A libvips image that takes the memory over: these pixels are not to be used after it.
     public func image() throws -> VImage {
         precondition(!handedOver, "RegionPixels handed to libvips twice")

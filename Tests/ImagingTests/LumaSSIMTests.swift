@@ -44,4 +44,18 @@ import Testing
             #expect(other.isFinite && other < 1, "\(width)x\(height)")
         }
     }
+
+    /// Measured in bands of window rows (a preview's whole tables would take 64 MB): the score does not
+    /// depend on where the bands fall.
+    @Test func theScoreIsTheSameWhateverTheBands() {
+        let (width, height) = (31, 150)
+        let x: [UInt8] = (0..<(width * height * 3)).map { (i: Int) -> UInt8 in UInt8((i * 37 + (i / 11) * 5) % 256) }
+        let y: [UInt8] = x.indices.map { (i: Int) -> UInt8 in UInt8(clamping: Int(x[i]) + (i * 7) % 17 - 8) }
+        let whole = LumaSSIM.score(x, bands: 3, y, bands: 3, width: width, height: height, bandWindowRows: 1000)
+        for rows in [1, 2, 7, 64, 141, 142] {
+            let banded = LumaSSIM.score(x, bands: 3, y, bands: 3, width: width, height: height, bandWindowRows: rows)
+            #expect(abs(banded - whole) < 1e-12, "\(rows): \(banded) against \(whole)")
+        }
+        #expect(whole < 1 && whole > 0.5)
+    }
 }

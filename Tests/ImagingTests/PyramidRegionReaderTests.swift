@@ -68,6 +68,36 @@ import Testing
         }
     }
 
+    /// A whole level made from the finer one (the preview's AVIF is encoded from it) holds, in every tile's
+    /// place, exactly the pixels `tileFromFinerLevel` makes for that tile (which the AVIF tiles are made of):
+    /// the 2 x 2 blocks fall on the same pixels, odd edges included (1101 x 601 leaves odd levels).
+    @Test func aLevelFromTheFinerLevelIsItsTilesFromTheFinerLevel() throws {
+        let (built, _, out) = try TestImages.builtPyramid(width: 1101, height: 601)
+        let reader = PyramidRegionReader(pyramid: built) { "\(out)/image_files/\($0)/\($1)_\($2).jpeg" }
+        for level in [built.maxLevel - 1, built.maxLevel - 2] {
+            let whole = try reader.levelFromFinerLevel(level)
+            let size = built.size(ofLevel: level)
+            #expect(whole.width == size.width && whole.height == size.height)
+            let pixels = whole.bytes, bands = whole.bands
+            let (columns, rows) = built.tileGrid(ofLevel: level)
+            for row in 0..<rows {
+                for column in 0..<columns {
+                    let tile = try reader.tileFromFinerLevel(level: level, column: column, row: row)
+                    let rect = built.tileRect(level: level, column: column, row: row)
+                    #expect(tile.width == rect.width && tile.height == rect.height && tile.bands == bands)
+                    let tilePixels = tile.bytes
+                    var same = true
+                    for y in 0..<rect.height where same {
+                        let start = ((rect.y + y) * size.width + rect.x) * bands
+                        same = pixels[start..<(start + rect.width * bands)]
+                            .elementsEqual(tilePixels[(y * rect.width * bands)..<((y + 1) * rect.width * bands)])
+                    }
+                    #expect(same, "level \(level) tile \(column)_\(row)")
+                }
+            }
+        }
+    }
+
     /// At a level's own resolution a read is the stored tiles' pixels without their overlap: exactly
     /// what libvips gives by decoding every covering tile, cutting its core and joining the cores.
     @Test func levelPixelsAreTheStoredTilesCores() throws {

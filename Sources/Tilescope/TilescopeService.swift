@@ -69,6 +69,9 @@ public final class TilescopeService: @unchecked Sendable {
                                                  collectionPageSize: config.iiifCollectionPageSize),
                                gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles,
                                pyramidCacheBytes: config.pyramidCacheMegabytes << 20)
+        builds.whenPublished { [weak app] id, version, manifest in
+            app?.queuePreviewAVIF(id: id, version: version, manifest: manifest)
+        }
         if config.adminToken != nil, !Uploads.canWrite(imagesFolder) {
             Log.info(Uploads.readOnlyMessage)
         }

@@ -12,6 +12,8 @@ import Testing
         #expect(try Endpoint.parse(["dzi", "my_tiger_files", "12", "3_45.jpeg"])
                 == .deepZoomTile(id: "my_tiger", level: 12, column: 3, row: 45))
         #expect(try Endpoint.parse(["images", "tiger", "preview.jpeg"]) == .preview(id: "tiger"))
+        #expect(try Endpoint.parse(["images", "tiger", "preview.avif"]) == .previewAVIF(id: "tiger"))
+        #expect(throws: APIError.self) { try Endpoint.parse(["images", "tiger", "preview.webp"]) }
         #expect(try Endpoint.parse([]) == .staticFile(path: []))
         #expect(try Endpoint.parse(["js", "main.js"]) == .staticFile(path: ["js", "main.js"]))
     }

@@ -34,6 +34,9 @@ public final class BuildQueue: @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     /// Told how each build ended ("built", "failed" or "discarded") and how long it took.
     private let finished: @Sendable (_ outcome: String, _ seconds: Double) -> Void
+    /// Told each manifest this replica publishes (partial ones too), as it is published: what is derived
+    /// from a level (the AVIF preview) can be made as soon as that level is out. Set once, by `whenPublished`.
+    private var published: (@Sendable (_ id: String, _ version: String, PyramidManifest) -> Void)?
 
     /// `expressPixels` 0: no express builder. `failures` remembers failed builds (and forgets
     /// them once a file builds) so that an unchanged failed file is not built again at the next start.
@@ -54,6 +57,13 @@ public final class BuildQueue: @unchecked Sendable {
             start(name: "build-\(index)", express: false)
         }
         if self.expressPixels > 0 { start(name: "build-express", express: true) }
+    }
+
+    /// Sets what is told of each manifest this replica's builds publish (`published`).
+    public func whenPublished(_ observer: @escaping @Sendable (_ id: String, _ version: String, PyramidManifest) -> Void) {
+        condition.lock()
+        published = observer
+        condition.unlock()
     }
 
     private func start(name: String, express: Bool) {
@@ -131,8 +141,12 @@ public final class BuildQueue: @unchecked Sendable {
         library.update(id, version: version) { $0.status = .building(BuildProgress(percent: 0, etaSeconds: 0)) }
         var staging: String?
         let store = self.store
+        condition.lock()
+        let published = self.published
+        condition.unlock()
         let publisher = PartPublisher(store: store, id: id, version: version, fileName: record.fileName,
                                       sourcePath: record.sourcePath) { manifest in
+            defer { published?(id, version, manifest) }  // once the library says what it serves
             guard manifest.isComplete else {
                 library.update(id, version: version) { $0.partial = manifest }
                 return

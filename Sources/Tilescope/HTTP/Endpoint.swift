@@ -17,6 +17,8 @@ public enum Endpoint: Equatable, Sendable {
     /// `/dzi/{id}/{version}_files/{level}/{column}_{row}.jpeg`: the tiles folder a descriptor without `?v=` names.
     case deepZoomVersionedTile(id: String, version: String, level: Int, column: Int, row: Int)
     case preview(id: String)
+    /// `/images/{id}/preview.avif`: the preview in AVIF (`PreviewAVIF`).
+    case previewAVIF(id: String)
     case staticFile(path: [String])
     case health
     case readiness
@@ -48,8 +50,10 @@ public enum Endpoint: Equatable, Sendable {
         case "dzi": return try parseDeepZoom(Array(segments.dropFirst()))
         case "iiif": return try parseIIIF(Array(segments.dropFirst()))
         case "images":
-            guard segments.count == 3, segments[2] == "preview.jpeg" else { throw APIError.notFound("no such resource") }
-            return .preview(id: segments[1])
+            guard segments.count == 3, segments[2] == "preview.jpeg" || segments[2] == "preview.avif" else {
+                throw APIError.notFound("an image's previews are /images/{id}/preview.jpeg and /images/{id}/preview.avif")
+            }
+            return segments[2] == "preview.jpeg" ? .preview(id: segments[1]) : .previewAVIF(id: segments[1])
         case "healthz" where segments.count == 1: return .health
         case "readyz" where segments.count == 1: return .readiness
         case "metrics" where segments.count == 1: return .metrics

@@ -81,11 +81,11 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     /// The tiles being made behind the reply, read at each scrape.
     private static func registerGauges(of encodings: FormatTileEncodings, _ passes: SourceTilePasses, in metrics: Metrics) {
         metrics.register(Gauge("tilescope_format_tiles_pending",
-                               help: "AVIF Deep Zoom tiles waiting or being made behind a JPEG answer.") {
+                               help: "AVIF Deep Zoom tiles and previews waiting or being made behind a JPEG answer.") {
             [weak encodings, weak passes] in Double((encodings?.counts.pending ?? 0) + (passes?.counts.pending ?? 0))
         })
         metrics.register(Gauge("tilescope_format_tiles_encoded",
-                               help: "AVIF Deep Zoom tiles made behind a JPEG answer since start (done), or dropped for a full queue.") {
+                               help: "AVIF Deep Zoom tiles and previews made behind a JPEG answer since start (done), or dropped for a full queue.") {
             [weak encodings, weak passes] in
             let counts = encodings?.counts ?? (pending: 0, running: 0, dropped: 0, done: 0)
             let deepest = passes?.counts ?? (pending: 0, dropped: 0, done: 0)
@@ -164,6 +164,11 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             }
             return .now(response)
         case .preview(let id): return .now(try preview(id, request))
+        case .previewAVIF(let id):
+            guard DeepZoomTileFormat.offered.contains(.avif) else {
+                throw APIError.notFound("AVIF previews are not offered here (libvips has no AV1 encoder)")
+            }
+            return try previewFormat(id, request)
         case .staticFile(let path): return .now(try staticFile(path, request))
         case .health: return .now(health(request))
         case .readiness: return .now(readiness(request))

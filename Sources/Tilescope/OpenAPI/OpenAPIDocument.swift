@@ -1302,6 +1302,69 @@ enum OpenAPIDocument {
     }
    }
   },
+  "/images/{id}/preview.avif": {
+   "parameters": [
+    {
+     "$ref": "#/components/parameters/ImageID"
+    }
+   ],
+   "get": {
+    "tags": [
+     "deep-zoom"
+    ],
+    "operationId": "getPreviewAVIF",
+    "summary": "The preview level in AVIF, made from the finer level's tiles; never more bytes nor a softer picture than preview.jpeg.",
+    "description": "Made once per source version as the build publishes the level below the preview's (or on the first\nGET of a pyramid built otherwise): the lowest of Q70, 75, 80, 85 and 89 whose SSIM against the finer\nlevel's pixels shrunk 2 x 2 reaches `preview.jpeg`'s, in fewer bytes than `preview.jpeg` re-encoded\nlosslessly. Where none does, and for images no larger than the preview, that re-encoded JPEG is the\nanswer (`image/jpeg`). Until it is made, the same re-encoded JPEG answers with `Cache-Control:\npublic, max-age=10` and an ETag of its own. HEAD never starts the making. 404 where libvips has no\nAV1 encoder.\n",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/Version"
+     },
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     }
+    ],
+    "responses": {
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
+     "200": {
+      "description": "The preview.",
+      "headers": {
+       "ETag": {
+        "$ref": "#/components/headers/ETag"
+       },
+       "Cache-Control": {
+        "$ref": "#/components/headers/FormatTileCacheControl"
+       }
+      },
+      "content": {
+       "image/avif": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/avif"
+        }
+       },
+       "image/jpeg": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/jpeg",
+         "description": "preview.jpeg's pixels re-encoded losslessly with optimized Huffman tables, where no AVIF reached its picture in fewer bytes, or, briefly cached, while the AVIF is being made."
+        }
+       }
+      }
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFoundOrFailed"
+     },
+     "503": {
+      "$ref": "#/components/responses/Building"
+     }
+    }
+   }
+  },
   "/iiif/3/{id}": {
    "parameters": [
     {

@@ -52,7 +52,7 @@ extension Endpoint {
         case .gallery: return .gallery
         case .deepZoomDescriptor: return .deepZoomDescriptor
         case .deepZoomTile, .deepZoomFormatTile, .deepZoomVersionedTile: return .deepZoomTile
-        case .preview: return .preview
+        case .preview, .previewAVIF: return .preview
         case .staticFile: return .staticFile
         case .health: return .health
         case .readiness: return .readiness
@@ -89,7 +89,7 @@ extension Endpoint {
         case ("dzi", 2) where segments[1].hasSuffix(".dzi"): return Route.deepZoomDescriptor.index
         case ("dzi", 4), ("dzi", 5): return Route.deepZoomTile.index
         case ("dzi", _): return unmatchedRoute
-        case ("images", 3) where segments[2] == "preview.jpeg": return Route.preview.index
+        case ("images", 3) where segments[2] == "preview.jpeg" || segments[2] == "preview.avif": return Route.preview.index
         case ("images", _): return unmatchedRoute
         case ("healthz", 1): return Route.health.index
         case ("readyz", 1): return Route.readiness.index

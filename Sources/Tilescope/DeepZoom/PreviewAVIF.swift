@@ -1,0 +1,96 @@
+import Foundation
+import Imaging
+
+/// The preview (`preview.jpeg`, the preview level's whole picture) in AVIF: the preview level made from the
+/// next finer level's stored tiles shrunk 2 x 2 (`PyramidRegionReader.levelFromFinerLevel`), as the AVIF
+/// tiles below the deepest level are, encoded at the lowest of `qualities` whose SSIM against those pixels
+/// reaches `preview.jpeg`'s.
+///
+/// Why: a viewer at fit draws the preview alone, and on bench/client's image it was an eighth of a DPR 1
+/// view's bytes (349 of 2,608 KiB cold), the same JPEG in every run. At Q70 effort 3 its AVIF is 55 % of
+/// those bytes at a higher SSIM against the source (0.9862 against 0.9837; docs/benchmarks.md). Not from
+/// `preview.jpeg` itself: an encoding of JPEG pixels is a second generation and only loses picture.
+///
+/// Checked per image, unlike the tiles below the deepest level: one picture, once, so the check costs little
+/// next to the encoding, and a preview is what every viewer of the image sees first. The reference is the
+/// finer level shrunk, not the source (which may take a whole decode to read again): those pixels are
+/// closer to the source than the stored JPEGs (SSIM 0.997 on the bench image's tiles). Where no quality
+/// reaches the JPEG's picture in fewer bytes than `preview.jpeg` re-encoded losslessly (`OptimizedJPEG`),
+/// and for images whose preview level is their deepest (no finer level), that re-encoded JPEG is kept
+/// instead and answered as `image/jpeg`: the AVIF URL never sends more bytes or a softer picture than the
+/// JPEG one.
+///
+/// Made once per version, when the build publishes the finer level or on the first request otherwise, on
+/// the derived-tile encoders (`FormatTileEncodings`): 0.8 s of CPU for a 1024 x 1024 preview. Stored in
+/// the version's folder under a name that says the encoding (`previews/{folderName}.avif`), outside
+/// `formats/`: part of what a finished build serves, like `preview.jpeg`.
+struct PreviewAVIF: Sendable {
+    /// Tried in turn until one reaches the JPEG's picture or its bytes; effort 3 (libheif's AV1 speed) made
+    /// the same bytes as 4 at the deepest level for a quarter of the CPU, and here the per-image check guards
+    /// the picture. On the grain of bench/client's image Q65 fell short of the JPEG's SSIM (0.9831 against
+    /// 0.9837), Q70 reached it at 55 % of its bytes; a smooth picture (the tests' `SmoothImages`) needs Q85,
+    /// at 37 % of them (the AVIF smooths what little texture there is). Q90 and above turn chroma
+    /// subsampling off, and are larger than the JPEG.
+    static let qualities = [70, 75, 80, 85, 89], effort = 3
+
+    /// Names the encoding, so a preview made under other settings is never served for these.
+    static var folderName: String {
+        "avif-finer-q\(qualities.map(String.init).joined(separator: "-"))-e\(effort)"
+    }
+
+    /// `.../pyramids/{id}/{version}`
+    let versionFolder: String
+
+    var path: String { "\(versionFolder)/previews/\(Self.folderName).avif" }
+    /// Where the re-encoded `preview.jpeg` is kept when no AVIF reached its picture in fewer bytes.
+    var jpegPath: String { "\(versionFolder)/previews/\(Self.folderName).huffman.jpeg" }
+
+    /// The ETag of the made preview, or of the kept JPEG (other bytes, another tag).
+    static func etag(version: String, isJPEG: Bool) -> String {
+        "\"\(version)-preview-\(folderName)\(isJPEG ? "-huffman" : "")\""
+    }
+
+    /// True once either answer is stored.
+    var isMade: Bool { access(path, F_OK) == 0 || access(jpegPath, F_OK) == 0 }
+
+    /// Makes and stores the preview's answer from `pyramid`'s tiles and `previewPath` (`preview.jpeg`):
+    /// the AVIF if one reaches the JPEG's picture in fewer bytes than the re-encoded JPEG, else that JPEG.
+    /// The bytes, and whether they are the JPEG's.
+    @discardableResult
+    func write(pyramid: PyramidRegionReader, previewLevel: Int, previewPath: String) throws
+        -> (bytes: [UInt8], isJPEG: Bool) {
+        guard let stored = FileManager.default.contents(atPath: previewPath) else {
+            throw APIError(500, "render_failed", "the preview cannot be read")
+        }
+        let jpeg = [UInt8](stored)
+        let kept = DeepZoomFormatTiles.optimized(jpeg, tile: "preview")
+        if previewLevel < pyramid.pyramid.maxLevel,
+           let avif = try Self.avif(of: pyramid.levelFromFinerLevel(previewLevel), reaching: jpeg, under: kept.count) {
+            DerivedFile.publish(avif, at: path, versionFolder: versionFolder)
+            return (avif, false)
+        }
+        DerivedFile.publish(kept, at: jpegPath, versionFolder: versionFolder)
+        return (kept, true)
+    }
+
+    /// The first AVIF of `pixels` (at `qualities` in turn) smaller than `limit` bytes whose SSIM against
+    /// `pixels` reaches `jpeg`'s; nil if none does, or if the JPEG is not a picture of their size.
+    static func avif(of pixels: RegionPixels, reaching jpeg: [UInt8], under limit: Int) throws -> [UInt8]? {
+        let (width, height, bands) = (pixels.width, pixels.height, pixels.bands)
+        let reference = pixels.bytes
+        func picture(_ bytes: [UInt8]) throws -> Double? {
+            let decoded = try VImage.decoding(bytes)
+            guard decoded.width == width, decoded.height == height else { return nil }
+            return LumaSSIM.score(reference, bands: bands, try decoded.pixels(), bands: decoded.bands,
+                                  width: width, height: height)
+        }
+        guard let target = try picture(jpeg) else { return nil }
+        let image = try pixels.image()
+        for quality in qualities {
+            let avif = try image.avifData(quality: quality, effort: effort)
+            guard avif.count < limit else { return nil }  // a higher quality only adds bytes
+            if let score = try picture(avif), score >= target { return avif }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import HTTPServer
+import Imaging
+
+/// `/images/{id}/preview.avif`: the preview in AVIF (`PreviewAVIF`), for the viewers that ask for AVIF tiles.
+///
+/// Made once per version, behind the replies, like the AVIF tiles: when the build publishes the level the
+/// preview is made from (`queuePreviewAVIF`, called by the build queue), or on the first GET for a pyramid
+/// built otherwise (`tilescope build`, an older version of this server). Until it is made the URL answers
+/// with `preview.jpeg` re-encoded losslessly (the same pixels in fewer bytes), as `image/jpeg` under the
+/// AVIF URL with the interim tiles' short cache (`interimCacheControl`) and a tag of its own; once made,
+/// with the file, for a year on the versioned URL.
+extension TilescopeApp {
+    func previewFormat(_ id: String, _ request: Request) throws -> Reply {
+        let (record, manifest) = try publishedImage(id)
+        let version = record.version
+        let files = PreviewAVIF(versionFolder: store.versionFolder(id: id, version: version))
+        let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: version)
+        for (path, type, etag) in [(files.path, "image/avif", PreviewAVIF.etag(version: version, isJPEG: false)),
+                                   (files.jpegPath, "image/jpeg", PreviewAVIF.etag(version: version, isJPEG: true))] {
+            if var stored = HTTPCaching.file(at: path, contentType: type, etag: etag, cacheControl: cacheControl,
+                                             request: request, descriptors: pyramidFiles) {
+                if stored.status == 200 { stored.setHeader("Server-Timing", "tile;desc=stored") }
+                return .now(stored)
+            }
+        }
+        if request.method == "GET" { queuePreviewAVIF(id: id, version: version, manifest: manifest) }  // HEAD never does
+        return interimPreview(record, request)
+    }
+
+    /// Queues the making of the version's AVIF preview, unless it is made, queued, or the level it is made
+    /// from is not published yet (the build queues it when that level is, a request after that otherwise).
+    func queuePreviewAVIF(id: String, version: String, manifest: PyramidManifest) {
+        guard DeepZoomTileFormat.offered.contains(.avif) else { return }
+        let pyramid = manifest.pyramid
+        let level = pyramid.previewLevel()
+        guard manifest.isReady(level: min(level + 1, pyramid.maxLevel)) else { return }
+        let files = PreviewAVIF(versionFolder: store.versionFolder(id: id, version: version))
+        guard !files.isMade else { return }
+        let store = self.store
+        let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
+            store.tilePath(id: id, version: version, level: level, column: column, row: row)
+        })
+        let previewPath = store.previewPath(id: id, version: version)
+        formatEncodings.enqueue(files.path) {
+            guard !files.isMade else { return }  // made meanwhile by an earlier encoding
+            do {
+                try files.write(pyramid: reader, previewLevel: level, previewPath: previewPath)
+            } catch {
+                // The next request answers the JPEG again and queues it again.
+                Log.info("cannot make the AVIF preview of \(id): \(error)")
+            }
+        }
+    }
+
+    /// `preview.jpeg` re-encoded losslessly, briefly cached under a tag of its own (`InterimFormatTiles`).
+    private func interimPreview(_ record: ImageRecord, _ request: Request) -> Reply {
+        let etag = "\"\(record.version)-preview-\(PreviewAVIF.folderName)-interim\""
+        let headers: [(name: String, value: String)] = [
+            ("Content-Type", "image/jpeg"), ("ETag", etag), ("Cache-Control", Self.interimCacheControl),
+        ]
+        if HTTPCaching.notModified(request, etag: etag) { return .now(Response(status: 304, headers: headers)) }
+        let path = store.previewPath(id: record.id, version: record.version)
+        let memory = pyramidBytes, id = record.id
+        return .soon {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let stored = memory.bytes(at: path).map { $0.withUnsafeBytes { Array($0) } }
+                ?? FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+            guard let stored else { return APIError.notFound("the pyramid of \(id) has no preview").response }
+            let body = DeepZoomFormatTiles.optimized(stored, tile: "preview")
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let timing = ("Server-Timing", "tile;desc=interim, render;dur=" + ServerTiming.milliseconds(seconds))
+            return Response(status: 200, headers: headers + [timing], body: .bytes(body))
+        }
+    }
+}

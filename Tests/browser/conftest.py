@@ -136,7 +136,7 @@ def browser():
 
 
 # Cancelling a tile that is no longer needed is a feature: Chromium reports it as net::ERR_ABORTED.
-CANCELLABLE = re.compile(r'/dzi/[^/]+_files/\d+/\d+_\d+\.(jpeg|webp|avif)|/images/[^/]+/preview\.jpeg')
+CANCELLABLE = re.compile(r'/dzi/[^/]+_files/\d+/\d+_\d+\.(jpeg|webp|avif)|/images/[^/]+/preview\.(jpeg|avif)')
 
 
 class Session:

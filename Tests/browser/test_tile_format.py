@@ -22,15 +22,22 @@ def test_the_choice_is_avif_then_webp_then_jpeg(session):
     assert choices == ['avif', 'webp', 'avif', 'jpeg']
 
 
-def test_only_the_tile_template_changes(session):
+def test_only_the_tile_template_and_for_avif_the_preview_change(session):
     session.open()
     image = {'id': 'a', 'urls': {'tiles': '/dzi/a_files/{level}/{col}_{row}.jpeg?v=3', 'preview': '/images/a/preview.jpeg?v=3',
                                  'dzi': '/dzi/a.dzi?v=3'}}
-    out = session.page.evaluate(f"image => {MODULE}.then(m => [m.withTileFormat(image, 'webp'), m.withTileFormat(image, 'jpeg'), image])", image)
-    webp, jpeg, original = out
+    out = session.page.evaluate(f"""image => {MODULE}.then(m => [m.withTileFormat(image, 'webp'), m.withTileFormat(image, 'jpeg'),
+        m.withTileFormat(image, 'avif'), image])""", image)
+    webp, jpeg, avif, original = out
     assert webp['urls']['tiles'] == '/dzi/a_files/{level}/{col}_{row}.webp?v=3'
     assert webp['urls']['preview'] == image['urls']['preview'] and webp['urls']['dzi'] == image['urls']['dzi']
+    assert avif['urls'] == {'tiles': '/dzi/a_files/{level}/{col}_{row}.avif?v=3', 'preview': '/images/a/preview.avif?v=3',
+                            'dzi': '/dzi/a.dzi?v=3'}
     assert jpeg == image and original == image  # the record passed in is left as it was
+    # A preview that is not Tilescope's preview.jpeg (a tile of a foreign pyramid, say) is left alone.
+    foreign = {'id': 'b', 'urls': {'tiles': '/x/{level}/{col}_{row}.jpeg', 'preview': '/x/8/0_0.jpeg'}}
+    assert session.page.evaluate(f"image => {MODULE}.then(m => m.withTileFormat(image, 'avif'))", foreign)['urls']['preview'] \
+        == '/x/8/0_0.jpeg'
 
 
 def pending_encodings(server):
@@ -101,3 +108,23 @@ def test_chromium_gets_and_draws_avif_tiles_with_the_jpeg_meanwhile(browser, own
         with urllib.request.urlopen(server.base + src.replace('.' + expected + '?', '.jpeg?'), timeout=10) as r:
             jpeg = len(r.read())
         assert modern <= jpeg, f'{src}: {modern} bytes, the JPEG tile {jpeg}'
+
+
+def test_the_gallery_draws_the_avif_preview(browser, server, request):
+    """Where the preview suffices (b-tall at fit, DPR 1: tests/test_tiles.py), a browser that shows AVIF asks for
+    preview.avif, made by the build from the finer level (or, where no AVIF reached the JPEG's picture in fewer
+    bytes, the JPEG re-encoded losslessly), and draws it as the whole preview level."""
+    image = next(i for i in server.images if i['id'] == 'b-tall')
+    with page_session(browser, server.base, request.node) as session:
+        previews = []
+        session.page.on('response', lambda r: '/preview.' in r.url and previews.append(
+            (r.url, r.status, r.headers.get('content-type'))))
+        session.open('#image=b-tall')
+        drawn = session.page.evaluate("""() => [...document.querySelectorAll('.page.current .tile.loaded.preview')]
+            .map(t => [t.dataset.url, t.width, t.height])""")
+    assert len(previews) == 1, previews
+    url, status, content_type = previews[0]
+    assert url.split('?')[0].endswith('/images/b-tall/preview.avif') and f"v={image['version']}" in url, url
+    assert status == 200 and content_type in ('image/avif', 'image/jpeg'), previews
+    assert len(drawn) == 1 and drawn[0][0].split('?')[0].endswith('/preview.avif'), drawn
+    assert drawn[0][1:] == [300, 650], drawn

@@ -53,11 +53,17 @@ export function tileFormat() {
 
 /**
  * The image record (`/api/images`) with its tile URL template in `format`:
- * `/dzi/a_files/{level}/{col}_{row}.jpeg?v=3` becomes `.../{col}_{row}.webp?v=3`. Everything else,
- * the preview included, stays as it was.
+ * `/dzi/a_files/{level}/{col}_{row}.jpeg?v=3` becomes `.../{col}_{row}.webp?v=3`. For AVIF the preview too:
+ * `/images/a/preview.jpeg?v=3` becomes `/images/a/preview.avif?v=3`, the preview level made from the finer
+ * level's tiles, 37-55 % of the JPEG's bytes at its picture on the images measured (the server has no WebP preview: from the JPEG
+ * it would be a softer second generation). Everything else stays as it was.
  */
 export function withTileFormat(image, format) {
   const tiles = image?.urls?.tiles;
   if (format === 'jpeg' || typeof tiles !== 'string') return image;
-  return { ...image, urls: { ...image.urls, tiles: tiles.replace(/\.jpeg(\?|$)/, `.${format}$1`) } };
+  const urls = { ...image.urls, tiles: tiles.replace(/\.jpeg(\?|$)/, `.${format}$1`) };
+  if (format === 'avif' && typeof urls.preview === 'string') {
+    urls.preview = urls.preview.replace(/\/preview\.jpeg(\?|$)/, '/preview.avif$1');
+  }
+  return { ...image, urls };
 }

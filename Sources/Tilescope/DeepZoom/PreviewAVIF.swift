@@ -20,8 +20,9 @@ import Imaging
 /// instead and answered as `image/jpeg`: the AVIF URL never sends more bytes or a softer picture than the
 /// JPEG one.
 ///
-/// Made once per version, when the build publishes the finer level or on the first request otherwise, on
-/// the derived-tile encoders (`FormatTileEncodings`): 0.8 s of CPU for a 1024 x 1024 preview. Stored in
+/// Made once per version, when the build publishes the finer level or on the first request otherwise, one
+/// preview at a time (`TilescopeApp.previewEncodings`): about a second of CPU and a 35-40 MB encoder for a
+/// 1024 x 1024 preview. Stored in
 /// the version's folder under a name that says the encoding (`previews/{folderName}.avif`), outside
 /// `formats/`: part of what a finished build serves, like `preview.jpeg`.
 struct PreviewAVIF: Sendable {

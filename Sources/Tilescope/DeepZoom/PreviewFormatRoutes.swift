@@ -6,10 +6,11 @@ import Imaging
 ///
 /// Made once per version, behind the replies, like the AVIF tiles: when the build publishes the level the
 /// preview is made from (`queuePreviewAVIF`, called by the build queue), or on the first GET for a pyramid
-/// built otherwise (`tilescope build`, an older version of this server). Until it is made the URL answers
-/// with `preview.jpeg` re-encoded losslessly (the same pixels in fewer bytes), as `image/jpeg` under the
-/// AVIF URL with the interim tiles' short cache (`interimCacheControl`) and a tag of its own; once made,
-/// with the file, for a year on the versioned URL.
+/// built otherwise (`tilescope build`, an older version of this server); one at a time, on a thread of its
+/// own (`previewEncodings`: the encoder takes 35-40 MB for a 1024 x 1024 picture), at most 64 waiting.
+/// Until it is made the URL answers with `preview.jpeg` re-encoded losslessly (the same pixels in fewer
+/// bytes), as `image/jpeg` under the AVIF URL with the interim tiles' short cache (`interimCacheControl`)
+/// and a tag of its own; once made, with the file, for a year on the versioned URL.
 extension TilescopeApp {
     func previewFormat(_ id: String, _ request: Request) throws -> Reply {
         let (record, manifest) = try publishedImage(id)
@@ -42,7 +43,7 @@ extension TilescopeApp {
             store.tilePath(id: id, version: version, level: level, column: column, row: row)
         })
         let previewPath = store.previewPath(id: id, version: version)
-        formatEncodings.enqueue(files.path) {
+        previewEncodings.enqueue(files.path) {
             guard !files.isMade else { return }  // made meanwhile by an earlier encoding
             do {
                 try files.write(pyramid: reader, previewLevel: level, previewPath: previewPath)

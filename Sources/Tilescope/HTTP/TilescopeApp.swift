@@ -27,13 +27,17 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     /// level one by one, at it in passes down the source.
     let formatEncodings: FormatTileEncodings
     let sourcePasses: SourceTilePasses
+    /// AVIF previews being made (`PreviewAVIF`): one at a time, on a thread of their own, since each takes
+    /// the encoder 35-40 MB where a tile takes a few (docs/benchmarks.md#client-vs-openseadragon).
+    let previewEncodings: FormatTileEncodings
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
                 gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20) {
         formatEncodings = FormatTileEncodings()
         sourcePasses = SourceTilePasses()
-        Self.registerGauges(of: formatEncodings, sourcePasses, in: operations.metrics)
+        previewEncodings = FormatTileEncodings(encoders: 1, capacity: 64)
+        Self.registerGauges(of: formatEncodings, sourcePasses, previewEncodings, in: operations.metrics)
         pyramidFiles = OpenFileCache(capacity: openFiles)
         pyramidBytes = FileBytesCache(capacity: pyramidCacheBytes)
         Self.registerGauges(of: pyramidBytes, in: operations.metrics)
@@ -79,18 +83,21 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     }
 
     /// The tiles being made behind the reply, read at each scrape.
-    private static func registerGauges(of encodings: FormatTileEncodings, _ passes: SourceTilePasses, in metrics: Metrics) {
+    private static func registerGauges(of encodings: FormatTileEncodings, _ passes: SourceTilePasses,
+                                       _ previews: FormatTileEncodings, in metrics: Metrics) {
         metrics.register(Gauge("tilescope_format_tiles_pending",
                                help: "AVIF Deep Zoom tiles and previews waiting or being made behind a JPEG answer.") {
-            [weak encodings, weak passes] in Double((encodings?.counts.pending ?? 0) + (passes?.counts.pending ?? 0))
+            [weak encodings, weak passes, weak previews] in
+            Double((encodings?.counts.pending ?? 0) + (passes?.counts.pending ?? 0) + (previews?.counts.pending ?? 0))
         })
         metrics.register(Gauge("tilescope_format_tiles_encoded",
                                help: "AVIF Deep Zoom tiles and previews made behind a JPEG answer since start (done), or dropped for a full queue.") {
-            [weak encodings, weak passes] in
-            let counts = encodings?.counts ?? (pending: 0, running: 0, dropped: 0, done: 0)
+            [weak encodings, weak passes, weak previews] in
+            let none = (pending: 0, running: 0, dropped: 0, done: 0)
+            let counts = encodings?.counts ?? none, previewCounts = previews?.counts ?? none
             let deepest = passes?.counts ?? (pending: 0, dropped: 0, done: 0)
-            return [(labels: [("result", "done")], value: Double(counts.done + deepest.done)),
-                    (labels: [("result", "dropped")], value: Double(counts.dropped + deepest.dropped))]
+            return [(labels: [("result", "done")], value: Double(counts.done + deepest.done + previewCounts.done)),
+                    (labels: [("result", "dropped")], value: Double(counts.dropped + deepest.dropped + previewCounts.dropped))]
         })
     }
 

@@ -112,6 +112,30 @@ import Testing
         #expect(kept.body == (try OptimizedJPEG.bytes(jpeg.body)))
     }
 
+    /// A grey pyramid (one band in its tiles) gets its preview too: AVIF is encoded as RGB, and the SSIM of
+    /// a grey reference against it reads the same luma.
+    @Test func aGreyImageGetsItsPreview() throws {
+        try #require(DeepZoomTileFormat.offered.contains(.avif))
+        let server = try TestServer(label: "preview-avif-grey", configure: { $0.rescanSeconds = 3600 }) { folder in
+            let (width, height) = (1500, 1100)
+            let pixels = (0..<(width * height)).map { (i: Int) -> UInt8 in
+                let x = i % width, y = i / width
+                return UInt8((x * 255 / width + y * 97 / height + (x * y) % 23) % 256)
+            }
+            try VImage.fromPixels(pixels, width: width, height: height, bands: 1).saveJPEG(to: folder + "/photo.jpg", quality: 90)
+        }
+        try server.waitUntilBuilt()
+        try InterimFormatTileTests.waitForPreview(server, "photo")
+        let version = try #require(server.version(of: "photo"))
+        let reply = try server.get("/images/photo/preview.avif?v=\(version)")
+        let jpeg = try server.get("/images/photo/preview.jpeg?v=\(version)")
+        #expect(reply.status == 200 && ["image/avif", "image/jpeg"].contains(reply.header("content-type") ?? ""))
+        #expect(reply.header("cache-control") == HTTPCaching.immutable)
+        #expect(reply.body.count < jpeg.body.count)
+        let preview = try IIIFEndToEndTests.Decoded(reply.body), stored = try IIIFEndToEndTests.Decoded(jpeg.body)
+        #expect(preview.width == stored.width && preview.height == stored.height && stored.width == 750)
+    }
+
     @Test func unknownImagesAndOtherFormatsAreClear404s() throws {
         let server = try Self.server("preview-avif-404", width: 300, height: 200)
         for path in ["/images/nobody/preview.avif", "/images/photo/preview.webp", "/images/photo/preview.png"] {

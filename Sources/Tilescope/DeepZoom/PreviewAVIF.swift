@@ -22,9 +22,8 @@ import Imaging
 ///
 /// Made once per version, when the build publishes the finer level or on the first request otherwise, one
 /// preview at a time (`TilescopeApp.previewEncodings`): about a second of CPU and a 35-40 MB encoder for a
-/// 1024 x 1024 preview. Stored in
-/// the version's folder under a name that says the encoding (`previews/{folderName}.avif`), outside
-/// `formats/`: part of what a finished build serves, like `preview.jpeg`.
+/// 1024 x 1024 preview. Stored in the version's folder under a name that says the encoding
+/// (`previews/{folderName}.avif`), outside `formats/`: part of what a finished build serves, like `preview.jpeg`.
 struct PreviewAVIF: Sendable {
     /// Tried in turn until one reaches the JPEG's picture or its bytes; effort 3 (libheif's AV1 speed) made
     /// the same bytes as 4 at the deepest level for a quarter of the CPU, and here the per-image check guards

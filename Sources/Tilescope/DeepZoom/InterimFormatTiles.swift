@@ -23,19 +23,25 @@ extension TilescopeApp {
 
     func interimFormatTile(_ record: ImageRecord, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
                            _ request: Request) -> Reply {
-        let etag = "\"\(record.version)-\(level)-\(column)-\(row)-\(format.folderName)-interim\""
-        let path = store.tilePath(id: record.id, version: record.version, level: level, column: column, row: row)
+        interimJPEG(at: store.tilePath(id: record.id, version: record.version, level: level, column: column, row: row),
+                    etag: "\"\(record.version)-\(level)-\(column)-\(row)-\(format.folderName)-interim\"",
+                    named: "\(level)/\(column)_\(row)", of: record.id, request)
+    }
+
+    /// The stand-in for a file not made yet: the stored JPEG at `path` (a tile, the preview) re-encoded losslessly
+    /// with optimized Huffman tables, under the interim `etag` and cache lifetime; 304 for that tag.
+    func interimJPEG(at path: String, etag: String, named name: String, of id: String, _ request: Request) -> Reply {
         let headers: [(name: String, value: String)] = [
             ("Content-Type", "image/jpeg"), ("ETag", etag), ("Cache-Control", Self.interimCacheControl),
         ]
         if HTTPCaching.notModified(request, etag: etag) { return .now(Response(status: 304, headers: headers)) }
-        let memory = pyramidBytes, id = record.id
+        let memory = pyramidBytes
         return .soon {
             let start = DispatchTime.now().uptimeNanoseconds
             let stored = memory.bytes(at: path).map { $0.withUnsafeBytes { Array($0) } }
                 ?? FileManager.default.contents(atPath: path).map { [UInt8]($0) }
             guard let stored else { return APIError.notFound("the pyramid of \(id) has no such file").response }
-            let body = DeepZoomFormatTiles.optimized(stored, tile: "\(level)/\(column)_\(row)")
+            let body = DeepZoomFormatTiles.optimized(stored, tile: name)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             let timing = ("Server-Timing", "tile;desc=interim, render;dur=" + ServerTiming.milliseconds(seconds))
             return Response(status: 200, headers: headers + [timing], body: .bytes(body))

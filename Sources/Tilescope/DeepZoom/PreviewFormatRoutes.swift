@@ -58,22 +58,8 @@ extension TilescopeApp {
 
     /// `preview.jpeg` re-encoded losslessly, briefly cached under a tag of its own (`InterimFormatTiles`).
     private func interimPreview(_ record: ImageRecord, _ request: Request) -> Reply {
-        let etag = "\"\(record.version)-preview-\(PreviewAVIF.folderName)-interim\""
-        let headers: [(name: String, value: String)] = [
-            ("Content-Type", "image/jpeg"), ("ETag", etag), ("Cache-Control", Self.interimCacheControl),
-        ]
-        if HTTPCaching.notModified(request, etag: etag) { return .now(Response(status: 304, headers: headers)) }
-        let path = store.previewPath(id: record.id, version: record.version)
-        let memory = pyramidBytes, id = record.id
-        return .soon {
-            let start = DispatchTime.now().uptimeNanoseconds
-            let stored = memory.bytes(at: path).map { $0.withUnsafeBytes { Array($0) } }
-                ?? FileManager.default.contents(atPath: path).map { [UInt8]($0) }
-            guard let stored else { return APIError.notFound("the pyramid of \(id) has no preview").response }
-            let body = DeepZoomFormatTiles.optimized(stored, tile: "preview")
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            let timing = ("Server-Timing", "tile;desc=interim, render;dur=" + ServerTiming.milliseconds(seconds))
-            return Response(status: 200, headers: headers + [timing], body: .bytes(body))
-        }
+        interimJPEG(at: store.previewPath(id: record.id, version: record.version),
+                    etag: "\"\(record.version)-preview-\(PreviewAVIF.folderName)-interim\"",
+                    named: "preview", of: record.id, request)
     }
 }

@@ -10,7 +10,7 @@ ARG SWIFT_IMAGE=swift:6.3-bookworm
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libvips-dev libjpeg62-turbo-dev libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config \
+ && apt-get install -y --no-install-recommends libvips-dev libjpeg62-turbo-dev libjxl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The manifest names every target, tests included, so SwiftPM wants their folders too.
@@ -22,7 +22,7 @@ RUN swift build -c release --static-swift-stdlib --product tilescope \
  && strip /out/tilescope
 # The runtime libraries: exactly what the binary and libvips's HEIF module (HEIC/AVIF, documented
 # formats) load, found by ldd and copied under their own paths. Installing Debian's libvips42 instead
-# would also bring ImageMagick, poppler, OpenSlide and libjxl for loaders Tilescope never uses
+# would also bring ImageMagick, poppler and OpenSlide for loaders Tilescope never uses
 # (423 MB image against ~230 MB; see docs/ops.md). The HEIF module keeps its place, where libvips looks.
 RUN for file in /out/tilescope /usr/lib/*/vips-modules-*/vips-heif.so; do ldd "$file"; done \
     | awk '$3 ~ /^\// { print $3 }' | sort -u > /out/libraries.txt \

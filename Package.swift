@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // Tilescope: a deep-zoom image tile server.
-// Layering (see README): ScrollGeometry (pure arithmetic) <- Imaging (libvips, libjpeg)
+// Layering (see README): ScrollGeometry (pure arithmetic) <- Imaging (libvips, libjpeg, libjxl)
 // <- HTTPServer (libmicrohttpd, no domain words) <- Tilescope (the app) <- tilescope (CLI).
 import PackageDescription
 
@@ -16,13 +16,14 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CLibJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
         // Non-variadic wrappers for the variadic C calls Swift cannot make. Nothing else.
         .target(name: "CShims", dependencies: ["CVips", "CMicroHTTPD"]),
         // Decodes parts of JPEG tiles into a buffer: C, because libjpeg reports errors by longjmp.
         .target(name: "CTileDecoder", dependencies: ["CJPEG"]),
 
         .target(name: "ScrollGeometry"),
-        .target(name: "Imaging", dependencies: ["CShims", "CVips", "CTileDecoder", "ScrollGeometry"]),
+        .target(name: "Imaging", dependencies: ["CShims", "CVips", "CTileDecoder", "CLibJXL", "ScrollGeometry"]),
         .target(name: "HTTPServer", dependencies: ["CShims", "CMicroHTTPD"]),
         .target(name: "Catalog", dependencies: ["CSQLite", "CLibPQ"]),
         .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "CShims"]),

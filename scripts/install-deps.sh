@@ -2,7 +2,7 @@
 # Installs the Debian packages Tilescope builds and runs with (and, with --test, the
 # tools its tests use). Quick when everything is already there.
 set -euo pipefail
-packages=(pkg-config libvips-dev libjpeg62-turbo-dev libmicrohttpd-dev libsqlite3-dev libpq-dev)
+packages=(pkg-config libvips-dev libjpeg62-turbo-dev libjxl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev)
 if [ "${1:-}" = "--test" ]; then
   packages+=(libvips-tools curl python3-venv postgresql nginx-light)
 fi

@@ -68,6 +68,16 @@ struct DeepZoomFormatTiles: Sendable {
         "\"\(version)-\(level)-\(column)-\(row)-\(format.folderName)\(isJPEG ? "-huffman" : "")\""
     }
 
+    /// The kept JPEG of a tile, and its JPEG XL (`{column}_{row}.jxl` beside, `-jxl` tag) for the clients that
+    /// accept it (`JPEGXLAnswers`).
+    func kept(level: Int, column: Int, row: Int, version: String, storedPath: String) -> KeptJPEG {
+        let etag = Self.etag(version: version, level: level, column: column, row: row, format: format, isJPEG: true)
+        return KeptJPEG(path: jpegPath(level: level, column: column, row: row), etag: etag,
+                        jxlPath: "\(versionFolder)/formats/\(format.folderName)/\(level)/\(column)_\(row).jxl",
+                        jxlETag: String(etag.dropLast("-huffman\"".count)) + "-jxl\"",
+                        storedPath: storedPath, name: "\(level)/\(column)_\(row)")
+    }
+
     /// Encodes the tile, from the stored JPEG tile at `jpegPath` (WebP) or from the finer level that
     /// `pyramid` reads (AVIF), and stores the smaller of it and the JPEG re-encoded losslessly: the bytes,
     /// and whether they are the JPEG's.

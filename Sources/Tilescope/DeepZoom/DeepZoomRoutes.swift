@@ -54,20 +54,22 @@ extension TilescopeApp {
         let version = record.version
         let etag = DeepZoomFormatTiles.etag(version: version, level: level, column: column, row: row, format: format,
                                             isJPEG: false)
-        let keptETag = DeepZoomFormatTiles.etag(version: version, level: level, column: column, row: row,
-                                                format: format, isJPEG: true)
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: version)
         let jpegPath = store.tilePath(id: id, version: version, level: level, column: column, row: row)
         let files = DeepZoomFormatTiles(versionFolder: store.versionFolder(id: id, version: version), format: format)
         let type = format.encoded.mediaType
-        for (path, storedType, storedETag) in [(files.path(level: level, column: column, row: row), type, etag),
-                                               (files.jpegPath(level: level, column: column, row: row), "image/jpeg",
-                                                keptETag)] {
-            if var stored = HTTPCaching.file(at: path, contentType: storedType, etag: storedETag,
-                                             cacheControl: cacheControl, request: request, descriptors: pyramidFiles) {
-                if stored.status == 200 { stored.setHeader("Server-Timing", "tile;desc=stored") }
-                return .now(stored)
-            }
+        if let stored = storedDerivedFile(files.path(level: level, column: column, row: row), type: type, etag: etag,
+                                          cacheControl: cacheControl, request) {
+            return stored
+        }
+        let kept = files.kept(level: level, column: column, row: row, version: version, storedPath: jpegPath)
+        if JPEGXLAnswers.accepted(by: request),
+           let answer = keptJPEGXL(kept, versionFolder: files.versionFolder, cacheControl: cacheControl, request) {
+            return answer
+        }
+        if let stored = storedDerivedFile(kept.path, type: "image/jpeg", etag: kept.etag, cacheControl: cacheControl,
+                                          request) {
+            return stored
         }
         let quality = iiif.jpegQuality
         let store = self.store
@@ -104,15 +106,22 @@ extension TilescopeApp {
             }
             return interimFormatTile(record, level: level, column: column, row: row, format: format, request)
         }
-        let headers: [(name: String, value: String)] = [("Content-Type", type), ("ETag", etag), ("Cache-Control", cacheControl)]
+        let headers: [(name: String, value: String)] = [("Content-Type", type), ("ETag", etag), ("Cache-Control", cacheControl),
+                                                        JPEGXLAnswers.vary]
+        let acceptsJXL = JPEGXLAnswers.accepted(by: request)
+        let openFiles = pyramidFiles
         return .later {
             let start = DispatchTime.now().uptimeNanoseconds
             do {
                 let (body, isJPEG) = try files.write(level: level, column: column, row: row, from: jpegPath,
                                                      jpegQuality: quality, pyramid: reader)
+                if isJPEG && acceptsJXL {
+                    return Self.makeKeptJPEGXL(kept, keptSize: body.count, versionFolder: files.versionFolder,
+                                               cacheControl: cacheControl, request, files: openFiles)
+                }
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                 var headers = headers
-                if isJPEG { headers[0...1] = [("Content-Type", "image/jpeg"), ("ETag", keptETag)] }
+                if isJPEG { headers[0...1] = [("Content-Type", "image/jpeg"), ("ETag", kept.etag)] }
                 return Response(status: 200, headers: headers + [
                     ("Server-Timing", "tile;desc=written, render;dur=" + ServerTiming.milliseconds(seconds)),
                 ], body: .bytes(body))

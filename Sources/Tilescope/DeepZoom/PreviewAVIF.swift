@@ -50,6 +50,13 @@ struct PreviewAVIF: Sendable {
         "\"\(version)-preview-\(folderName)\(isJPEG ? "-huffman" : "")\""
     }
 
+    /// The kept JPEG, and its JPEG XL (`previews/{folderName}.jxl`, `-jxl` tag) for the clients that accept it.
+    func kept(version: String, storedPath: String) -> KeptJPEG {
+        KeptJPEG(path: jpegPath, etag: Self.etag(version: version, isJPEG: true),
+                 jxlPath: "\(versionFolder)/previews/\(Self.folderName).jxl",
+                 jxlETag: "\"\(version)-preview-\(Self.folderName)-jxl\"", storedPath: storedPath, name: "preview")
+    }
+
     /// True once either answer is stored.
     var isMade: Bool { access(path, F_OK) == 0 || access(jpegPath, F_OK) == 0 }
 

@@ -17,13 +17,18 @@ extension TilescopeApp {
         let version = record.version
         let files = PreviewAVIF(versionFolder: store.versionFolder(id: id, version: version))
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: version)
-        for (path, type, etag) in [(files.path, "image/avif", PreviewAVIF.etag(version: version, isJPEG: false)),
-                                   (files.jpegPath, "image/jpeg", PreviewAVIF.etag(version: version, isJPEG: true))] {
-            if var stored = HTTPCaching.file(at: path, contentType: type, etag: etag, cacheControl: cacheControl,
-                                             request: request, descriptors: pyramidFiles) {
-                if stored.status == 200 { stored.setHeader("Server-Timing", "tile;desc=stored") }
-                return .now(stored)
-            }
+        if let stored = storedDerivedFile(files.path, type: "image/avif", etag: PreviewAVIF.etag(version: version, isJPEG: false),
+                                          cacheControl: cacheControl, request) {
+            return stored
+        }
+        let kept = files.kept(version: version, storedPath: store.previewPath(id: id, version: version))
+        if JPEGXLAnswers.accepted(by: request),
+           let answer = keptJPEGXL(kept, versionFolder: files.versionFolder, cacheControl: cacheControl, request) {
+            return answer
+        }
+        if let stored = storedDerivedFile(kept.path, type: "image/jpeg", etag: kept.etag, cacheControl: cacheControl,
+                                          request) {
+            return stored
         }
         if request.method == "GET" { queuePreviewAVIF(id: id, version: version, manifest: manifest) }  // HEAD never does
         return interimPreview(record, request)

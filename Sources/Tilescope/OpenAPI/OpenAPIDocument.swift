@@ -984,13 +984,16 @@ enum OpenAPIDocument {
     ],
     "operationId": "getDeepZoomFormatTile",
     "summary": "One tile of the pyramid in WebP or AVIF.",
-    "description": "The stored JPEG tile (overlap included) encoded in the format the first time it is asked for, then kept in the image version's folder and sent with sendfile (`Server-Timing` says `tile;desc=written` or `tile;desc=stored`). A new source version starts with none. An AVIF tile below the deepest level is made behind the reply: until it is, the answer is the JPEG tile's pixels, re-encoded losslessly with optimized Huffman tables (`image/jpeg`, `Server-Timing: tile;desc=interim`), with `Cache-Control: public, max-age=10` and an ETag of its own, so a revalidation gets the AVIF once it is made.",
+    "description": "The stored JPEG tile (overlap included) encoded in the format the first time it is asked for, then kept in the image version's folder and sent with sendfile (`Server-Timing` says `tile;desc=written` or `tile;desc=stored`). A new source version starts with none. An AVIF tile below the deepest level is made behind the reply: until it is, the answer is the JPEG tile's pixels, re-encoded losslessly with optimized Huffman tables (`image/jpeg`, `Server-Timing: tile;desc=interim`), with `Cache-Control: public, max-age=10` and an ETag of its own, so a revalidation gets the AVIF once it is made. To a client whose `Accept` names `image/jxl`, every such JPEG answer is the stored tile recompressed losslessly as JPEG XL instead, where that is smaller (`Vary: Accept`).",
     "parameters": [
      {
       "$ref": "#/components/parameters/Version"
      },
      {
       "$ref": "#/components/parameters/IfNoneMatch"
+     },
+     {
+      "$ref": "#/components/parameters/AcceptJPEGXL"
      },
      {
       "name": "format",
@@ -1014,6 +1017,9 @@ enum OpenAPIDocument {
        },
        "Cache-Control": {
         "$ref": "#/components/headers/FormatTileCacheControl"
+       },
+       "Vary": {
+        "$ref": "#/components/headers/VaryAccept"
        }
       },
       "content": {
@@ -1034,6 +1040,13 @@ enum OpenAPIDocument {
          "type": "string",
          "contentMediaType": "image/jpeg",
          "description": "The stored JPEG tile's pixels, re-encoded losslessly with optimized Huffman tables, where the encoding came out no smaller (or, at the deepest level, softer), or, briefly cached, while an AVIF tile is being made."
+        }
+       },
+       "image/jxl": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/jxl",
+         "description": "Instead of the JPEG answer, for a client whose Accept names image/jxl - the stored JPEG tile recompressed losslessly (it gives back that JPEG byte for byte), where that is smaller."
         }
        }
       }
@@ -1314,13 +1327,16 @@ enum OpenAPIDocument {
     ],
     "operationId": "getPreviewAVIF",
     "summary": "The preview level in AVIF, made from the finer level's tiles; never more bytes nor a softer picture than preview.jpeg.",
-    "description": "Made once per source version as the build publishes the level below the preview's (or on the first\nGET of a pyramid built otherwise): the lowest of Q70, 75, 80, 85 and 89 whose SSIM against the finer\nlevel's pixels shrunk 2 x 2 reaches `preview.jpeg`'s, in fewer bytes than `preview.jpeg` re-encoded\nlosslessly. Where none does, and for images no larger than the preview, that re-encoded JPEG is the\nanswer (`image/jpeg`). Until it is made, the same re-encoded JPEG answers with `Cache-Control:\npublic, max-age=10` and an ETag of its own. HEAD never starts the making. 404 where libvips has no\nAV1 encoder.\n",
+    "description": "Made once per source version as the build publishes the level below the preview's (or on the first\nGET of a pyramid built otherwise): the lowest of Q70, 75, 80, 85 and 89 whose SSIM against the finer\nlevel's pixels shrunk 2 x 2 reaches `preview.jpeg`'s, in fewer bytes than `preview.jpeg` re-encoded\nlosslessly. Where none does, and for images no larger than the preview, that re-encoded JPEG is the\nanswer (`image/jpeg`). Until it is made, the same re-encoded JPEG answers with `Cache-Control:\npublic, max-age=10` and an ETag of its own. To a client whose `Accept` names `image/jxl`, each JPEG\nanswer is `preview.jpeg` recompressed losslessly as JPEG XL instead, where that is smaller\n(`Vary: Accept`). HEAD never starts the making. 404 where libvips has no AV1 encoder.\n",
     "parameters": [
      {
       "$ref": "#/components/parameters/Version"
      },
      {
       "$ref": "#/components/parameters/IfNoneMatch"
+     },
+     {
+      "$ref": "#/components/parameters/AcceptJPEGXL"
      }
     ],
     "responses": {
@@ -1335,6 +1351,9 @@ enum OpenAPIDocument {
        },
        "Cache-Control": {
         "$ref": "#/components/headers/FormatTileCacheControl"
+       },
+       "Vary": {
+        "$ref": "#/components/headers/VaryAccept"
        }
       },
       "content": {
@@ -1349,6 +1368,13 @@ enum OpenAPIDocument {
          "type": "string",
          "contentMediaType": "image/jpeg",
          "description": "preview.jpeg's pixels re-encoded losslessly with optimized Huffman tables, where no AVIF reached its picture in fewer bytes, or, briefly cached, while the AVIF is being made."
+        }
+       },
+       "image/jxl": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/jxl",
+         "description": "Instead of the JPEG answer, for a client whose Accept names image/jxl - preview.jpeg recompressed losslessly (it gives back that JPEG byte for byte), where that is smaller."
         }
        }
       }
@@ -2579,12 +2605,27 @@ enum OpenAPIDocument {
     "schema": {
      "type": "string"
     }
+   },
+   "AcceptJPEGXL": {
+    "name": "Accept",
+    "in": "header",
+    "description": "Naming `image/jxl` (without `q=0`) turns the JPEG answers into the stored JPEG recompressed losslessly as JPEG XL (`image/jxl`): the same pixels in fewer bytes, with ETags of their own (`-jxl`). `image/*` and `*/*` alone do not.",
+    "schema": {
+     "type": "string"
+    }
    }
   },
   "headers": {
    "NoStore": {
     "schema": {
      "const": "no-store"
+    }
+   },
+   "VaryAccept": {
+    "description": "The route's JPEG answers are JPEG XL for a client whose `Accept` names `image/jxl`.",
+    "required": true,
+    "schema": {
+     "const": "Accept"
     }
    },
    "ETag": {

@@ -1,0 +1,143 @@
+import Foundation
+import HTTPServer
+import Imaging
+import TestSupport
+import Testing
+@testable import Tilescope
+
+/// Over real HTTP: to a client whose `Accept` names `image/jxl`, the AVIF route's JPEG answers (the stand-in
+/// while the AVIF is made, the kept JPEG where it came out no smaller) are the stored JPEG recompressed as
+/// JPEG XL: it gives back the stored tile byte for byte, in fewer bytes than the JPEG answer, under tags of its
+/// own, and every answer of the route says `Vary: Accept`. Other clients, and the plain `.jpeg` URLs, are
+/// answered as before.
+@Suite struct JPEGXLAnswerTests {
+    static let jxl = ["Accept": "image/jxl,image/avif,image/webp,image/*,*/*;q=0.8"]
+    static let noJXL = ["Accept": "image/avif,image/webp,image/*,*/*;q=0.8"]
+
+    /// The grain of `OptimizedJPEGTileTests`: at the deepest level most AVIF tiles do not reach the stored
+    /// tile's picture, so the JPEG is kept; the image is no larger than the preview, so is the preview's.
+    static func server(_ label: String) throws -> TestServer {
+        let (width, height) = (600, 402)
+        var grainy = TestImages.pixels(width: width, height: height, seed: 4)
+        var random: UInt64 = 0x2545_F491_4F6C_DD1D
+        for i in grainy.indices {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            grainy[i] = UInt8(clamping: Int(grainy[i]) / 2 + 64 + Int(random >> 60) * 2 - 16)
+        }
+        let server = try TestServer(label: label, configure: { $0.rescanSeconds = 3600 }) { folder in
+            try VImage.fromPixels(grainy, width: width, height: height, bands: 3).saveJPEG(to: folder + "/grain.jpg", quality: 90)
+        }
+        try server.waitUntilBuilt()
+        try InterimFormatTileTests.waitForPreview(server, "grain")
+        return server
+    }
+
+    @Test(arguments: [
+        ("image/jxl", true), ("image/jxl,image/avif,image/webp,image/*,*/*;q=0.8", true), ("IMAGE/JXL ; q=0.5", true),
+        ("image/avif, image/jxl;q=1", true), ("image/jxl;q=0", false), ("image/jxl; q=0.000", false),
+        ("image/avif,image/jxl;q=0,*/*", false), ("image/*", false), ("*/*", false), ("", false),
+        ("image/jxlx", false), ("image/jxl;q=nonsense", true),
+    ])
+    func acceptNamesJPEGXL(accept: String, accepted: Bool) {
+        let request = Request(method: "GET", rawPath: "/", headers: ["accept": accept])
+        #expect(JPEGXLAnswers.accepted(by: request) == accepted, "\(accept)")
+    }
+
+    @Test func theStandInIsTheStoredTileAsJPEGXLToAClientThatAcceptsIt() throws {
+        try #require(DeepZoomTileFormat.offered.contains(.avif))
+        let server = try Self.server("jxl-interim")
+        let record = try #require(server.service.library.record("grain"))
+        let level = try #require(record.pyramid).maxLevel
+        let path = "/dzi/grain_files/\(level)/1_1.avif?v=\(record.version)"
+        let stored = try Self.storedTile(server, record, level: level, column: 1, row: 1)
+
+        let first = try server.get(path, headers: Self.jxl)
+        #expect(first.status == 200 && first.header("content-type") == "image/jxl")
+        #expect(first.header("server-timing")?.hasPrefix("tile;desc=interim") == true)
+        #expect(first.header("cache-control") == TilescopeApp.interimCacheControl)
+        #expect(first.header("vary") == "Accept")
+        let etag = try #require(first.header("etag"))
+        #expect(etag.hasSuffix("-interim-jxl\"") && etag.contains(record.version))
+        #expect(try JPEGXLRecompression.reconstructedJPEG(first.body) == stored)
+        #expect(first.body.count < (try OptimizedJPEG.bytes(stored)).count)
+        #expect(try server.get(path, headers: Self.jxl.merging(["If-None-Match": etag]) { $1 }).status == 304)
+
+        // Another client, the same URL: the JPEG stand-in, as before, and saying so.
+        let other = try server.get(path, headers: Self.noJXL)
+        #expect(other.header("content-type") == "image/jpeg" && other.header("vary") == "Accept")
+        #expect(other.body == (try OptimizedJPEG.bytes(stored)))
+        #expect(other.header("etag") != etag)
+        try InterimFormatTileTests.waitForEncodings(server)
+    }
+
+    @Test func aKeptJPEGGoesAsJPEGXLMadeOnceThenFromItsFile() throws {
+        try #require(DeepZoomTileFormat.offered.contains(.avif))
+        let server = try Self.server("jxl-kept")
+        let record = try #require(server.service.library.record("grain"))
+        let pyramid = try #require(record.pyramid)
+        let level = pyramid.maxLevel
+        let grid = pyramid.tileGrid(ofLevel: level)
+        var keptSeen = 0
+        // A whole tile and the last (odd-sized) one.
+        for (column, row) in [(0, 0), (1, 0), (grid.columns - 1, grid.rows - 1)] {
+            let path = "/dzi/grain_files/\(level)/\(column)_\(row).avif?v=\(record.version)"
+            _ = try server.get(path, headers: Self.noJXL)  // queues the tile's pass
+            try InterimFormatTileTests.waitForEncodings(server)
+            let plain = try server.get(path, headers: Self.noJXL)
+            #expect(plain.header("vary") == "Accept")
+            guard plain.header("content-type") == "image/jpeg" else {
+                // The source's AVIF reached the tile's picture: every client gets it.
+                #expect(plain.header("content-type") == "image/avif")
+                #expect(try server.get(path, headers: Self.jxl).body == plain.body)
+                continue
+            }
+            let stored = try Self.storedTile(server, record, level: level, column: column, row: row)
+            let made = try server.get(path, headers: Self.jxl)
+            guard made.header("content-type") == "image/jxl" else {
+                // Only where the JPEG XL is the smaller: else the kept JPEG, as for any client.
+                #expect(made.body == plain.body && made.header("vary") == "Accept")
+                #expect(try JPEGXLRecompression.bytes(stored).count >= plain.body.count, "\(path)")
+                continue
+            }
+            keptSeen += 1
+            #expect(made.header("vary") == "Accept")
+            #expect(made.header("server-timing")?.hasPrefix("tile;desc=written") == true)
+            #expect(made.header("cache-control") == HTTPCaching.immutable)
+            #expect(made.body.count < plain.body.count, "\(made.body.count) bytes against \(plain.body.count)")
+            #expect(try JPEGXLRecompression.reconstructedJPEG(made.body) == stored)
+            let etag = try #require(made.header("etag"))
+            #expect(etag.hasSuffix("-jxl\"") && etag != plain.header("etag"))
+
+            let again = try server.get(path, headers: Self.jxl)
+            #expect(again.header("server-timing")?.hasPrefix("tile;desc=stored") == true)
+            #expect(again.body == made.body && again.header("etag") == etag && again.header("vary") == "Accept")
+            #expect(try server.get(path, headers: Self.jxl.merging(["If-None-Match": etag]) { $1 }).status == 304)
+            // The other client still gets the kept JPEG, and the plain URL the stored tile, never varying.
+            #expect(try server.get(path, headers: Self.noJXL).body == plain.body)
+            let jpeg = try server.get("/dzi/grain_files/\(level)/\(column)_\(row).jpeg?v=\(record.version)", headers: Self.jxl)
+            #expect(jpeg.body == stored && jpeg.header("content-type") == "image/jpeg" && jpeg.header("vary") == nil)
+        }
+        #expect(keptSeen > 0, "no tile of the grain kept its JPEG and went as JPEG XL: the test checks nothing")
+    }
+
+    /// An image no larger than its preview keeps the preview as JPEG: a JPEG XL client gets its recompression.
+    @Test func theKeptPreviewGoesAsJPEGXLToo() throws {
+        try #require(DeepZoomTileFormat.offered.contains(.avif))
+        let server = try Self.server("jxl-preview")
+        let record = try #require(server.service.library.record("grain"))
+        let path = "/images/grain/preview.avif?v=\(record.version)"
+        let plain = try server.get(path, headers: Self.noJXL)
+        try #require(plain.header("content-type") == "image/jpeg")
+        let made = try server.get(path, headers: Self.jxl)
+        #expect(made.header("content-type") == "image/jxl" && made.header("vary") == "Accept")
+        #expect(made.body.count < plain.body.count)
+        let stored = try Data(contentsOf: URL(fileURLWithPath: server.service.store.previewPath(id: "grain", version: record.version)))
+        #expect(try JPEGXLRecompression.reconstructedJPEG(made.body) == [UInt8](stored))
+        #expect(try server.get(path, headers: Self.jxl).header("server-timing")?.hasPrefix("tile;desc=stored") == true)
+    }
+
+    static func storedTile(_ server: TestServer, _ record: ImageRecord, level: Int, column: Int, row: Int) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: server.service.store.tilePath(
+            id: record.id, version: record.version, level: level, column: column, row: row))))
+    }
+}

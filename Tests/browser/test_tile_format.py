@@ -66,7 +66,7 @@ def own_server(tmp_path_factory):
         srv.stop()
 
 
-def test_chromium_gets_and_draws_avif_tiles_with_the_jpeg_meanwhile(browser, own_server, request):
+def test_chromium_gets_and_draws_avif_tiles_with_the_jpeg_as_jpeg_xl_meanwhile(browser, own_server, request):
     server = own_server
     expected = 'avif'  # Chromium shows all three; AVIF comes first (TileFormat.js says why)
     # Zoomed in, but drawn from a level below the deepest, where AVIF tiles are not the JPEG ones.
@@ -85,6 +85,8 @@ def test_chromium_gets_and_draws_avif_tiles_with_the_jpeg_meanwhile(browser, own
                             and tiles.append((r.url, r.status, r.headers.get('content-type'), r.headers.get('server-timing', ''))))
             session.open(fragment)
             assert session.page.evaluate(f"{MODULE}.then(m => m.tileFormat())") == expected
+            # Chromium 156 decodes JPEG XL: the loader names it, so the server's JPEG answers come as JPEG XL.
+            assert session.page.evaluate(f"{MODULE}.then(m => m.tileAccept())").startswith('image/jxl,')
             drawn = session.page.evaluate("""() => [...document.querySelectorAll('.page.current .tile.loaded')]
                 .map(t => [t.dataset.url, t.width])""")
             visits.append((tiles, drawn))
@@ -96,10 +98,14 @@ def test_chromium_gets_and_draws_avif_tiles_with_the_jpeg_meanwhile(browser, own
         for url, status, content_type, _ in tiles:
             assert url.split('?')[0].endswith('.' + expected), url
             # A tile not made yet, one whose AVIF came out no smaller, and every tile of the deepest level
-            # are the JPEG's bytes (DeepZoomFormatTiles, InterimFormatTiles).
-            assert status == 200 and content_type in (f'image/{expected}', 'image/jpeg'), (url, status, content_type)
+            # are the JPEG's bytes, recompressed as JPEG XL where that is smaller (DeepZoomFormatTiles,
+            # InterimFormatTiles, JPEGXLAnswers).
+            assert status == 200 and content_type in (f'image/{expected}', 'image/jxl', 'image/jpeg'), (url, status, content_type)
+    cold_tiles, _ = visits[0]
+    assert any(content_type == 'image/jxl' for _, _, content_type, timing in cold_tiles if 'interim' in timing), \
+        'no stand-in came as JPEG XL'
     warm_tiles, warm_drawn = visits[1]
-    assert not [url for url, _, _, timing in warm_tiles if 'interim' in timing], 'the warm visit still got stand-in JPEGs'
+    assert not [url for url, _, _, timing in warm_tiles if 'interim' in timing], 'the warm visit still got stand-ins'
     assert any(content_type == f'image/{expected}' for _, _, content_type, _ in warm_tiles), 'no tile in the smaller format'
     # Every tile drawn is no larger than the same tile in JPEG.
     for src, _ in warm_drawn:
@@ -125,6 +131,6 @@ def test_the_gallery_draws_the_avif_preview(browser, server, request):
     assert len(previews) == 1, previews
     url, status, content_type = previews[0]
     assert url.split('?')[0].endswith('/images/b-tall/preview.avif') and f"v={image['version']}" in url, url
-    assert status == 200 and content_type in ('image/avif', 'image/jpeg'), previews
+    assert status == 200 and content_type in ('image/avif', 'image/jxl', 'image/jpeg'), previews
     assert len(drawn) == 1 and drawn[0][0].split('?')[0].endswith('/preview.avif'), drawn
     assert drawn[0][1:] == [300, 650], drawn

@@ -14,6 +14,8 @@ DRIVER = """async (id) => {
     const { Pyramid } = await import('/js/geometry/Pyramid.js');
     const V = await import('/js/geometry/Viewport.js');
     const { TileLayer } = await import('/js/tiles/TileLayer.js');
+    // What the client's tileFormat() has found before any tile URL exists: the Accept its requests carry.
+    await (await import('/js/tiles/TileFormat.js')).tileAccept();
     const image = await (await fetch(`/api/images/${id}`)).json();
     document.body.innerHTML = '';
     const element = document.createElement('div');

@@ -1,4 +1,5 @@
 import { TileCache } from './TileCache.js';
+import { knownTileAccept, tileAccept } from './TileFormat.js';
 
 /**
  * Fetches tiles in the order the view wants them, at most `concurrency` downloads at a time (a slot frees when
@@ -101,7 +102,9 @@ export class TileLoader {
 
   #fetch(tile, signal) {
     this.requests++;
-    return fetch(tile.url, { signal })
+    const start = (accept) => fetch(tile.url, accept ? { signal, headers: { Accept: accept } } : { signal });
+    const known = knownTileAccept(); // known once `tileFormat()` has answered, as it has for any tile URL it made
+    return (known === undefined ? tileAccept().then(start) : start(known))
       .then((response) => {
         if (!response.ok) throw new Error(`HTTP ${response.status} for ${tile.url}`);
         return response.blob();

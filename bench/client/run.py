@@ -258,6 +258,7 @@ def one_run(browser, base, viewer, image, scale, plan, pid=None):
         'formats': sorted({r['path'].rsplit('.', 1)[1] for r in tiles}),
         'interim': sum(1 for r in tiles if 'interim' in r.get('timing', '')),
         'jpeg_answers': sum(1 for r in tiles if r.get('type') == 'image/jpeg'),
+        'jxl_answers': sum(1 for r in tiles if r.get('type') == 'image/jxl'),
         'server_cpu_s': round(cpu, 2),
     }
 

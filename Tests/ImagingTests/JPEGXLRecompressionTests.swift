@@ -7,16 +7,7 @@ import TestSupport
 /// stored tile's), smaller than the tile with optimized Huffman tables, and a clean error, never a crash or
 /// other bytes, for anything else.
 @Suite struct JPEGXLRecompressionTests {
-    @Test(arguments: [
-        (256, 256, false, 85), // a whole tile, colour 4:2:0
-        (256, 256, false, 95), // colour 4:4:4
-        (256, 256, true, 85),  // grey
-        (1, 1, false, 85),
-        (1, 1, true, 85),
-        (255, 130, false, 85), // an edge tile: sides that are no multiple of the 16-pixel MCU
-        (17, 3, false, 92),
-        (129, 256, true, 75),
-    ])
+    @Test(arguments: OptimizedJPEGTests.tileKinds)
     func givesBackTheVeryJPEG(width: Int, height: Int, grey: Bool, quality: Int) throws {
         let jpeg = try OptimizedJPEGTests.tile(width: width, height: height, grey: grey, quality: quality)
         let jxl = try JPEGXLRecompression.bytes(jpeg)

@@ -32,7 +32,8 @@ import TestSupport
         return try VImage.open(path).pixels()
     }
 
-    @Test(arguments: [
+    /// Tiles of every kind a pyramid holds: width, height, grey, quality.
+    static let tileKinds: [(Int, Int, Bool, Int)] = [
         (256, 256, false, 85), // a whole tile, colour 4:2:0
         (256, 256, false, 95), // colour 4:4:4
         (256, 256, true, 85),  // grey
@@ -41,7 +42,9 @@ import TestSupport
         (255, 130, false, 85), // an edge tile: sides that are no multiple of the 16-pixel MCU
         (17, 3, false, 92),
         (129, 256, true, 75),
-    ])
+    ]
+
+    @Test(arguments: tileKinds)
     func theSamePixelsInNoMoreBytes(width: Int, height: Int, grey: Bool, quality: Int) throws {
         let folder = try TestImages.folder()
         let original = try Self.tile(width: width, height: height, grey: grey, quality: quality)

@@ -17,15 +17,8 @@ import Testing
     /// The grain of `OptimizedJPEGTileTests`: at the deepest level most AVIF tiles do not reach the stored
     /// tile's picture, so the JPEG is kept; the image is no larger than the preview, so is the preview's.
     static func server(_ label: String) throws -> TestServer {
-        let (width, height) = (600, 402)
-        var grainy = TestImages.pixels(width: width, height: height, seed: 4)
-        var random: UInt64 = 0x2545_F491_4F6C_DD1D
-        for i in grainy.indices {
-            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            grainy[i] = UInt8(clamping: Int(grainy[i]) / 2 + 64 + Int(random >> 60) * 2 - 16)
-        }
         let server = try TestServer(label: label, configure: { $0.rescanSeconds = 3600 }) { folder in
-            try VImage.fromPixels(grainy, width: width, height: height, bands: 3).saveJPEG(to: folder + "/grain.jpg", quality: 90)
+            try OptimizedJPEGTileTests.writeGrain(to: folder + "/grain.jpg")
         }
         try server.waitUntilBuilt()
         try InterimFormatTileTests.waitForPreview(server, "grain")

@@ -11,6 +11,15 @@ import Testing
 @Suite struct OptimizedJPEGTileTests {
     /// A grainy photograph-like JPEG source, where the standard Huffman tables cost most.
     static let shared: TestServer = {
+        let server = try! TestServer(label: "optimized-jpeg", configure: { $0.rescanSeconds = 3600 }) { folder in
+            try writeGrain(to: folder + "/grain.jpg")
+        }
+        try! server.waitUntilBuilt()
+        return server
+    }()
+
+    /// A 600 x 402 grainy JPEG at Q90: at the deepest level most AVIF tiles do not reach its tiles' picture.
+    static func writeGrain(to path: String) throws {
         let (width, height) = (600, 402)
         var grainy = TestImages.pixels(width: width, height: height, seed: 4)
         var random: UInt64 = 0x2545_F491_4F6C_DD1D
@@ -18,12 +27,8 @@ import Testing
             random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             grainy[i] = UInt8(clamping: Int(grainy[i]) / 2 + 64 + Int(random >> 60) * 2 - 16)
         }
-        let server = try! TestServer(label: "optimized-jpeg", configure: { $0.rescanSeconds = 3600 }) { folder in
-            try VImage.fromPixels(grainy, width: width, height: height, bands: 3).saveJPEG(to: folder + "/grain.jpg", quality: 90)
-        }
-        try! server.waitUntilBuilt()
-        return server
-    }()
+        try VImage.fromPixels(grainy, width: width, height: height, bands: 3).saveJPEG(to: path, quality: 90)
+    }
 
     /// At the deepest level the AVIF is made from the source (`SourceTilePasses`); where it does not reach the
     /// stored tile's picture in fewer bytes (this grain), the answer is the re-encoded JPEG: the same pixels.

@@ -80,6 +80,16 @@ extension TilescopeApp {
         return .now(stored)
     }
 
+    /// The final answer of a tile or preview `kept` as JPEG, if it is: its JPEG XL to a client that accepts it
+    /// and where that is the smaller (`keptJPEGXL`), else the kept JPEG. Nil when nothing is kept as JPEG.
+    func keptAnswer(_ kept: KeptJPEG, versionFolder: String, cacheControl: String, _ request: Request) -> Reply? {
+        if JPEGXLAnswers.accepted(by: request),
+           let answer = keptJPEGXL(kept, versionFolder: versionFolder, cacheControl: cacheControl, request) {
+            return answer
+        }
+        return storedDerivedFile(kept.path, type: "image/jpeg", etag: kept.etag, cacheControl: cacheControl, request)
+    }
+
     /// For a client that accepts JPEG XL, the final answer of a tile or preview `kept` as JPEG: its
     /// recompression if that is the smaller, made and kept on its first request. Nil when nothing is kept
     /// as JPEG, or the JPEG XL is not the smaller: then the kept JPEG is the answer, as for any client.

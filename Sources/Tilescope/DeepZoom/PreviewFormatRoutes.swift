@@ -22,13 +22,8 @@ extension TilescopeApp {
             return stored
         }
         let kept = files.kept(version: version, storedPath: store.previewPath(id: id, version: version))
-        if JPEGXLAnswers.accepted(by: request),
-           let answer = keptJPEGXL(kept, versionFolder: files.versionFolder, cacheControl: cacheControl, request) {
+        if let answer = keptAnswer(kept, versionFolder: files.versionFolder, cacheControl: cacheControl, request) {
             return answer
-        }
-        if let stored = storedDerivedFile(kept.path, type: "image/jpeg", etag: kept.etag, cacheControl: cacheControl,
-                                          request) {
-            return stored
         }
         if request.method == "GET" { queuePreviewAVIF(id: id, version: version, manifest: manifest) }  // HEAD never does
         return interimPreview(record, request)

@@ -71,6 +71,7 @@ public final class TilescopeService: @unchecked Sendable {
                                pyramidCacheBytes: config.pyramidCacheMegabytes << 20)
         builds.whenPublished { [weak app] id, version, manifest in
             app?.queuePreviewAVIF(id: id, version: version, manifest: manifest)
+            app?.queueFitLevelAVIF(id: id, version: version, manifest: manifest)
         }
         if config.adminToken != nil, !Uploads.canWrite(imagesFolder) {
             Log.info(Uploads.readOnlyMessage)

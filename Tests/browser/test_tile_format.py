@@ -69,16 +69,17 @@ def own_server(tmp_path_factory):
 def test_chromium_gets_and_draws_avif_tiles_with_the_jpeg_as_jpeg_xl_meanwhile(browser, own_server, request):
     server = own_server
     expected = 'avif'  # Chromium shows all three; AVIF comes first (TileFormat.js says why)
-    # Zoomed in, but drawn from a level below the deepest, where AVIF tiles are not the JPEG ones.
-    fragment = f"#image={server.images[0]['id']}&zoomScale=0.3&offsetX=100&offsetY=100"
+    # Zoomed in to the deepest level (the level above, the fit level, is made by the build: FitLevelAVIF.swift),
+    # where the AVIF tiles are made from the source's own pixels.
+    fragment = f"#image={server.images[0]['id']}&zoomScale=0.6&offsetX=100&offsetY=100"
     visits = []
     for visit in ('cold', 'warm'):
-        if visit == 'warm':
-            # The first visit's tiles were made behind its replies: a later visit gets them.
-            deadline = time.monotonic() + 120
-            while pending_encodings(server) > 0:
-                assert time.monotonic() < deadline, 'AVIF tiles still being made after 120 s'
-                time.sleep(0.1)
+        # Cold: after what the build queued (the fit level). Warm: the first visit's tiles were made behind its
+        # replies, so a later visit gets them.
+        deadline = time.monotonic() + 120
+        while pending_encodings(server) > 0:
+            assert time.monotonic() < deadline, 'AVIF tiles still being made after 120 s'
+            time.sleep(0.1)
         with page_session(browser, server.base, request.node) as session:
             tiles = []
             session.page.on('response', lambda r: '/dzi/' in r.url and '_files/' in r.url

@@ -63,13 +63,8 @@ extension TilescopeApp {
             return stored
         }
         let kept = files.kept(level: level, column: column, row: row, version: version, storedPath: jpegPath)
-        if JPEGXLAnswers.accepted(by: request),
-           let answer = keptJPEGXL(kept, versionFolder: files.versionFolder, cacheControl: cacheControl, request) {
+        if let answer = keptAnswer(kept, versionFolder: files.versionFolder, cacheControl: cacheControl, request) {
             return answer
-        }
-        if let stored = storedDerivedFile(kept.path, type: "image/jpeg", etag: kept.etag, cacheControl: cacheControl,
-                                          request) {
-            return stored
         }
         let quality = iiif.jpegQuality
         let store = self.store
@@ -90,19 +85,7 @@ extension TilescopeApp {
             // Made from the finer level: while a progressive build has not published it, the JPEG answers
             // and nothing is queued (a later request queues it). HEAD never starts an encoding.
             if manifest.isReady(level: level + 1) && request.method == "GET" {
-                let target = files.path(level: level, column: column, row: row)
-                let kept = files.jpegPath(level: level, column: column, row: row)
-                formatEncodings.enqueue(target) {
-                    // Made meanwhile by an earlier encoding of the same tile: nothing to do.
-                    guard access(target, F_OK) != 0 && access(kept, F_OK) != 0 else { return }
-                    do {
-                        _ = try files.write(level: level, column: column, row: row, from: jpegPath,
-                                            jpegQuality: quality, pyramid: reader)
-                    } catch {
-                        // Its next request answers the JPEG again and queues it again.
-                        Log.info("cannot make the \(format.rawValue) tile \(id) \(level)/\(column)_\(row): \(error)")
-                    }
-                }
+                queueAVIFFromFinerLevel(id: id, version: version, pyramid: pyramid, level: level, column: column, row: row)
             }
             return interimFormatTile(record, level: level, column: column, row: row, format: format, request)
         }

@@ -103,7 +103,7 @@ def level_tiles(image, level):
 
 def forget_derived_tiles(pyramids, keep_level):
     """Cold: the derived tiles as a fresh build leaves them. Only the fit level's AVIF tiles (made as the build
-    publishes the level below, FitLevelAVIF.swift) stay; their JPEG XL, made on request, goes too."""
+    is complete, FitLevelAVIF.swift) stay; their JPEG XL, made on request, goes too."""
     for formats in pyramids.glob('*/*/formats'):
         for level in formats.glob('*/*'):
             if level.parent.name.startswith('avif') and level.name == str(keep_level):

@@ -18,7 +18,7 @@ import ScrollGeometry
 ///
 /// Why not at build time: most tiles of most images are never asked for in a second format, and the
 /// build would take several times longer. (The exception is the fit level, which every whole-image view at
-/// DPR 2 draws: its AVIF tiles are queued as the build publishes the level below it, `FitLevelAVIF`.) WebP is made before its first reply (9 ms); AVIF (a sixth
+/// DPR 2 draws: its AVIF tiles are queued as the build completes, `FitLevelAVIF`.) WebP is made before its first reply (9 ms); AVIF (a sixth
 /// to two fifths of a second) behind it, the JPEG tile answering meanwhile (`FormatTileEncodings`
 /// below the deepest level, `SourceTilePasses` at it, `InterimFormatTiles`). Version-safe: the files live in the version's folder
 /// (`formats/{folder}/{level}/{column}_{row}.{format}`, the folder named after the encoding), so a

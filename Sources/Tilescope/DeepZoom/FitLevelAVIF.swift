@@ -9,8 +9,8 @@ import ScrollGeometry
 /// The fit level is the level just finer than the preview's (`Pyramid.previewLevel() + 1`, at most 2048
 /// pixels a side: at most 81 tiles). It is what a view of the whole image draws wherever the preview is not
 /// enough: at a screen scale of 2 (most phones and laptops), or on a screen over 1024 pixels. Every such
-/// viewer's first view needs all of its tiles, so they are made as soon as the build publishes the level
-/// below it, as the AVIF preview is, instead of on the first viewer's requests: that viewer then gets them in
+/// viewer's first view needs all of its tiles, so they are made as soon as the build is complete (the AVIF
+/// preview is made as soon as its level is out), instead of on the first viewer's requests: that viewer then gets them in
 /// AVIF (on bench/client's image 589 KiB for the level against 963 in JPEG XL and 1,140 in JPEG) rather than
 /// the stand-ins. Cost, once per image version: an encoding a tile, 0.15 to 0.4 s of CPU, on the encoders'
 /// threads (about half the cores), at most 81 tiles; nothing for images whose fit level is their deepest (at
@@ -42,13 +42,14 @@ extension TilescopeApp {
         }
     }
 
-    /// Queues the fit level's AVIF tiles once the build has published the level they are made from (called
-    /// for every manifest the build publishes; tiles made or queued are skipped).
+    /// Queues the fit level's AVIF tiles once the build is complete (called for every manifest the build
+    /// publishes; tiles made or queued are skipped). Not as soon as the level they are made from is out: the
+    /// encoder's memory would add to the build's (docs/benchmarks.md#client-vs-openseadragon).
     func queueFitLevelAVIF(id: String, version: String, manifest: PyramidManifest) {
-        guard DeepZoomTileFormat.offered.contains(.avif) else { return }
+        guard DeepZoomTileFormat.offered.contains(.avif), manifest.isComplete else { return }
         let pyramid = manifest.pyramid
         let level = pyramid.previewLevel() + 1
-        guard level < pyramid.maxLevel, manifest.isReady(level: level + 1) else { return }
+        guard level < pyramid.maxLevel else { return }
         let grid = pyramid.tileGrid(ofLevel: level)
         for row in 0..<grid.rows {
             for column in 0..<grid.columns {

@@ -54,16 +54,8 @@ import TestSupport
             #expect(throws: VipsError.self, "\(label)") { _ = try JPEGXLRecompression.bytes(bytes) }
         }
         // Cut or damaged anywhere: an error, or bytes that give back exactly what was given. Never other bytes.
-        var inputs = Swift.stride(from: 1, to: good.count, by: 11).map { Array(good.prefix($0)) }
-        var random: UInt64 = 7
-        for _ in 0..<200 {
-            var damaged = good
-            for _ in 0..<3 {
-                random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                damaged[Int(random >> 33) % damaged.count] = UInt8(truncatingIfNeeded: random >> 20)
-            }
-            inputs.append(damaged)
-        }
+        let inputs = Swift.stride(from: 1, to: good.count, by: 11).map { Array(good.prefix($0)) }
+            + OptimizedJPEGTests.damaged(good, copies: 200)
         for input in inputs {
             guard let jxl = try? JPEGXLRecompression.bytes(input) else { continue }
             #expect(try JPEGXLRecompression.reconstructedJPEG(jxl) == input)

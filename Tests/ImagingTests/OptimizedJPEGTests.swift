@@ -90,14 +90,21 @@ import TestSupport
             #expect(throws: VipsError.self, "\(label)") { _ = try OptimizedJPEG.bytes(bytes) }
         }
         // Damaged bytes anywhere: an error or some bytes, never a crash.
+        for damaged in Self.damaged(good, copies: 300) {
+            _ = try? OptimizedJPEG.bytes(damaged)
+        }
+    }
+
+    /// `copies` copies of `bytes`, each with 3 bytes changed at seeded random places.
+    static func damaged(_ bytes: [UInt8], copies: Int) -> [[UInt8]] {
         var random: UInt64 = 7
-        for _ in 0..<300 {
-            var damaged = good
+        return (0..<copies).map { _ in
+            var damaged = bytes
             for _ in 0..<3 {
                 random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 damaged[Int(random >> 33) % damaged.count] = UInt8(truncatingIfNeeded: random >> 20)
             }
-            _ = try? OptimizedJPEG.bytes(damaged)
+            return damaged
         }
     }
 

@@ -113,6 +113,48 @@ import Testing
         #expect(keptSeen > 0, "no tile of the grain kept its JPEG and went as JPEG XL: the test checks nothing")
     }
 
+    /// Where the AVIF is kept, a JPEG XL client gets the smaller of it and the stored tile's JPEG XL (kept beside
+    /// when it is the smaller); other clients get the AVIF. A smooth picture's AVIF is far smaller; on the test
+    /// pattern some tiles' JPEG XL is (4,333 bytes against the AVIF's 6,427 for level 9's 1_0), others' not.
+    @Test(arguments: ["smooth", "pattern"])
+    func aJPEGXLClientGetsTheSmallerOfTheAVIFAndTheJPEGXL(picture: String) throws {
+        try #require(DeepZoomTileFormat.offered.contains(.avif))
+        let server = try TestServer(label: "jxl-or-avif-\(picture)", configure: { $0.rescanSeconds = 3600 }) { folder in
+            if picture == "smooth" {
+                try SmoothImages.writeJPEG(width: 900, height: 600, to: folder + "/grain.jpg", seed: 3)
+            } else {
+                try TestImages.writeJPEG(width: 900, height: 600, to: folder + "/grain.jpg", seed: 3)
+            }
+        }
+        try server.waitUntilBuilt()
+        try InterimFormatTileTests.waitForPreview(server, "grain")
+        let record = try #require(server.service.library.record("grain"))
+        let pyramid = try #require(record.pyramid)
+        var compared = 0
+        for level in [pyramid.maxLevel - 1, pyramid.maxLevel] {
+            let grid = pyramid.tileGrid(ofLevel: level)
+            for (column, row) in [(0, 0), (1, 0), (grid.columns - 1, grid.rows - 1)] {
+                let path = "/dzi/grain_files/\(level)/\(column)_\(row).avif?v=\(record.version)"
+                _ = try server.get(path, headers: Self.noJXL)  // queues the AVIF
+                try InterimFormatTileTests.waitForEncodings(server)
+                let plain = try server.get(path, headers: Self.noJXL)
+                guard plain.header("content-type") == "image/avif" else { continue }  // kept as JPEG: tested above
+                compared += 1
+                let stored = try Self.storedTile(server, record, level: level, column: column, row: row)
+                let jxl = try JPEGXLRecompression.bytes(stored)
+                let answer = try server.get(path, headers: Self.jxl)
+                #expect(answer.header("vary") == "Accept" && answer.header("server-timing")?.hasPrefix("tile;desc=stored") == true)
+                if jxl.count < plain.body.count {
+                    #expect(answer.header("content-type") == "image/jxl" && answer.body == jxl, "\(path)")
+                    #expect(answer.header("etag")?.hasSuffix("-jxl\"") == true)
+                } else {
+                    #expect(answer.header("content-type") == "image/avif" && answer.body == plain.body, "\(path)")
+                }
+            }
+        }
+        #expect(compared > 0, "no AVIF kept: nothing compared")
+    }
+
     /// An image no larger than its preview keeps the preview as JPEG: a JPEG XL client gets its recompression.
     @Test func theKeptPreviewGoesAsJPEGXLToo() throws {
         try #require(DeepZoomTileFormat.offered.contains(.avif))

@@ -69,12 +69,27 @@ struct DeepZoomFormatTiles: Sendable {
         "\"\(version)-\(level)-\(column)-\(row)-\(format.folderName)\(isJPEG ? "-huffman" : "")\""
     }
 
+    /// Where the stored tile's JPEG XL is kept (`JPEGXLAnswers`). It is there only where it is the tile's smallest
+    /// answer, so a client that accepts it gets it first: made with the tile when smaller than the encoding kept
+    /// (`keepJPEGXL`: on bench/client's grainy image, at levels 12 and 13, smaller than most AVIF tiles), or on
+    /// such a client's first request of a tile kept as JPEG when smaller than that JPEG.
+    func jxlPath(level: Int, column: Int, row: Int) -> String {
+        "\(versionFolder)/formats/\(format.folderName)/\(level)/\(column)_\(row).jxl"
+    }
+
+    /// Keeps the stored tile `jpeg`'s JPEG XL beside the encoding just kept if it is smaller than its `limit`
+    /// bytes: 3 ms more for an encoding of 40 to 400.
+    func keepJPEGXL(of jpeg: [UInt8], ifSmallerThan limit: Int, level: Int, column: Int, row: Int) {
+        guard let jxl = JPEGXLAnswers.smaller(jpeg, than: limit, name: "\(level)/\(column)_\(row)") else { return }
+        DerivedFile.publish(jxl, at: jxlPath(level: level, column: column, row: row), versionFolder: versionFolder)
+    }
+
     /// The kept JPEG of a tile, and its JPEG XL (`{column}_{row}.jxl` beside, `-jxl` tag) for the clients that
     /// accept it (`JPEGXLAnswers`).
     func kept(level: Int, column: Int, row: Int, version: String, storedPath: String) -> KeptJPEG {
         let etag = Self.etag(version: version, level: level, column: column, row: row, format: format, isJPEG: true)
         return KeptJPEG(path: jpegPath(level: level, column: column, row: row), etag: etag,
-                        jxlPath: "\(versionFolder)/formats/\(format.folderName)/\(level)/\(column)_\(row).jxl",
+                        jxlPath: jxlPath(level: level, column: column, row: row),
                         jxlETag: String(etag.dropLast("-huffman\"".count)) + "-jxl\"",
                         storedPath: storedPath, name: "\(level)/\(column)_\(row)")
     }
@@ -101,6 +116,7 @@ struct DeepZoomFormatTiles: Sendable {
         let kept = Self.optimized([UInt8](jpeg), tile: "\(level)/\(column)_\(row)")
         if let bytes, bytes.count < kept.count {
             DerivedFile.publish(bytes, at: path(level: level, column: column, row: row), versionFolder: versionFolder)
+            keepJPEGXL(of: [UInt8](jpeg), ifSmallerThan: bytes.count, level: level, column: column, row: row)
             return (bytes, false)
         }
         DerivedFile.publish(kept, at: self.jpegPath(level: level, column: column, row: row), versionFolder: versionFolder)
@@ -122,6 +138,7 @@ struct DeepZoomFormatTiles: Sendable {
         let kept = Self.optimized(jpeg, tile: "\(level)/\(column)_\(row)")
         if let tile, let avif = try Self.sourceAVIF(tile, reaching: jpeg, under: kept.count) {
             DerivedFile.publish(avif, at: target, versionFolder: versionFolder)
+            keepJPEGXL(of: jpeg, ifSmallerThan: avif.count, level: level, column: column, row: row)
             return true
         }
         DerivedFile.publish(kept, at: keptPath, versionFolder: versionFolder)

@@ -58,11 +58,17 @@ extension TilescopeApp {
         let jpegPath = store.tilePath(id: id, version: version, level: level, column: column, row: row)
         let files = DeepZoomFormatTiles(versionFolder: store.versionFolder(id: id, version: version), format: format)
         let type = format.encoded.mediaType
+        let kept = files.kept(level: level, column: column, row: row, version: version, storedPath: jpegPath)
+        // A JPEG XL kept beside is the tile's smallest answer (DeepZoomFormatTiles.jxlPath).
+        if JPEGXLAnswers.accepted(by: request),
+           let stored = storedDerivedFile(kept.jxlPath, type: JPEGXLAnswers.mediaType, etag: kept.jxlETag,
+                                          cacheControl: cacheControl, request) {
+            return stored
+        }
         if let stored = storedDerivedFile(files.path(level: level, column: column, row: row), type: type, etag: etag,
                                           cacheControl: cacheControl, request) {
             return stored
         }
-        let kept = files.kept(level: level, column: column, row: row, version: version, storedPath: jpegPath)
         if let answer = keptAnswer(kept, versionFolder: files.versionFolder, cacheControl: cacheControl, request) {
             return answer
         }

@@ -984,7 +984,7 @@ enum OpenAPIDocument {
     ],
     "operationId": "getDeepZoomFormatTile",
     "summary": "One tile of the pyramid in WebP or AVIF.",
-    "description": "The stored JPEG tile (overlap included) encoded in the format the first time it is asked for, then kept in the image version's folder and sent with sendfile (`Server-Timing` says `tile;desc=written` or `tile;desc=stored`). A new source version starts with none. An AVIF tile below the deepest level is made behind the reply: until it is, the answer is the JPEG tile's pixels, re-encoded losslessly with optimized Huffman tables (`image/jpeg`, `Server-Timing: tile;desc=interim`), with `Cache-Control: public, max-age=10` and an ETag of its own, so a revalidation gets the AVIF once it is made. To a client whose `Accept` names `image/jxl`, every such JPEG answer is the stored tile recompressed losslessly as JPEG XL instead, where that is smaller (`Vary: Accept`).",
+    "description": "The stored JPEG tile (overlap included) encoded in the format the first time it is asked for, then kept in the image version's folder and sent with sendfile (`Server-Timing` says `tile;desc=written` or `tile;desc=stored`). A new source version starts with none. An AVIF tile below the deepest level is made behind the reply: until it is, the answer is the JPEG tile's pixels, re-encoded losslessly with optimized Huffman tables (`image/jpeg`, `Server-Timing: tile;desc=interim`), with `Cache-Control: public, max-age=10` and an ETag of its own, so a revalidation gets the AVIF once it is made. To a client whose `Accept` names `image/jxl`, every such JPEG answer is the stored tile recompressed losslessly as JPEG XL instead, where that is smaller, and so is a made tile where the JPEG XL is smaller than it (`Vary: Accept`).",
     "parameters": [
      {
       "$ref": "#/components/parameters/Version"
@@ -1046,7 +1046,7 @@ enum OpenAPIDocument {
         "schema": {
          "type": "string",
          "contentMediaType": "image/jxl",
-         "description": "Instead of the JPEG answer, for a client whose Accept names image/jxl - the stored JPEG tile recompressed losslessly (it gives back that JPEG byte for byte), where that is smaller."
+         "description": "For a client whose Accept names image/jxl - the stored JPEG tile recompressed losslessly (it gives back that JPEG byte for byte), instead of the JPEG answer or the made tile where it is smaller than that."
         }
        }
       }

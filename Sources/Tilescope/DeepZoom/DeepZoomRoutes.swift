@@ -59,8 +59,9 @@ extension TilescopeApp {
         let files = DeepZoomFormatTiles(versionFolder: store.versionFolder(id: id, version: version), format: format)
         let type = format.encoded.mediaType
         let kept = files.kept(level: level, column: column, row: row, version: version, storedPath: jpegPath)
+        let acceptsJXL = JPEGXLAnswers.accepted(by: request)
         // A JPEG XL kept beside is the tile's smallest answer (DeepZoomFormatTiles.jxlPath).
-        if JPEGXLAnswers.accepted(by: request),
+        if acceptsJXL,
            let stored = storedDerivedFile(kept.jxlPath, type: JPEGXLAnswers.mediaType, etag: kept.jxlETag,
                                           cacheControl: cacheControl, request) {
             return stored
@@ -97,7 +98,6 @@ extension TilescopeApp {
         }
         let headers: [(name: String, value: String)] = [("Content-Type", type), ("ETag", etag), ("Cache-Control", cacheControl),
                                                         JPEGXLAnswers.vary]
-        let acceptsJXL = JPEGXLAnswers.accepted(by: request)
         let openFiles = pyramidFiles
         return .later {
             let start = DispatchTime.now().uptimeNanoseconds

@@ -60,17 +60,15 @@ extension TilescopeApp {
         let type = format.encoded.mediaType
         let kept = files.kept(level: level, column: column, row: row, version: version, storedPath: jpegPath)
         let acceptsJXL = JPEGXLAnswers.accepted(by: request)
-        // A JPEG XL kept beside is the tile's smallest answer (DeepZoomFormatTiles.jxlPath).
-        if acceptsJXL,
-           let stored = storedDerivedFile(kept.jxlPath, type: JPEGXLAnswers.mediaType, etag: kept.jxlETag,
-                                          cacheControl: cacheControl, request) {
+        if let stored = keptJPEGXLFile(kept, acceptsJXL: acceptsJXL, cacheControl: cacheControl, request) {
             return stored
         }
         if let stored = storedDerivedFile(files.path(level: level, column: column, row: row), type: type, etag: etag,
                                           cacheControl: cacheControl, request) {
             return stored
         }
-        if let answer = keptAnswer(kept, versionFolder: files.versionFolder, cacheControl: cacheControl, request) {
+        if let answer = keptAnswer(kept, acceptsJXL: acceptsJXL, versionFolder: files.versionFolder,
+                                   cacheControl: cacheControl, request) {
             return answer
         }
         let quality = iiif.jpegQuality
@@ -86,7 +84,7 @@ extension TilescopeApp {
                 }
                 sourcePasses.want("\(id)/\(version)", column: column, row: row, pass: pass.run)
             }
-            return interimFormatTile(record, level: level, column: column, row: row, format: format, request)
+            return interimFormatTile(record, level: level, column: column, row: row, format: format, acceptsJXL: acceptsJXL, request)
         }
         if format == .avif {
             // Made from the finer level: while a progressive build has not published it, the JPEG answers
@@ -94,7 +92,7 @@ extension TilescopeApp {
             if manifest.isReady(level: level + 1) && request.method == "GET" {
                 queueAVIFFromFinerLevel(id: id, version: version, pyramid: pyramid, level: level, column: column, row: row)
             }
-            return interimFormatTile(record, level: level, column: column, row: row, format: format, request)
+            return interimFormatTile(record, level: level, column: column, row: row, format: format, acceptsJXL: acceptsJXL, request)
         }
         let headers: [(name: String, value: String)] = [("Content-Type", type), ("ETag", etag), ("Cache-Control", cacheControl),
                                                         JPEGXLAnswers.vary]

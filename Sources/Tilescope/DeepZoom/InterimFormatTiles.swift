@@ -23,19 +23,19 @@ extension TilescopeApp {
     static let interimCacheControl = "public, max-age=10"
 
     func interimFormatTile(_ record: ImageRecord, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
-                           _ request: Request) -> Reply {
+                           acceptsJXL: Bool, _ request: Request) -> Reply {
         interimJPEG(at: store.tilePath(id: record.id, version: record.version, level: level, column: column, row: row),
                     etag: "\"\(record.version)-\(level)-\(column)-\(row)-\(format.folderName)-interim\"",
-                    named: "\(level)/\(column)_\(row)", of: record.id, request)
+                    named: "\(level)/\(column)_\(row)", of: record.id, acceptsJXL: acceptsJXL, request)
     }
 
     /// The stand-in for a file not made yet: the stored JPEG at `path` (a tile, the preview) re-encoded losslessly
     /// with optimized Huffman tables, or for a client that accepts JPEG XL its recompression when that is the
     /// smaller (`JPEGXLAnswers`: the same pixels again, tagged `{etag}-jxl`), under the interim `etag` and cache
     /// lifetime; 304 for either tag.
-    func interimJPEG(at path: String, etag: String, named name: String, of id: String, _ request: Request) -> Reply {
+    func interimJPEG(at path: String, etag: String, named name: String, of id: String, acceptsJXL: Bool,
+                     _ request: Request) -> Reply {
         let jxlETag = String(etag.dropLast()) + "-jxl\""
-        let acceptsJXL = JPEGXLAnswers.accepted(by: request)
         @Sendable func headers(jxl: Bool) -> [(name: String, value: String)] {
             [("Content-Type", jxl ? JPEGXLAnswers.mediaType : "image/jpeg"), ("ETag", jxl ? jxlETag : etag),
              ("Cache-Control", Self.interimCacheControl), JPEGXLAnswers.vary]

@@ -81,29 +81,25 @@ extension TilescopeApp {
         return .now(stored)
     }
 
-    /// The final answer of a tile or preview `kept` as JPEG, if it is: its JPEG XL to a client that accepts it
-    /// and where that is the smaller (`keptJPEGXL`), else the kept JPEG. Nil when nothing is kept as JPEG.
-    func keptAnswer(_ kept: KeptJPEG, versionFolder: String, cacheControl: String, _ request: Request) -> Reply? {
-        if JPEGXLAnswers.accepted(by: request),
-           let answer = keptJPEGXL(kept, versionFolder: versionFolder, cacheControl: cacheControl, request) {
-            return answer
-        }
-        return storedDerivedFile(kept.path, type: "image/jpeg", etag: kept.etag, cacheControl: cacheControl, request)
+    /// For a client that accepts JPEG XL (`acceptsJXL`, read once per request), the `.jxl` kept beside a tile or
+    /// preview: always its smallest answer (`DeepZoomFormatTiles.jxlPath`), so it is looked for first.
+    func keptJPEGXLFile(_ kept: KeptJPEG, acceptsJXL: Bool, cacheControl: String, _ request: Request) -> Reply? {
+        guard acceptsJXL else { return nil }
+        return storedDerivedFile(kept.jxlPath, type: JPEGXLAnswers.mediaType, etag: kept.jxlETag,
+                                 cacheControl: cacheControl, request)
     }
 
-    /// For a client that accepts JPEG XL, the final answer of a tile or preview `kept` as JPEG: its
-    /// recompression if that is the smaller, made and kept on its first request. Nil when nothing is kept
-    /// as JPEG, or the JPEG XL is not the smaller: then the kept JPEG is the answer, as for any client.
-    func keptJPEGXL(_ kept: KeptJPEG, versionFolder: String, cacheControl: String, _ request: Request) -> Reply? {
-        guard let keptSize = JPEGXLAnswers.fileSize(kept.path) else { return nil }
-        if let jxlSize = JPEGXLAnswers.fileSize(kept.jxlPath) {
-            guard jxlSize < keptSize else { return nil }
-            return storedDerivedFile(kept.jxlPath, type: JPEGXLAnswers.mediaType, etag: kept.jxlETag,
-                                     cacheControl: cacheControl, request)
+    /// The final answer of a tile or preview `kept` as JPEG, once `keptJPEGXLFile` found no `.jxl`: to a client
+    /// that accepts JPEG XL, its recompression, made and kept on this first request where it is the smaller;
+    /// else the kept JPEG. Nil when nothing is kept as JPEG.
+    func keptAnswer(_ kept: KeptJPEG, acceptsJXL: Bool, versionFolder: String, cacheControl: String,
+                    _ request: Request) -> Reply? {
+        if acceptsJXL, let keptSize = JPEGXLAnswers.fileSize(kept.path) {
+            let files = pyramidFiles
+            return .soon { Self.makeKeptJPEGXL(kept, keptSize: keptSize, versionFolder: versionFolder,
+                                               cacheControl: cacheControl, request, files: files) }
         }
-        let files = pyramidFiles
-        return .soon { Self.makeKeptJPEGXL(kept, keptSize: keptSize, versionFolder: versionFolder,
-                                           cacheControl: cacheControl, request, files: files) }
+        return storedDerivedFile(kept.path, type: "image/jpeg", etag: kept.etag, cacheControl: cacheControl, request)
     }
 
     /// Makes and keeps the JPEG XL of a tile or preview `kept` as JPEG (`keptSize` bytes) and answers it; the

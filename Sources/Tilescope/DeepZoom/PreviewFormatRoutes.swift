@@ -22,11 +22,16 @@ extension TilescopeApp {
             return stored
         }
         let kept = files.kept(version: version, storedPath: store.previewPath(id: id, version: version))
-        if let answer = keptAnswer(kept, versionFolder: files.versionFolder, cacheControl: cacheControl, request) {
+        let acceptsJXL = JPEGXLAnswers.accepted(by: request)
+        if let stored = keptJPEGXLFile(kept, acceptsJXL: acceptsJXL, cacheControl: cacheControl, request) {
+            return stored
+        }
+        if let answer = keptAnswer(kept, acceptsJXL: acceptsJXL, versionFolder: files.versionFolder,
+                                   cacheControl: cacheControl, request) {
             return answer
         }
         if request.method == "GET" { queuePreviewAVIF(id: id, version: version, manifest: manifest) }  // HEAD never does
-        return interimPreview(record, request)
+        return interimPreview(record, acceptsJXL: acceptsJXL, request)
     }
 
     /// Queues the making of the version's AVIF preview, unless it is made, queued, or the level it is made
@@ -57,9 +62,9 @@ extension TilescopeApp {
     }
 
     /// `preview.jpeg` re-encoded losslessly, briefly cached under a tag of its own (`InterimFormatTiles`).
-    private func interimPreview(_ record: ImageRecord, _ request: Request) -> Reply {
+    private func interimPreview(_ record: ImageRecord, acceptsJXL: Bool, _ request: Request) -> Reply {
         interimJPEG(at: store.previewPath(id: record.id, version: record.version),
                     etag: "\"\(record.version)-preview-\(PreviewAVIF.folderName)-interim\"",
-                    named: "preview", of: record.id, request)
+                    named: "preview", of: record.id, acceptsJXL: acceptsJXL, request)
     }
 }

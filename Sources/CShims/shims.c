@@ -342,3 +342,35 @@ VipsImage *ts_tiffload_page(const char *path, int page) {
     if (vips_tiffload(path, &image, "page", page, "access", VIPS_ACCESS_RANDOM, NULL)) return NULL;
     return image;
 }
+
+int ts_orientation(VipsImage *in) {
+    int orientation = 1;
+    if (vips_image_get_typeof(in, VIPS_META_ORIENTATION) && vips_image_get_int(in, VIPS_META_ORIENTATION, &orientation) == 0
+        && orientation >= 1 && orientation <= 8) return orientation;
+    return 1;
+}
+int ts_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
+int ts_has_icc(VipsImage *in) { return vips_image_get_typeof(in, VIPS_META_ICC_NAME) != 0; }
+int ts_with_icc_of(VipsImage *in, VipsImage *from, VipsImage **out) {
+    const void *data = NULL;
+    size_t length = 0;
+    if (vips_image_get_blob(from, VIPS_META_ICC_NAME, &data, &length)) return -1;
+    if (vips_copy(in, out, NULL)) return -1;
+    vips_image_set_blob_copy(*out, VIPS_META_ICC_NAME, data, length);
+    return 0;
+}
+int ts_icc_to_srgb(VipsImage *in, VipsImage **out) {
+    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", VIPS_INTENT_RELATIVE, "depth", 8, NULL);
+}
+int ts_without_profile(VipsImage *in, VipsImage **out) {
+    if (vips_copy(in, out, NULL)) return -1;
+    vips_image_remove(*out, VIPS_META_ICC_NAME);
+    vips_image_remove(*out, VIPS_META_EXIF_NAME);
+    vips_image_remove(*out, VIPS_META_ORIENTATION);
+    return 0;
+}
+int ts_extract_band(VipsImage *in, VipsImage **out, int band) { return vips_extract_band(in, out, band, NULL); }
+int ts_embed_copy(VipsImage *in, VipsImage **out, int width, int height) {
+    return vips_embed(in, out, 0, 0, width, height, "extend", VIPS_EXTEND_COPY, NULL);
+}
+int ts_write_vips(VipsImage *in, const char *path) { return vips_vipssave(in, path, NULL); }

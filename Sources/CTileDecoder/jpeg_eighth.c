@@ -896,9 +896,11 @@ int ts_jpeg_eighth_scale(int fd, int threads, long parallel_min_bytes,
     for (int t = 0; t < 4; t++)
         for (int i = 0; i < KEPT; i++) header.kept_quant[t][i] = header.quant[t][8 * kept_lines[i / 5] + kept_lines[i % 5]];
 
-    // libvips's shrink-on-load drops libjpeg's partial last column and row of blocks: so does this.
-    picture.width = header.width / 8;
-    picture.height = header.height / 8;
+    // libjpeg's partial last column and row of blocks are kept (libvips's shrink-on-load drops them): the
+    // DC of a partial block is the mean of its pixels and of the encoder's padding, which repeats the edge,
+    // so pixel i covers source pixels [8i, 8i + 8) with the edge repeated, as every coarser level does.
+    picture.width = (header.width + 7) / 8;
+    picture.height = (header.height + 7) / 8;
     picture.bands = header.components;
     if (picture.width < 1 || picture.height < 1) return 1;
     size_t picture_bytes = (size_t)picture.width * (size_t)picture.height * (size_t)picture.bands;

@@ -49,8 +49,8 @@ int ts_jpeg_eighth_scale_libjpeg(const unsigned char *data, size_t size,
     cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_start_decompress(&cinfo);
     int components = cinfo.output_components;
-    // libvips's jpegload at shrink 8 drops the partial last column and row of blocks: so does this.
-    int kept_width = (int)(cinfo.image_width / 8), kept_height = (int)(cinfo.image_height / 8);
+    // libjpeg's whole output, the partial last column and row of blocks included.
+    int kept_width = (int)cinfo.output_width, kept_height = (int)cinfo.output_height;
     size_t kept_bytes = (size_t)kept_width * (size_t)kept_height * (size_t)components;
     if (kept_width < 1 || kept_height < 1 || kept_bytes > (size_t)MAX_REFERENCE_BYTES
         || (int)cinfo.output_width < kept_width || (int)cinfo.output_height < kept_height)

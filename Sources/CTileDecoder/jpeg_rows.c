@@ -46,7 +46,7 @@ void ts_jpeg_rows_close(ts_jpeg_rows *rows) {
     free(rows);
 }
 
-ts_jpeg_rows *ts_jpeg_rows_open(const char *path, int *width, int *height, int *bands, char *error, size_t error_size) {
+ts_jpeg_rows *ts_jpeg_rows_open(const char *path, int scale, int *width, int *height, int *bands, char *error, size_t error_size) {
     ts_jpeg_rows *rows = calloc(1, sizeof *rows);
     if (!rows) {
         snprintf(error, error_size, "out of memory");
@@ -58,6 +58,11 @@ ts_jpeg_rows *ts_jpeg_rows_open(const char *path, int *width, int *height, int *
     if (setjmp(rows->errors.escape)) {
         snprintf(error, error_size, "%s", rows->errors.message);
         ts_jpeg_rows_close(rows);
+        return NULL;
+    }
+    if (scale != 1 && scale != 2 && scale != 4 && scale != 8) {
+        snprintf(error, error_size, "no scale 1/%d", scale);
+        free(rows);
         return NULL;
     }
     jpeg_create_decompress(&rows->cinfo);
@@ -82,6 +87,8 @@ ts_jpeg_rows *ts_jpeg_rows_open(const char *path, int *width, int *height, int *
     rows->bands = space == JCS_GRAYSCALE ? 1 : 3;
     rows->cinfo.out_color_space = rows->bands == 1 ? JCS_GRAYSCALE : JCS_RGB;
     rows->cinfo.dct_method = JDCT_ISLOW;  // as libvips decodes: the pixels the build cut its tiles from
+    rows->cinfo.scale_num = 1;
+    rows->cinfo.scale_denom = (unsigned int)scale;
     jpeg_start_decompress(&rows->cinfo);
     rows->scratch = malloc((size_t)rows->cinfo.output_width * (size_t)rows->bands);
     if (!rows->scratch) {

@@ -14,7 +14,8 @@ public struct ImageHeader: Sendable, Equatable {
 
     public var pixels: Int { width * height }
 
-    /// Reads the header only: a few milliseconds even for a gigapixel file.
+    /// Reads the header only: a few milliseconds even for a gigapixel file. The size is the upright
+    /// picture's (`SourceImage`).
     /// `strict` (for untrusted files) makes libvips fail on the first error instead of warning.
     /// Opened for sequential access, which libvips never caches: its operation cache answers a
     /// random-access load of a name it has loaded before with the old file's image, so a source
@@ -22,7 +23,10 @@ public struct ImageHeader: Sendable, Equatable {
     public static func read(_ path: String, strict: Bool = false) throws -> ImageHeader {
         try Vips.start()
         let image = try VipsErrorLedger.attributed(to: path) { try VImage.open(path, sequential: true, strict: strict) }
-        return ImageHeader(width: image.width, height: image.height, bands: image.bands)
+        // The size as shown: a phone's portrait photo is stored landscape with an orientation tag.
+        let turned = SourceImage.swapsSides(SourceImage.orientation(of: image))
+        return ImageHeader(width: turned ? image.height : image.width, height: turned ? image.width : image.height,
+                           bands: image.bands)
     }
 
     /// The libvips loader that would open the file ("jpegload", "pngload", ...), found by sniffing

@@ -12,7 +12,7 @@ import ScrollGeometry
 /// decodes only the 256-pixel tiles a region touches. The copy is written once, on the first
 /// request that needs it, in one sequential pass (docs/iiif.md#lossless-regions has the costs).
 /// Full-resolution regions come from page 0 unchanged: the source's pixels exactly, after the
-/// same conversion to 8-bit sRGB on white that the pyramid gets. Smaller outputs come from the
+/// same reading (`SourceImage`: upright, 8-bit sRGB on white) that the pyramid gets. Smaller outputs come from the
 /// smallest page that still has the resolution, resized like the pyramid reader does.
 public final class LosslessPyramid: RegionReading, @unchecked Sendable {
     /// Pages, largest first; opened once and shared (libvips images are safe to crop from many threads).
@@ -44,7 +44,7 @@ public final class LosslessPyramid: RegionReading, @unchecked Sendable {
     /// crash never leaves half a copy under the final name).
     public static func write(source: String, to path: String) throws {
         try Vips.start()
-        let image = try PyramidBuilder.displayable(VImage.open(source, sequential: true))
+        let image = try SourceImage.open(source, strict: false, scratch: (path as NSString).deletingLastPathComponent)
         let temporary = "\(path).\(UUID().uuidString.prefix(8)).tmp"
         guard ts_tiffsave_pyramid(image.pointer, temporary) == 0 else {
             unlink(temporary)

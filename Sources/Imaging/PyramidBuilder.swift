@@ -87,16 +87,17 @@ public struct PyramidBuilder: Sendable {
     ) throws -> Pyramid {
         // Strict: a truncated or corrupt source (an upload cut short, say) fails with libvips's
         // reason instead of publishing a pyramid with grey where the pixels were missing.
-        let image = try Self.displayable(VImage.open(source, sequential: true, strict: true))
+        let stored = try VImage.open(source, sequential: true, strict: true)
+        let image = try SourceImage.displayable(SourceImage.upright(stored, scratch: folder))
         let pyramid = Pyramid(width: image.width, height: image.height, tileSize: tileSize, overlap: overlap)
         let previewLevel = pyramid.previewLevel(maxSide: previewMaxSide)
         let base = (folder as NSString).appendingPathComponent("base")
         let rest = (folder as NSString).appendingPathComponent("rest")
         for path in [base, rest] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-        let baseFirst = Self.decodesReduced(source)
         let basePart = PyramidPart(kind: .base, folder: base, levels: 0...previewLevel, pyramid: pyramid)
-        if baseFirst {
-            let preview = try reducedPreview(of: source, pyramid: pyramid, level: previewLevel)
+        let preview = Self.decodesReduced(source) ? try reducedPreview(of: source, stored: stored, pyramid: pyramid, level: previewLevel) : nil
+        let baseFirst = preview != nil
+        if let preview {
             try writeBase(from: preview, of: pyramid, into: base)
             // libvips's operation cache would keep the preview's pipeline (and its pixels) through the
             // whole full pass, on top of dzsave's own memory.
@@ -137,33 +138,45 @@ public struct PyramidBuilder: Sendable {
         }
     }
 
-    /// The preview level's pixels from a JPEG decoded at 1/2, 1/4 or 1/8 scale, shrunk (or, where the
-    /// level's sides do not divide the decode's, resized) the rest of the way to the level's exact size,
-    /// and held in memory (a few megabytes at most). At 1/8 (every source over 8 times the preview's
-    /// size) the same pixels come from `EighthScaleJPEG` where it takes the file, on two threads where
-    /// it can split the data.
-    func reducedPreview(of source: String, pyramid: Pyramid, level: Int) throws -> VImage {
-        let target = pyramid.size(ofLevel: level)
-        let shrink = min(8, 1 << (pyramid.maxLevel - level))
-        var image = try (shrink == 8 ? EighthScaleJPEG.decode(source)?.image : nil)
-            ?? Self.displayable(VImage.openJPEG(source, shrink: shrink, strict: true))
-        let across = image.width / target.width, down = image.height / target.height
-        if across >= 1, down >= 1, image.width == target.width * across, image.height == target.height * down {
-            // Sides the level divides (the 1/8 decode of a source whose sides are multiples of 8 and of
-            // the level's scale): a box average, as dzsave makes each level from the one below, at a
-            // tenth of vips_resize's cost (0.03 against 0.27 s on the demo image's 5120x3200).
-            if across > 1 || down > 1 { image = try image.shrink(horizontal: across, vertical: down) }
+    /// The preview level's pixels from a JPEG decoded at 1/2, 1/4 or 1/8 scale (libjpeg's DCT scaling,
+    /// the partial last blocks kept: exactly a level's size), halved the rest of the way as dzsave makes
+    /// each level from the one below, and held in memory (a few megabytes at most). Pixel `i` of the
+    /// level covers source pixels `[i * 2^k, (i + 1) * 2^k)`, the edge repeated, as on every other level.
+    /// At 1/8 (every source over 8 times the preview's size) the same pixels come from `EighthScaleJPEG`
+    /// where it takes the file, on two threads where it can split the data. nil for a source this cannot
+    /// read so (turned by its orientation, CMYK, a progressive file too large for libjpeg's memory cap):
+    /// its base then comes from the full pass.
+    func reducedPreview(of source: String, stored: VImage, pyramid: Pyramid, level: Int) throws -> VImage? {
+        // The blocks of a reduced decode start at the stored top left: after a flip or a turn they would
+        // start at another corner, off the grid of the levels dzsave makes from the upright image.
+        guard SourceImage.orientation(of: stored) == 1 else { return nil }
+        let steps = min(3, pyramid.maxLevel - level)
+        var decodedLevel = pyramid.maxLevel - steps
+        var image: VImage
+        if steps == 3, let eighth = try EighthScaleJPEG.decode(source) {
+            image = eighth.image
+        } else if let reduced = try? Self.decodeJPEG(source, scale: 1 << steps) {
+            image = reduced
         } else {
-            image = try image.resize(horizontal: Double(target.width) / Double(image.width),
-                                     vertical: Double(target.height) / Double(image.height))
+            return nil
         }
-        guard image.width >= target.width, image.height >= target.height else {
-            throw VipsError(message: "the preview came out \(image.width)x\(image.height), not \(target.width)x\(target.height)")
+        let expected = pyramid.size(ofLevel: decodedLevel)
+        guard image.width == expected.width, image.height == expected.height else {
+            throw VipsError(message: "the reduced decode came out \(image.width)x\(image.height), not \(expected.width)x\(expected.height)")
         }
-        if image.width > target.width || image.height > target.height {
-            image = try image.crop(x: 0, y: 0, width: target.width, height: target.height)
+        while decodedLevel > level {
+            image = try image.halved()
+            decodedLevel -= 1
         }
-        return try image.inMemory()
+        return try SourceImage.displayable(image, profileSource: stored).inMemory()
+    }
+
+    /// The JPEG at `path` decoded whole at 1/`scale` by libjpeg: nil for CMYK.
+    static func decodeJPEG(_ path: String, scale: Int) throws -> VImage? {
+        guard let rows = try JPEGRowReader.open(path, scale: scale) else { return nil }
+        let buffer = try VImage.PixelBuffer(byteCount: rows.width * rows.height * rows.bands)
+        try rows.read(rows.height, into: buffer.bytes)
+        return try VImage(pixels: buffer, width: rows.width, height: rows.height, bands: rows.bands)
     }
 
     /// The base from the preview level's pixels: the preview itself, levels 0 to the preview level
@@ -203,18 +216,6 @@ public struct PyramidBuilder: Sendable {
         guard rename(from, destination) == 0 else {
             throw VipsError(message: "cannot move \(from) to \(destination): \(String(cString: strerror(errno)))")
         }
-    }
-
-    /// 8-bit sRGB or greyscale without alpha: what JPEG tiles can hold. Alpha is
-    /// flattened onto white, as a browser shows a transparent image on a white page.
-    static func displayable(_ image: VImage) throws -> VImage {
-        var result = image
-        if result.hasAlpha { result = try result.flatten() }
-        let interpretation = result.interpretation
-        let plain = interpretation == VIPS_INTERPRETATION_sRGB || interpretation == VIPS_INTERPRETATION_B_W
-        if !plain || result.format != VIPS_FORMAT_UCHAR { result = try result.toSRGB() }
-        if result.format != VIPS_FORMAT_UCHAR { result = try result.castToUChar() }
-        return result
     }
 
     /// Encoded like the tiles, as clients draw it in place of the preview level's tiles.

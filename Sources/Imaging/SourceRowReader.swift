@@ -3,7 +3,7 @@ import CTileDecoder
 import CVips
 import Foundation
 
-/// A source's rows, top to bottom, as the build saw them (`PyramidBuilder.displayable`): what
+/// A source's rows, top to bottom, as the build saw them (`SourceImage`): what
 /// `SourceTileRows` cuts the deepest level's tiles from.
 protocol SourceRowReader: AnyObject {
     var width: Int { get }
@@ -15,13 +15,15 @@ protocol SourceRowReader: AnyObject {
 }
 
 enum SourceRowReaders {
-    /// libjpeg for a grey or RGB JPEG (the common source), libvips for anything else. Why two: libvips's
+    /// libjpeg for a grey or RGB JPEG that is upright and has no ICC profile (the common source), libvips
+    /// for anything else, converted as `SourceImage` shows it. Why two: libvips's
     /// sequential jpegload keeps hundreds of full-width rows cached whatever is asked of it (measured with
     /// 64-row reads: about 44 MB for a 16384-pixel-wide source, 130 MB for a 49152-pixel one), more than a
     /// server answering tiles meanwhile should hold; libjpeg holds a few rows. Other formats go through
     /// libvips, refused beyond `maxVipsRowBytes` a row.
     static func open(_ source: String, maxVipsRowBytes: Int) throws -> SourceRowReader {
-        if isJPEG(source), let reader = try JPEGRowReader.open(source) { return reader }
+        if isJPEG(source), try SourceImage.isShownAsStored(VImage.open(source, sequential: true, strict: true)),
+           let reader = try JPEGRowReader.open(source) { return reader }
         return try VipsRowReader(source, maxRowBytes: maxVipsRowBytes)
     }
 
@@ -39,10 +41,11 @@ final class JPEGRowReader: SourceRowReader {
     private var failed = false
 
     /// nil for a CMYK or YCCK JPEG, which libvips reads (and the build converted).
-    static func open(_ path: String) throws -> JPEGRowReader? {
+    /// `scale` 1, 2, 4 or 8 decodes at that fraction (libjpeg's DCT scaling), the size rounded up.
+    static func open(_ path: String, scale: Int = 1) throws -> JPEGRowReader? {
         var (width, height, bands): (Int32, Int32, Int32) = (0, 0, -1)
         var error = [CChar](repeating: 0, count: 512)
-        guard let rows = ts_jpeg_rows_open(path, &width, &height, &bands, &error, error.count) else {
+        guard let rows = ts_jpeg_rows_open(path, Int32(scale), &width, &height, &bands, &error, error.count) else {
             if bands == 0 { return nil }
             throw VipsError(message: String(cString: error))
         }
@@ -66,7 +69,7 @@ final class JPEGRowReader: SourceRowReader {
     }
 }
 
-/// Any source libvips reads, opened sequentially and converted as the build converted it.
+/// Any source libvips reads, opened sequentially and converted as the build converted it (`SourceImage`).
 final class VipsRowReader: SourceRowReader {
     let width: Int, height: Int, bands: Int
     private let image: VImage
@@ -78,7 +81,7 @@ final class VipsRowReader: SourceRowReader {
 
     init(_ source: String, maxRowBytes: Int) throws {
         try Vips.start()
-        let image = try PyramidBuilder.displayable(VImage.open(source, sequential: true, strict: true))
+        let image = try SourceImage.open(source, strict: true)
         guard image.width <= maxRowBytes / max(1, image.bands) else {
             throw VipsError(message: "a row of the source would hold more than \(maxRowBytes) bytes")
         }

@@ -8,7 +8,7 @@ import ScrollGeometry
 /// pixels can reach the stored tile's picture in fewer bytes (AVIF: about three quarters,
 /// docs/iiif.md#formats). A plain JPEG source has no random access (a crop decodes everything above
 /// it), so the tiles wanted are cut from the source's rows read top to bottom, one tile row at a time, with
-/// the same conversion the build made (`PyramidBuilder.displayable`), so the pixels are the ones
+/// the same conversion the build made (`SourceImage`), so the pixels are the ones
 /// dzsave cut the stored tiles from. Memory: the wanted tiles, a chunk of `chunkRows` source rows and
 /// the overlap rows carried to the next tile row, never a whole strip of the source (38 MB for a
 /// 49152-pixel-wide one); a JPEG is read with libjpeg, which holds a few rows (`SourceRowReaders`).

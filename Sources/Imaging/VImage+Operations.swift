@@ -17,6 +17,15 @@ extension VImage {
         try VImage.make { ts_shrink(pointer, $0, Double(horizontal), Double(vertical)) }
     }
 
+    /// The next coarser pyramid level: each side halved rounding up, a pixel the mean of a 2 x 2 block,
+    /// an odd last column or row averaged with a copy of itself (as dzsave makes each level).
+    public func halved() throws -> VImage {
+        let evenWidth = width + width % 2, evenHeight = height + height % 2
+        let even = evenWidth == width && evenHeight == height ? self
+            : try VImage.make { ts_embed_copy(pointer, $0, Int32(evenWidth), Int32(evenHeight)) }
+        return try even.shrink(horizontal: 2, vertical: 2)
+    }
+
     /// Composites an alpha channel over a solid background (white by default).
     public func flatten(red: Double = 255, green: Double = 255, blue: Double = 255) throws -> VImage {
         try VImage.make { ts_flatten(pointer, $0, red, green, blue) }

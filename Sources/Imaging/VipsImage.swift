@@ -42,6 +42,7 @@ public final class VImage: @unchecked Sendable {
     public var bands: Int { Int(vips_image_get_bands(pointer)) }
     public var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
     var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
+    var bytesPerBand: Int { Int(vips_format_sizeof(format)) }
     var format: VipsBandFormat { vips_image_get_format(pointer) }
 }
 

@@ -87,6 +87,27 @@ int ts_colourspace_bw(VipsImage *in, VipsImage **out);
 /// 255 where a pixel is >= `threshold`, else 0.
 int ts_moreeq_const(VipsImage *in, VipsImage **out, double threshold);
 
+// A source as it is shown: upright, in sRGB.
+/// The EXIF/TIFF orientation libvips read (1 to 8), 1 when there is none or it is out of range.
+int ts_orientation(VipsImage *in);
+/// Applies the orientation tag (vips_autorot); the result carries none.
+int ts_autorot(VipsImage *in, VipsImage **out);
+/// Whether the image carries an ICC profile.
+int ts_has_icc(VipsImage *in);
+/// A copy of `in` carrying `from`'s ICC profile (a reduced decode made without libvips gets its source's).
+int ts_with_icc_of(VipsImage *in, VipsImage *from, VipsImage **out);
+/// Converts through the embedded ICC profile to 8-bit sRGB, relative colorimetric (libvips's icc_transform).
+int ts_icc_to_srgb(VipsImage *in, VipsImage **out);
+/// A copy without the metadata that would mislead once the pixels are upright sRGB: the ICC profile,
+/// EXIF and the orientation.
+int ts_without_profile(VipsImage *in, VipsImage **out);
+/// Band `band` alone.
+int ts_extract_band(VipsImage *in, VipsImage **out, int band);
+/// Enlarged to `width` x `height` at the top left, the new pixels copies of the nearest edge.
+int ts_embed_copy(VipsImage *in, VipsImage **out, int width, int height);
+/// Writes the image to `path` in libvips's own format, streaming it; the path is taken literally.
+int ts_write_vips(VipsImage *in, const char *path);
+
 /// Lossless copy for exact regions: a tiled (256 px), pyramidal, deflate-compressed TIFF with the
 /// horizontal predictor, each page half the one before.
 int ts_tiffsave_pyramid(VipsImage *in, const char *path);

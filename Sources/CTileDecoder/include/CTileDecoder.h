@@ -61,8 +61,8 @@ int ts_jpeg_optimize_huffman(const unsigned char *input, size_t input_size, int 
                              unsigned char **out, unsigned long *out_size, char *error, size_t error_size);
 
 /// The baseline JPEG file open at `fd` at 1/8 scale, with the pixels of libjpeg-turbo's own scale 1/8
-/// decode less its partial last column and row (libvips's jpegload at shrink 8): floor(width / 8) x
-/// floor(height / 8). The entropy decoding runs on `threads` threads (1 or 2); asked for two, it uses one
+/// decode, its partial last column and row included: ceil(width / 8) x ceil(height / 8), the size of the
+/// pyramid level three below the full one. The entropy decoding runs on `threads` threads (1 or 2); asked for two, it uses one
 /// for a file it cannot split (entropy-coded data under `parallel_min_bytes`, a marker in the first half,
 /// or the second thread's records over its memory budget). Returns 0 with `*pixels` a malloc'ed buffer of
 /// `*width` x `*height` x `*bands` bytes (1: grey, 3: RGB) for the caller to free, and `*split` 1 if the
@@ -72,8 +72,8 @@ int ts_jpeg_optimize_huffman(const unsigned char *input, size_t input_size, int 
 int ts_jpeg_eighth_scale(int fd, int threads, long parallel_min_bytes,
                          unsigned char **pixels, int *width, int *height, int *bands, int *split);
 
-/// libjpeg's own scale 1/8 decode of the `size` bytes at `data`, less the partial last column and row (as
-/// libvips's jpegload at shrink 8), strict: any libjpeg warning is a failure. The reference that
+/// libjpeg's own scale 1/8 decode of the `size` bytes at `data`, its partial last column and row included,
+/// strict: any libjpeg warning is a failure. The reference that
 /// `ts_jpeg_eighth_scale` is checked against; not used to serve or build. Returns 0 with `*pixels` a
 /// malloc'ed buffer of `*width` x `*height` x `*bands` bytes (1: grey, 3: RGB) for the caller to free, or
 /// -1 (an error, a warning, or over 64 MB of pixels).
@@ -83,11 +83,12 @@ int ts_jpeg_eighth_scale_libjpeg(const unsigned char *data, size_t size,
 /// sequential jpegload keeps hundreds of rows cached: 130 MB for a 49152-pixel-wide source).
 typedef struct ts_jpeg_rows ts_jpeg_rows;
 
-/// Opens the JPEG file at `path` for `ts_jpeg_rows_read`: its size and bands (1: grey, 3: RGB), decoded as
-/// libvips's jpegload decodes it. NULL, with a message in `error`, for a file that is missing, not a JPEG,
+/// Opens the JPEG file at `path` for `ts_jpeg_rows_read`, decoded at 1/`scale` (1, 2, 4 or 8: libjpeg's DCT
+/// scaling, its size rounded up, the partial last blocks kept): its size and bands (1: grey, 3: RGB), decoded
+/// as libvips's jpegload decodes it. NULL, with a message in `error`, for a file that is missing, not a JPEG,
 /// CMYK or YCCK (libvips gives those as CMYK: then `*bands` is 0), or needs more than 64 MB of libjpeg's
 /// memory (a large progressive file).
-ts_jpeg_rows *ts_jpeg_rows_open(const char *path, int *width, int *height, int *bands, char *error, size_t error_size);
+ts_jpeg_rows *ts_jpeg_rows_open(const char *path, int scale, int *width, int *height, int *bands, char *error, size_t error_size);
 
 /// The next `count` rows into `dest` (`width * bands` bytes a row), or decoded and dropped if `dest` is
 /// NULL. Returns 0, or -1 with a message in `error` (past the last row, a corrupt or truncated file: any

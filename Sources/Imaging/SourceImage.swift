@@ -1,0 +1,87 @@
+import CShims
+import CVips
+import Foundation
+
+/// A source image as every answer shows it: upright (its EXIF or TIFF orientation applied), in sRGB
+/// (through its embedded ICC profile, relative colorimetric, as libvips's `icc_transform` converts),
+/// 8 bits a channel, alpha flattened onto white, and carrying no profile, EXIF or orientation of its
+/// own. The pyramid's tiles, its preview, the lossless copy and the rows the deepest tiles are cut from
+/// all come from this one reading, so every level, format and IIIF answer shows the same picture.
+public enum SourceImage {
+    /// Decoded pixels up to this size are held in memory to be turned upright; a larger source is written
+    /// once to a scratch file of libvips's own format first (random access is what a rotation needs).
+    static let uprightInMemoryBytes = 256 << 20
+
+    /// Opens `path` for one top-to-bottom pass and converts it as shown. `strict` fails on the first
+    /// decode error. `scratch` is a folder for a rotated source too large for memory (its scratch file is
+    /// unlinked at once and goes when the image does).
+    public static func open(_ path: String, strict: Bool = true, scratch: String = NSTemporaryDirectory()) throws -> VImage {
+        let image = try VImage.open(path, sequential: true, strict: strict)
+        return try displayable(upright(image, scratch: scratch))
+    }
+
+    /// The EXIF or TIFF orientation (1 to 8) of an opened image; 1 when it has none.
+    public static func orientation(of image: VImage) -> Int { Int(ts_orientation(image.pointer)) }
+
+    /// Whether the stored pixels are the shown ones but for their encoding: upright and without an ICC
+    /// profile, so a decoder of their own (libjpeg at a reduced scale, row by row) may read them.
+    public static func isShownAsStored(_ image: VImage) -> Bool {
+        orientation(of: image) == 1 && ts_has_icc(image.pointer) == 0
+    }
+
+    /// Orientations 5 to 8 turn the picture a quarter: its shown width is its stored height.
+    public static func swapsSides(_ orientation: Int) -> Bool { (5...8).contains(orientation) }
+
+    /// The image turned upright. A sequential source cannot be rotated as it streams (a quarter turn
+    /// reads columns), so its pixels are decoded first: into memory, or into a scratch file when large.
+    static func upright(_ image: VImage, scratch: String) throws -> VImage {
+        guard orientation(of: image) != 1 else { return image }
+        let bytes = image.width * image.height * image.bands * image.bytesPerBand
+        let decoded: VImage
+        if bytes <= uprightInMemoryBytes {
+            decoded = try image.inMemory()
+        } else {
+            let path = (scratch as NSString).appendingPathComponent("upright-\(UUID().uuidString).v")
+            guard ts_write_vips(image.pointer, path) == 0 else {
+                unlink(path)
+                throw VipsError.take(or: "cannot decode the source to turn it upright")
+            }
+            // Opened by a fresh name (libvips caches random-access opens by name) and unlinked at once:
+            // the open file stays readable while the image lives.
+            defer { unlink(path) }
+            decoded = try VImage.open(path)
+        }
+        return try VImage.make { ts_autorot(decoded.pointer, $0) }
+    }
+
+    /// 8-bit sRGB or greyscale without alpha, the colours of its ICC profile (or of `profileSource`'s:
+    /// a reduced decode made without libvips carries none of its own), and no profile left on it.
+    static func displayable(_ image: VImage, profileSource: VImage? = nil) throws -> VImage {
+        var result = image
+        let grey = result.interpretation == VIPS_INTERPRETATION_B_W || result.interpretation == VIPS_INTERPRETATION_GREY16
+            || result.bands <= 2
+        if let profileSource, ts_has_icc(profileSource.pointer) != 0, ts_has_icc(result.pointer) == 0 {
+            result = try VImage.make { ts_with_icc_of(result.pointer, profileSource.pointer, $0) }
+        }
+        var profiled = false
+        if ts_has_icc(result.pointer) != 0 {
+            // A profile that does not fit the pixels (an RGB profile on grey pixels, a damaged one):
+            // libvips's own conversion by the interpretation, below, as if there were none.
+            if let converted = try? VImage.make({ ts_icc_to_srgb(result.pointer, $0) }) {
+                result = converted
+                profiled = true
+            } else {
+                _ = VipsError.take(or: "")
+            }
+        }
+        if result.hasAlpha { result = try result.flatten() }
+        // A grey source stays one band: through its profile a neutral grey comes out with red, green and
+        // blue equal.
+        if profiled && grey && result.bands >= 3 { result = try VImage.make { ts_extract_band(result.pointer, $0, 1) } }
+        let interpretation = result.interpretation
+        let plain = interpretation == VIPS_INTERPRETATION_sRGB || interpretation == VIPS_INTERPRETATION_B_W
+        if !plain || result.format != VIPS_FORMAT_UCHAR { result = try result.toSRGB() }
+        if result.format != VIPS_FORMAT_UCHAR { result = try result.castToUChar() }
+        return try VImage.make { ts_without_profile(result.pointer, $0) }
+    }
+}

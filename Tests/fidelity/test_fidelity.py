@@ -1,0 +1,186 @@
+"""Every answer for a region shows what libvips reads from the source, upright and in sRGB.
+
+The reference is libvips's own reading of each source (`vips autorot`, `icc_transform` to sRGB with the
+embedded profile, relative colorimetric; alpha flattened onto white), shrunk by the pyramid's box rule. It is
+never Tilescope's own output. Held to it: the sizes every descriptor states, the preview, the preview level
+and the full level stitched from their tiles, the WebP, AVIF and JPEG XL answers of a tile, and IIIF 3.0 and
+2.1 images. Colours are compared as the mean of each flat quadrant, away from its edges: within 3 levels of
+libvips's conversion, and within 2 of one another; the picture as a whole by PSNR (a turn, a flip or a
+misplaced tile costs far more than JPEG does)."""
+import math
+import re
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import pyvips
+
+import sources
+
+LIBVIPS_TOLERANCE = 3
+BETWEEN_ANSWERS = 2
+MIN_PSNR = 25  # JPEG at sharp quadrant edges of small images: 28-35 dB; a turn or a flip: under 12
+
+
+def as_array(image):
+    """8-bit RGB pixels (grey spread over three bands) as a height x width x 3 float array."""
+    if image.hasalpha():
+        image = image.flatten(background=[255] * (image.bands - 1))
+    if image.format != 'uchar':
+        image = image.cast('uchar')
+    array = np.ndarray(buffer=image.write_to_memory(), dtype=np.uint8,
+                       shape=(image.height, image.width, image.bands)).astype(np.float64)
+    return np.repeat(array, 3, axis=2) if array.shape[2] == 1 else array[:, :, :3]
+
+
+def libvips_reading(path):
+    """What libvips shows of the source: upright, through its profile to 8-bit sRGB, on white."""
+    image = pyvips.Image.new_from_file(str(path)).autorot()
+    if image.get_typeof('icc-profile-data'):
+        image = image.icc_transform('srgb', embedded=True, intent='relative', depth=8)
+    if image.hasalpha():
+        image = image.flatten(background=[255] * (image.bands - 1))
+    if image.interpretation not in ('srgb', 'b-w') or image.format != 'uchar':
+        image = image.colourspace('srgb').cast('uchar')
+    return as_array(image)
+
+
+def box_shrunk(array, factor):
+    """The pyramid's rule: pixel i is the mean of source pixels [i*factor, (i+1)*factor), the edge repeated."""
+    if factor == 1:
+        return array
+    height, width = array.shape[:2]
+    padded = np.pad(array, ((0, -height % factor), (0, -width % factor), (0, 0)), mode='edge')
+    return padded.reshape(padded.shape[0] // factor, factor, padded.shape[1] // factor, factor, 3).mean(axis=(1, 3))
+
+
+def decode(body):
+    return as_array(pyvips.Image.new_from_buffer(body, ''))
+
+
+def psnr(a, b):
+    assert a.shape == b.shape, f'{a.shape} against {b.shape}'
+    mse = ((a - b) ** 2).mean()
+    return math.inf if mse == 0 else 10 * math.log10(255 ** 2 / mse)
+
+
+def quadrant_means(array):
+    """The mean colour of the middle third of each quadrant: away from its edges, and from the bar whichever
+    way the picture is turned (it lies within 12 to 29 % of its quadrant's side)."""
+    height, width = array.shape[:2]
+    means = []
+    for top, bottom in ((0, height // 2), (height // 2, height)):
+        for left, right in ((0, width // 2), (width // 2, width)):
+            h, w = bottom - top, right - left
+            inner = array[top + h // 3: bottom - h // 3, left + w // 3: right - w // 3]
+            means.append(inner.reshape(-1, 3).mean(axis=0))
+    return np.array(means)
+
+
+def expect_faithful(answer, reference, what, within=LIBVIPS_TOLERANCE):
+    assert answer.shape == reference.shape, f'{what}: {answer.shape[1]}x{answer.shape[0]}, ' \
+                                            f'libvips {reference.shape[1]}x{reference.shape[0]}'
+    quality = psnr(answer, reference)
+    assert quality > MIN_PSNR, f'{what}: {quality:.1f} dB against libvips\'s reading (turned, flipped or misplaced?)'
+    worst = np.abs(quadrant_means(answer) - quadrant_means(reference)).max()
+    assert worst <= within, f'{what}: a quadrant\'s colour is {worst:.1f} levels from libvips\'s'
+
+
+def level_size(image, level):
+    width, height = image['width'], image['height']
+    for _ in range(image['maxLevel'] - level):
+        width, height = (width + 1) // 2, (height + 1) // 2
+    return width, height
+
+
+def stitched(server, image, level, suffix='jpeg', accept=None):
+    """The level from its tiles (`suffix` their format), each tile's overlap cut away."""
+    width, height = level_size(image, level)
+    size, overlap = image['tileSize'], image['overlap']
+    template = image['urls']['tiles'].replace('.jpeg', '.' + suffix)
+    out = np.zeros((height, width, 3))
+    for row in range(-(-height // size)):
+        for column in range(-(-width // size)):
+            url = template.replace('{level}', str(level)).replace('{col}', str(column)).replace('{row}', str(row))
+            status, _, body = server.get(url, accept=accept)
+            assert status == 200, f'{url}: {status}'
+            tile = decode(body)
+            x, y = (overlap if column else 0), (overlap if row else 0)
+            w, h = min(size, width - column * size), min(size, height - row * size)
+            out[row * size: row * size + h, column * size: column * size + w] = tile[y: y + h, x: x + w]
+    return out
+
+
+def pytest_generate_tests(metafunc):
+    """One case a source: the names make_all writes (made once more in a scratch folder to learn them)."""
+    if 'name' in metafunc.fixturenames:
+        with tempfile.TemporaryDirectory() as folder:
+            metafunc.parametrize('name', sorted(sources.make_all(Path(folder))))
+
+
+@pytest.fixture
+def case(served, source_folder, name):
+    folder, _ = source_folder
+    reference = libvips_reading(folder / name)
+    return served, served.images[name], reference
+
+
+def test_every_descriptor_states_the_upright_size(case):
+    server, image, reference = case
+    height, width = reference.shape[:2]
+    assert (image['width'], image['height']) == (width, height)
+    dzi = server.get(image['urls']['dzi'])[2].decode()
+    assert re.search(rf'Height="{height}"\s+Width="{width}"', dzi), dzi
+    for version in (3, 2):
+        info = server.json(f"/iiif/{version}/{image['id']}/info.json")
+        assert (info['width'], info['height']) == (width, height), f'IIIF {version}'
+
+
+def test_the_preview_and_every_level_are_the_source_shrunk(case):
+    server, image, reference = case
+    preview_level = image['previewLevel']
+    factor = 2 ** (image['maxLevel'] - preview_level)
+    status, _, body = server.get(image['urls']['preview'])
+    assert status == 200
+    preview = decode(body)
+    expect_faithful(preview, box_shrunk(reference, factor), 'preview')
+    levels = {}
+    for level in sorted({max(0, preview_level - 1), preview_level, image['maxLevel']}):
+        levels[level] = stitched(server, image, level)
+        expect_faithful(levels[level], box_shrunk(reference, 2 ** (image['maxLevel'] - level)), f'level {level}')
+    between = np.abs(quadrant_means(preview) - quadrant_means(levels[preview_level])).max()
+    assert between <= BETWEEN_ANSWERS, f'the preview and its level differ by {between:.1f} levels'
+
+
+@pytest.mark.parametrize('suffix, accept', [('webp', None), ('avif', None), ('webp', 'image/jxl,image/avif,*/*')])
+def test_every_tile_format_shows_the_same_picture(case, suffix, accept):
+    server, image, reference = case
+    level = image['maxLevel']
+    jpeg = stitched(server, image, level)
+    other = stitched(server, image, level, suffix=suffix, accept=accept)
+    expect_faithful(other, reference, f'{suffix} tiles (Accept {accept})')
+    between = np.abs(quadrant_means(other) - quadrant_means(jpeg)).max()
+    assert between <= BETWEEN_ANSWERS, f'{suffix} and JPEG tiles differ by {between:.1f} levels'
+
+
+@pytest.mark.parametrize('path, reduce', [
+    ('/iiif/3/{id}/full/max/0/default.jpg', 1),
+    ('/iiif/3/{id}/full/max/0/default.png', 1),
+    ('/iiif/3/{id}/full/max/0/default.webp', 1),
+    ('/iiif/2/{id}/full/full/0/default.jpg', 1),
+    ('/iiif/3/{id}/full/pct:50/0/default.jpg', 2),
+])
+def test_iiif_images_show_the_same_picture(case, path, reduce):
+    server, image, reference = case
+    status, _, body = server.get(path.replace('{id}', image['id']))
+    assert status == 200, f'{path}: {status} {body[:200]!r}'
+    answer = decode(body)
+    if reduce == 1:
+        expected = reference
+    else:
+        # IIIF scales with its own kernel: compare with libvips resizing its own reading to the same size.
+        height, width = reference.shape[:2]
+        read = pyvips.Image.new_from_memory(reference.astype(np.uint8).tobytes(), width, height, 3, 'uchar')
+        expected = as_array(read.resize(answer.shape[1] / width, vscale=answer.shape[0] / height))
+    expect_faithful(answer, expected, path)

@@ -1,5 +1,6 @@
 /// A request's query arguments, percent-decoded: a short list in the order sent, where a repeated name keeps
-/// its last value (as a dictionary keeps it).
+/// its last value (as a dictionary keeps it) and is listed in `repeatedNames`, so that an endpoint can refuse a
+/// field it reads given twice rather than read one of the values.
 ///
 /// Not a dictionary: a request carries a handful of arguments, and finding one by comparing names costs less
 /// than hashing every name on the way in and again on every lookup (a viewport request hashed a dozen names,
@@ -8,6 +9,8 @@ public struct QueryArguments: Sendable, Equatable, ExpressibleByDictionaryLitera
     fileprivate struct Argument: Sendable, Equatable {
         let name: String
         var value: String
+        /// Already in `repeatedNames`: a name sent many times is listed once without searching the list.
+        var repeated = false
     }
 
     private var arguments: [Argument] = []
@@ -16,6 +19,8 @@ public struct QueryArguments: Sendable, Equatable, ExpressibleByDictionaryLitera
     /// linear, as a dictionary's was, instead of comparing each new name with every earlier one.
     private var positions: [String: Int]?
     private static let indexedFrom = 32
+    /// The names sent more than once, each once, in the order their second value came.
+    public private(set) var repeatedNames: [String] = []
 
     public init() {}
 
@@ -37,10 +42,14 @@ public struct QueryArguments: Sendable, Equatable, ExpressibleByDictionaryLitera
         index(of: name).map { arguments[$0].value }
     }
 
-    /// Adds `name`, or replaces its value when it is already there.
+    /// Adds `name`, or replaces its value when it is already there (and notes it in `repeatedNames`).
     public mutating func set(_ name: String, _ value: String) {
         if let index = index(of: name) {
             arguments[index].value = value
+            if !arguments[index].repeated {
+                arguments[index].repeated = true
+                repeatedNames.append(name)
+            }
             return
         }
         arguments.append(Argument(name: name, value: value))
@@ -54,6 +63,11 @@ public struct QueryArguments: Sendable, Equatable, ExpressibleByDictionaryLitera
     private func index(of name: String) -> Int? {
         if let positions { return positions[name] }
         return arguments.firstIndex { $0.name == name }
+    }
+
+    /// Whether `name` was sent more than once.
+    public func isRepeated(_ name: String) -> Bool {
+        !repeatedNames.isEmpty && repeatedNames.contains(name)
     }
 
     public var isEmpty: Bool { arguments.isEmpty }

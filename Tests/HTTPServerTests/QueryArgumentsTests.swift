@@ -14,6 +14,20 @@ import Testing
         #expect(query.map(\.key) == ["a", "b"] && query.map(\.value) == ["3", "2"])
     }
 
+    /// A name sent twice is remembered as such (once, however often it came), so that an endpoint can refuse a
+    /// field given twice instead of silently reading one of the values.
+    @Test func repeatedNamesAreRemembered() {
+        var query = QueryArguments(capacity: 4)
+        for (name, value) in [("a", "1"), ("b", "2"), ("a", "3"), ("c", "4"), ("a", "5"), ("c", "4")] { query.set(name, value) }
+        #expect(query.repeatedNames == ["a", "c"])
+        #expect(query.isRepeated("a") && query.isRepeated("c") && !query.isRepeated("b") && !query.isRepeated("d"))
+        #expect(QueryArguments(["x": "1", "y": "2"]).repeatedNames.isEmpty)
+        var many = QueryArguments()
+        for index in 0..<100 { many.set("n\(index)", "\(index)") }
+        many.set("n70", "again")
+        #expect(many.repeatedNames == ["n70"] && many["n70"] == "again")
+    }
+
     @Test func equalsAsDictionariesDo() {
         let literal: QueryArguments = ["x": "1", "y": ""]
         #expect(literal == QueryArguments(["y": "", "x": "1"]))

@@ -214,6 +214,19 @@ import Testing
         #expect(reply.header("access-control-allow-origin") == "*")
     }
 
+    /// A page number past any the Collection can have says the range it must be in; one given twice is refused.
+    @Test func collectionPageSaysItsRangeAndIsGivenOnce() throws {
+        let huge = try server.get("/iiif/presentation/collection.json?page=99999999999")
+        #expect(huge.status == 400)
+        #expect(huge.json?["message"] as? String == "page must be a whole number from 1 to 999999999, not '99999999999'")
+        let twice = try server.get("/iiif/presentation/collection.json?page=1&page=2")
+        #expect(twice.status == 400)
+        #expect(twice.json?["message"] as? String == "page is given twice")
+        #expect(try server.get("/iiif/presentation/collection.json?sort=name&sort=rating").json?["message"] as? String
+            == "sort is given twice")
+        #expect(try server.get("/iiif/presentation/collection.json?page=1&_=1&_=2").status == 200)
+    }
+
     @Test func headAndOptions() throws {
         let connection = try RawHTTP(port: server.port)
         for path in ["/iiif/presentation/alpha/manifest.json", "/iiif/presentation/collection.json",

@@ -38,6 +38,11 @@ import Testing
         // Re-rating replaces; 0 and 10 are the ends of the scale.
         #expect(try Self.rate(server.port, "beta", #"{"rating": 0}"#).json?["rating"] as? Int == 0)
         #expect(try Self.rate(server.port, "beta", #"{"rating": 10, "note": "ignored"}"#).json?["rating"] as? Int == 10)
+        // A whole number however written; a field the endpoint does not read may repeat, as it may appear at all.
+        #expect(try Self.rate(server.port, "beta", #"{"rating": 0.6e1}"#).json?["rating"] as? Int == 6)
+        #expect(try Self.rate(server.port, "beta", #"{"rating": 800e-2}"#).json?["rating"] as? Int == 8)
+        #expect(try Self.rate(server.port, "beta", #"{"rating": -0}"#).json?["rating"] as? Int == 0)
+        #expect(try Self.rate(server.port, "beta", #"{"note": 1, "rating": 10, "note": 2}"#).json?["rating"] as? Int == 10)
         #expect(try server.service.ratings.rating(for: "beta") == 10)
     }
 
@@ -55,7 +60,17 @@ import Testing
         (#"{"rating": true}"#, "a boolean"),
         (#"{"rating": [5]}"#, "an array"),
         (#"{"rating": {"value": 5}}"#, "an object"),
-        (#"{"rating": 1e30}"#, "whole number"),
+        (#"{"rating": 1e30}"#, "rating 1e30 is out of range: a rating is a whole number from 0 to 10"),
+        (#"{"rating": 1e23}"#, "rating 1e23 is out of range: a rating is a whole number from 0 to 10"),
+        (#"{"rating": -1e23}"#, "rating -1e23 is out of range"),
+        (#"{"rating": 1e400}"#, "rating 1e400 is out of range"),
+        (#"{"rating": 99999999999999999999}"#, "rating 99999999999999999999 is out of range"),
+        (#"{"rating": 1.1e1}"#, "rating 1.1e1 is out of range"),
+        (#"{"rating": 1e-400}"#, "must be a whole number (a JSON integer such as 7), not 1e-400"),
+        (#"{"rating": 5.000000000000000001}"#, "must be a whole number"),
+        (#"{"rating": 10.5}"#, "must be a whole number"),
+        (#"{"rating": 5, "rating": 11}"#, #"the field "rating" is given twice"#),
+        (#"{"rating": 5, "r\u0061ting": 5}"#, #"the field "rating" is given twice"#),
         (#"{"rating": 11}"#, "out of range"),
         (#"{"rating": -1}"#, "out of range"),
         (#"{"rating": 99999999999}"#, "out of range"),

@@ -166,6 +166,12 @@ import Testing
         #expect(names == ["tiger.png", "captions.png", "hidden.png", "tiger-2.png", "Tiger-3.png", "upload.png", "upload-2.png"])
         // The existing image kept its id.
         #expect(try server.get("/api/images/tiger").json?["fileName"] as? String == "tiger.png")
+        // A name given twice is refused before the body is taken: which one was meant would be a guess.
+        let twice = try UploadClient(port: server.port).send("POST", "/api/images?name=a.png&name=b.png", headers: Self.auth,
+                                                              body: image)
+        #expect(twice.status == 400)
+        #expect(twice.json?["message"] as? String == "name is given twice")
+        #expect(try Self.folderNames(server) == names)
     }
 
     @Test func notAnImageIs415() throws {

@@ -158,6 +158,49 @@ import TestSupport
         #expect(message.contains(field), "\(query): \(message)")
     }
 
+    /// Over HTTP, a huge number gets the same message from a query string and from a JSON body, and a field given
+    /// twice is a 400 either way; unknown names (a cache-busting `v`) may repeat.
+    @Test func hugeNumbersAndRepeatedFieldsReadTheSameFromQueryAndBody() throws {
+        func message(_ reply: RawHTTP.Reply) -> String? { reply.json?["message"] as? String }
+        let get = try server.get("/api/images/a/viewport?width=1e400&height=600")
+        let post = try RawHTTP(port: server.port).send("POST", "/api/images/a/viewport",
+                                                        body: Array(#"{"width": 1e400, "height": 600}"#.utf8))
+        #expect(get.status == 400 && post.status == 400)
+        #expect(message(get) == "width must be >= 0.001 and <= 16384, got 1e400")
+        #expect(message(post) == message(get))
+
+        let twice = try server.get("/api/images/a/viewport?width=800&height=600&width=900")
+        #expect(twice.status == 400)
+        #expect(twice.json?["error"] as? String == ViewportQueryError.code)
+        #expect(message(twice) == "width is given twice")
+        let twicePosted = try RawHTTP(port: server.port).send("POST", "/api/images/a/viewport",
+                                                               body: Array(#"{"width": 800, "height": 600, "width": 900}"#.utf8))
+        #expect(twicePosted.status == 400)
+        #expect(message(twicePosted) == "width is given twice")
+        #expect(try server.get("/api/images/a/viewport?width=800&height=600&v=1&v=2").status == 200)
+    }
+
+    /// The gallery's and the image list's query fields: a number beyond the accepted ones says the range, and a
+    /// field given twice is a 400 naming it.
+    @Test func galleryAndImageListFieldsSayTheirRangeAndRefuseRepeats() throws {
+        let huge = try server.get("/api/gallery?page=99999999999999999999")
+        #expect(huge.status == 400)
+        #expect((huge.json?["message"] as? String)?.contains("from -9223372036854775808 to 9223372036854775807") == true,
+                "\(huge.text)")
+        #expect(try server.get("/api/gallery?page=9223372036854775807").status == 200)
+        #expect(try server.get("/api/gallery?page=-9223372036854775808").status == 200)
+        for path in ["/api/gallery?page=1&page=2", "/api/gallery?sort=name&sort=rating", "/api/gallery?image=a&image=b",
+                     "/api/images?limit=5&limit=6", "/api/images?sort=name&limit=2&sort=added", "/api/images?cursor=x&cursor=y"] {
+            let reply = try server.get(path)
+            let name = path.split(separator: "?")[1].split(separator: "&").last!.split(separator: "=")[0]
+            #expect(reply.status == 400, "\(path)")
+            #expect(reply.json?["message"] as? String == "\(name) is given twice", "\(path): \(reply.text)")
+        }
+        #expect(try server.get("/api/gallery?page=1&_=1&_=2").status == 200)
+        #expect(try server.get("/api/images?limit=1000000000000000000000").json?["message"] as? String
+            == "limit must be an integer from 1 to 1000, not '1000000000000000000000'")
+    }
+
     @Test func unknownImageIs404AndMalformedBodyIs400() throws {
         #expect(try server.get("/api/images/zzz/viewport?width=1&height=1").status == 404)
         let reply = try RawHTTP(port: server.port).send("POST", "/api/images/a/viewport", body: Array("{nope".utf8))

@@ -33,8 +33,9 @@ extension TilescopeApp {
 
     /// `?sort=`, default name; 400 naming the choices for another value.
     func gallerySort(_ request: Request) throws -> GallerySort {
-        guard let sort = GallerySort(query: request.query["sort"]) else {
-            throw APIError.badRequest("unknown sort '\(request.query["sort"]?.prefix(40) ?? "")': use one of \(GallerySort.allCases.map(\.rawValue).joined(separator: ", "))")
+        let text = try request.argument("sort")
+        guard let sort = GallerySort(query: text) else {
+            throw APIError.badRequest("unknown sort '\(text?.prefix(40) ?? "")': use one of \(GallerySort.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return sort
     }
@@ -48,8 +49,8 @@ extension TilescopeApp {
 
     /// `limit` (1...maxPageLimit) and `cursor`, checked; nil when the request asks for no paging.
     private func pageRequest(_ request: Request) throws -> (sort: GallerySort, limit: Int, after: GalleryCursor?)? {
-        let limitText = request.query["limit"]
-        let cursorText = request.query["cursor"]
+        let limitText = try request.argument("limit")
+        let cursorText = try request.argument("cursor")
         guard limitText != nil || cursorText != nil else { return nil }
         let sort = try gallerySort(request)
         var limit = Self.defaultPageLimit

@@ -23,10 +23,10 @@ extension TilescopeApp {
         let items = try presentationItems(request)
         let pageSize = iiif.collectionPageSize
         var page: Int?
-        if let text = request.query["page"] {
+        if let text = try request.argument("page") {
             let pages = PresentationBuilder.pageCount(items.count, pageSize: pageSize)
             guard let number = Endpoint.naturalNumber(text), number >= 1 else {
-                throw APIError.badRequest("page must be a whole number from 1, not '\(text.prefix(40))'")
+                throw APIError.badRequest("page must be a whole number from 1 to \(Self.maxCollectionPage), not '\(text.prefix(40))'")
             }
             guard number <= pages else {
                 throw APIError.notFound("the collection has \(pages) page\(pages == 1 ? "" : "s") of \(pageSize) images; there is no page \(number)")
@@ -36,6 +36,10 @@ extension TilescopeApp {
         let collection = try presentationBuilder(request).collection(items, page: page, pageSize: pageSize)
         return presentationResponse(JSON.encode(collection), request)
     }
+
+    /// The largest `page` of the Collection that is read as a number (`Endpoint.naturalNumber`: nine digits);
+    /// a page past the Collection's last one is a 404.
+    static let maxCollectionPage = 999_999_999
 
     /// The gallery's built images in the requested order.
     private func presentationItems(_ request: Request) throws -> [PresentationBuilder.Item] {

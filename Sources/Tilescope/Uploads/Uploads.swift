@@ -58,7 +58,7 @@ public final class Uploads: Sendable {
             }
             boundary = found
         }
-        let requested = request.header("content-disposition").flatMap(UploadName.fromContentDisposition) ?? request.query["name"]
+        let requested = try request.header("content-disposition").flatMap(UploadName.fromContentDisposition) ?? request.argument("name")
         return try UploadSink(uploads: self, maxBytes: maxBytes, requestedName: requested,
                               multipartBoundary: boundary, respond: respond)
     }

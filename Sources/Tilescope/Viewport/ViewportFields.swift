@@ -37,18 +37,40 @@ struct ViewportFields {
         return name.withUTF8 { utf8 in 1 << UInt64((utf8.count &* 7 &+ Int(utf8.last ?? 0)) & 63) }
     }
 
-    /// A finite number, or `nil` when the field is absent.
-    func number(_ field: String) throws(ViewportQueryError) -> Double? {
+    /// Every field a viewport request reads: only these may not be given twice (a cache-busting `v` may).
+    static let names: Set<String> = [
+        "width", "height", "scale", "zoomScale", "offsetX", "offsetY", "insets", "minZoomScale", "maxZoomScale",
+        "zoomRect", "tap", "factor", "tapDirection", "prefetch", "tileFrames", "tileURLs",
+    ]
+
+    /// The first field given twice in a query string, or `nil`. Query strings only: a JSON body's repeats are
+    /// found where its members are still listed (`ViewportQuery.parse(json:)`).
+    func repeatedField() -> String? {
+        guard json == nil, !query.repeatedNames.isEmpty else { return nil }
+        return query.repeatedNames.first(where: Self.names.contains)
+    }
+
+    /// A number as sent and its value: the text of a query string or of a JSON number, read alike. A numeral
+    /// beyond Double is ±infinity here (`1e400`); the callers say what the field accepts.
+    private func numeral(_ field: String) throws(ViewportQueryError) -> (value: Double, text: String)? {
         switch value(field) {
         case nil, .null?: return nil
-        case .number(let value)?: return try Self.finite(value, field)
-        case .text(let text)?: return try Self.parseNumber(text, field)
+        case .number(let text)?, .text(let text)?: return (try Self.parseNumber(text, field), text)
         case .bool?, .list?, .object?, .unsupported?: throw .malformed(field, "a number")
         }
     }
 
-    func requiredNumber(_ field: String) throws(ViewportQueryError) -> Double {
-        guard let value = try number(field) else { throw .missing(field) }
+    /// A finite number, or `nil` when the field is absent.
+    func number(_ field: String) throws(ViewportQueryError) -> Double? {
+        guard let (value, text) = try numeral(field) else { return nil }
+        return try Self.finite(value, text, field)
+    }
+
+    /// A number within `range`, or `nil` when the field is absent; out of it (a numeral beyond Double, `1e400`,
+    /// included) the message says the range, `expected`.
+    func number(_ field: String, in range: ClosedRange<Double>, _ expected: String) throws(ViewportQueryError) -> Double? {
+        guard let (value, text) = try numeral(field) else { return nil }
+        guard range.contains(value) else { throw .outOfRange(field, value, expected, sent: text) }
         return value
     }
 
@@ -57,6 +79,11 @@ struct ViewportFields {
     func numbers(_ field: String, names: [String], defaultValue: Double? = nil) throws(ViewportQueryError) -> [Double]? {
         // Only an error needs the description: most requests have none of these fields.
         var expected: String { "\(names.count) numbers \"\(names.joined(separator: ","))\"" }
+        func read(_ text: some StringProtocol, _ name: String) throws(ViewportQueryError) -> Double {
+            let field = "\(field).\(name)"
+            let text = String(text)
+            return try Self.finite(try Self.parseNumber(text, field), text, field)
+        }
         switch value(field) {
         case nil, .null?:
             return nil
@@ -64,22 +91,26 @@ struct ViewportFields {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             guard parts.count == names.count else { throw .malformed(field, expected) }
             var result: [Double] = []
-            for (name, part) in zip(names, parts) {
-                result.append(try Self.parseNumber(String(part), "\(field).\(name)"))
-            }
+            for (name, part) in zip(names, parts) { result.append(try read(part, name)) }
             return result
         case .list(let list)?:
             guard list.count == names.count else { throw .malformed(field, expected) }
-            for (name, value) in zip(names, list) { _ = try Self.finite(value, "\(field).\(name)") }
-            return list
+            var result: [Double] = []
+            for (name, text) in zip(names, list) { result.append(try read(text, name)) }
+            return result
         case .object(let object)?:
             if let unknown = object.keys.sorted().first(where: { !names.contains($0) }) {
                 throw .malformed(field, "\(expected) (unknown key '\(unknown.prefix(40))')")
             }
             var result: [Double] = []
             for name in names {
-                guard let value = object[name] ?? defaultValue else { throw .missing("\(field).\(name)") }
-                result.append(try Self.finite(value, "\(field).\(name)"))
+                if let text = object[name] {
+                    result.append(try read(text, name))
+                } else if let defaultValue {
+                    result.append(defaultValue)
+                } else {
+                    throw .missing("\(field).\(name)")
+                }
             }
             return result
         case .number?, .bool?, .unsupported?:
@@ -92,31 +123,37 @@ struct ViewportFields {
         switch value(field) {
         case nil, .null?: return nil
         case .bool(let value)?: return value
-        case .number(1)?, .text("1")?, .text("true")?: return true
-        case .number(0)?, .text("0")?, .text("false")?: return false
+        case .text("1")?, .text("true")?: return true
+        case .text("0")?, .text("false")?: return false
+        // A JSON number as the number it is: `1.0` is 1.
+        case .number(let text)? where Double(text) == 1: return true
+        case .number(let text)? where Double(text) == 0: return false
         default: throw .malformed(field, "1 or 0 (true or false)")
         }
     }
 
-    static func finite(_ value: Double, _ field: String) throws(ViewportQueryError) -> Double {
-        guard value.isFinite else { throw .notFinite(field, value) }
+    /// `value` when finite; `text` is how it was sent, for the message (`1e400`).
+    static func finite(_ value: Double, _ text: String, _ field: String) throws(ViewportQueryError) -> Double {
+        guard value.isFinite else { throw .notFinite(field, text) }
         return value
     }
 
-    /// A decimal number as JSON writes them (a leading `+` and surrounding spaces forgiven). Swift's own
-    /// `Double(String)` also takes hexadecimal and `nan`; those are refused, the latter with its own message.
+    /// A decimal number as JSON writes them (a leading `+` and surrounding spaces forgiven); ±infinity for one
+    /// beyond Double (`1e999`), which the caller refuses with the field's range or as not finite. Swift's own
+    /// `Double(String)` also takes hexadecimal, `nan` and `inf`; those are refused, the last two with their own
+    /// messages.
     static func parseNumber(_ raw: String, _ field: String) throws(ViewportQueryError) -> Double {
         // The common case first: a short plain decimal, without the C library. Then any decimal, parsed from
         // the String itself (`Double(Substring)` copies the text into a new C string first).
         if let value = shortDecimal(raw.utf8) { return value }
-        if isDecimal(raw.utf8[...]), let value = Double(raw) { return try finite(value, field) }  // 1e999 is infinity
+        if isDecimal(raw.utf8[...]), let value = Double(raw) { return value }
         let text = raw.trimmingASCIISpaces
         var unsigned = text
         if unsigned.first == "+" || unsigned.first == "-" { unsigned = unsigned.dropFirst() }
-        if isDecimal(unsigned.utf8), let value = Double(text) { return try finite(value, field) }
+        if isDecimal(unsigned.utf8), let value = Double(text) { return value }
         switch unsigned.lowercased() {
-        case "nan": throw .notFinite(field, .nan)
-        case "inf", "infinity": throw .notFinite(field, text.hasPrefix("-") ? -.infinity : .infinity)
+        case "nan": throw .notANumberValue(field)
+        case "inf", "infinity": throw .notFinite(field, text.hasPrefix("-") ? "-inf" : "inf")
         default: throw .notANumber(field, raw)
         }
     }

@@ -56,22 +56,31 @@ public struct ViewportQuery: Hashable, Sendable {
 
     /// From a JSON object body with the same fields. Numbers are JSON numbers; `insets`, `zoomRect` and `tap`
     /// may be the comma string, an array or an object; `prefetch`, `tileURLs` and `tileFrames` may be a boolean or 0/1;
-    /// `null` is absent.
+    /// `null` is absent. A field (or a key of an `insets`, `zoomRect` or `tap` object) given twice is refused, as
+    /// in a query string; names the viewport does not read are ignored, repeated or not.
     public static func parse(json body: [UInt8]) throws(ViewportQueryError) -> ViewportQuery {
-        if let problem = StrictJSON.problem(in: body) {
-            throw ViewportQueryError(field: "body", message: "body is \(problem)")
+        let value: StrictJSON.Value
+        do throws(StrictJSON.Failure) {
+            value = try StrictJSON.parse(body)
+        } catch {
+            throw ViewportQueryError(field: "body", message: "body is \(error.description)")
         }
-        return try parse(json: Data(body))
+        guard case .object(let members) = value else {
+            throw ViewportQueryError(field: "body", message: "body must be a JSON object of viewport fields")
+        }
+        if let field = StrictJSON.repeatedName(in: members, among: ViewportFields.names) { throw .givenTwice(field) }
+        var fields: [String: ViewportFieldValue] = [:]
+        for member in members where ViewportFields.names.contains(member.name) {
+            if case .object(let keys) = member.value, let key = StrictJSON.repeatedName(in: keys) {
+                throw .givenTwice("\(member.name).\(key)")
+            }
+            fields[member.name] = ViewportFieldValue(member.value)
+        }
+        return try parse(ViewportFields(fields))
     }
 
     public static func parse(json body: Data) throws(ViewportQueryError) -> ViewportQuery {
-        let fields: [String: ViewportFieldValue]
-        do {
-            fields = try JSONDecoder().decode([String: ViewportFieldValue].self, from: body)
-        } catch {
-            throw ViewportQueryError(field: "body", message: "body must be a JSON object of viewport fields")
-        }
-        return try parse(ViewportFields(fields))
+        try parse(json: [UInt8](body))
     }
 
     /// Everything the image decides: rules 1-10 for this request.
@@ -80,10 +89,10 @@ public struct ViewportQuery: Hashable, Sendable {
     }
 
     static func parse(_ fields: ViewportFields) throws(ViewportQueryError) -> ViewportQuery {
+        if let field = fields.repeatedField() { throw .givenTwice(field) }
         let width = try side("width", fields)
         let height = try side("height", fields)
-        let scale = try fields.number("scale") ?? 1
-        guard scaleRange.contains(scale) else { throw .outOfRange("scale", scale, "from 1 to 4") }
+        let scale = try fields.number("scale", in: scaleRange, "from 1 to 4") ?? 1
         let zoomScale = try fields.number("zoomScale")
         if let zoomScale, zoomScale <= 0 { throw .outOfRange("zoomScale", zoomScale, "> 0") }
         let offset = Point(x: try fields.number("offsetX") ?? 0, y: try fields.number("offsetY") ?? 0)
@@ -98,9 +107,9 @@ public struct ViewportQuery: Hashable, Sendable {
     }
 
     static func side(_ field: String, _ fields: ViewportFields) throws(ViewportQueryError) -> Double {
-        let value = try fields.requiredNumber(field)
-        guard value >= minViewportSide, value <= maxViewportSide else {
-            throw .outOfRange(field, value, ">= \(minViewportSide) and <= \(Int(maxViewportSide))")
+        guard let value = try fields.number(field, in: minViewportSide...maxViewportSide,
+                                            ">= \(minViewportSide) and <= \(Int(maxViewportSide))") else {
+            throw .missing(field)
         }
         return value
     }
@@ -124,11 +133,7 @@ public struct ViewportQuery: Hashable, Sendable {
 
     static func zoomLimits(_ fields: ViewportFields) throws(ViewportQueryError) -> (Double?, Double?) {
         func limit(_ field: String) throws(ViewportQueryError) -> Double? {
-            guard let value = try fields.number(field) else { return nil }
-            guard value >= minZoomScaleLimit, value <= maxZoomScaleLimit else {
-                throw .outOfRange(field, value, ">= 1e-300 and <= 1000000")
-            }
-            return value
+            try fields.number(field, in: minZoomScaleLimit...maxZoomScaleLimit, ">= 1e-300 and <= 1000000")
         }
         let minimum = try limit("minZoomScale")
         let maximum = try limit("maxZoomScale")

@@ -23,12 +23,24 @@ public struct ViewportQueryError: Error, Hashable, Sendable, CustomStringConvert
         Self(field: field, message: "\(field) must be a number, got '\(text.prefix(40))'")
     }
 
-    static func notFinite(_ field: String, _ value: Double) -> Self {
-        Self(field: field, message: value.isNaN ? "\(field) must not be NaN" : "\(field) must be finite, got \(value)")
+    static func notANumberValue(_ field: String) -> Self {
+        Self(field: field, message: "\(field) must not be NaN")
     }
 
-    static func outOfRange(_ field: String, _ value: Double, _ expected: String) -> Self {
-        Self(field: field, message: "\(field) must be \(expected), got \(ViewportJSON.number(value))")
+    /// `text` as sent: `inf`, or a numeral beyond Double such as `1e400`.
+    static func notFinite(_ field: String, _ text: String) -> Self {
+        Self(field: field, message: "\(field) must be finite, got \(text.prefix(40))")
+    }
+
+    /// `sent` is the text the value came from, shown when the value cannot be (`1e400`, beyond Double).
+    static func outOfRange(_ field: String, _ value: Double, _ expected: String, sent: String? = nil) -> Self {
+        let shown = value.isFinite || sent == nil ? ViewportJSON.number(value) : String(sent!.prefix(40))
+        return Self(field: field, message: "\(field) must be \(expected), got \(shown)")
+    }
+
+    /// Which of two values would count must never be a guess: the request says it once.
+    static func givenTwice(_ field: String) -> Self {
+        Self(field: field, message: "\(field) is given twice")
     }
 
     static func malformed(_ field: String, _ expected: String) -> Self {

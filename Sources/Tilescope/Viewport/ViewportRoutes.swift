@@ -24,12 +24,15 @@ extension TilescopeApp {
     /// Only those three images are looked up, so any page of a large gallery costs the same.
     func gallery(_ request: Request) throws -> Response {
         var requested = 0
-        if let text = request.query["page"] {
-            guard let page = Int(text) else { throw APIError.badRequest("page must be an integer, not '\(text.prefix(40))'") }
+        if let text = try request.argument("page") {
+            // One message for every defect, a number beyond Int's (`99999999999999999999`) included.
+            guard let page = Int(text) else {
+                throw APIError.badRequest("page must be an integer from \(Int.min) to \(Int.max), not '\(text.prefix(40))'")
+            }
             requested = page
         }
         let order = try galleryData.order(sortedBy: try gallerySort(request))
-        if let id = request.query["image"] {
+        if let id = try request.argument("image") {
             guard let index = order.index(of: id) else { throw APIError.notFound("no image '\(id.prefix(80))'") }
             requested = index
         }

@@ -351,6 +351,12 @@ int ts_orientation(VipsImage *in) {
 }
 int ts_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
 int ts_has_icc(VipsImage *in) { return vips_image_get_typeof(in, VIPS_META_ICC_NAME) != 0; }
+const void *ts_icc_profile(VipsImage *in, size_t *length) {
+    const void *data = NULL;
+    *length = 0;
+    if (!vips_image_get_typeof(in, VIPS_META_ICC_NAME) || vips_image_get_blob(in, VIPS_META_ICC_NAME, &data, length)) return NULL;
+    return data;
+}
 int ts_with_icc_of(VipsImage *in, VipsImage *from, VipsImage **out) {
     const void *data = NULL;
     size_t length = 0;

@@ -26,7 +26,37 @@ public enum SourceImage {
     /// Whether the stored pixels are the shown ones but for their encoding: upright and without an ICC
     /// profile, so a decoder of their own (libjpeg at a reduced scale, row by row) may read them.
     public static func isShownAsStored(_ image: VImage) -> Bool {
-        orientation(of: image) == 1 && ts_has_icc(image.pointer) == 0
+        orientation(of: image) == 1 && !hasProfileToConvert(image)
+    }
+
+    /// Whether the image carries a profile that changes its colours. Cameras tag most JPEGs with an sRGB
+    /// profile: converting through it changes no value by more than a rounding, and would cost each such build
+    /// a colour transform of every pixel and the libvips row reader instead of libjpeg's. So the profile is
+    /// tried on a probe of 125 colours (every mix of 0, 64, 128, 192 and 255; a grey ramp for one band):
+    /// within one level of sRGB on every one, it is taken for sRGB. By what it does, not by its name: a
+    /// linear-light variant of an sRGB profile keeps sRGB's description.
+    static func hasProfileToConvert(_ image: VImage) -> Bool {
+        guard ts_has_icc(image.pointer) != 0 else { return false }
+        guard image.format == VIPS_FORMAT_UCHAR, image.interpretation != VIPS_INTERPRETATION_CMYK else { return true }
+        let bands = image.bands <= 2 ? 1 : 3
+        let levels: [UInt8] = [0, 64, 128, 192, 255]
+        let colours: [UInt8] = bands == 1 ? (0..<125).map { UInt8($0 * 255 / 124) }
+            : levels.flatMap { r in levels.flatMap { g in levels.flatMap { b in [r, g, b] } } }
+        guard let probe = try? VImage.fromPixels(colours, width: 125, height: 1, bands: bands),
+              let tagged = try? VImage.make({ ts_with_icc_of(probe.pointer, image.pointer, $0) }),
+              let converted = try? VImage.make({ ts_icc_to_srgb(tagged.pointer, $0) }).pixels()
+        else {
+            _ = VipsError.take(or: "")
+            return true
+        }
+        let outBands = converted.count / 125
+        for pixel in 0..<125 {
+            for band in 0..<3 {
+                let expected = Int(colours[pixel * bands + (bands == 1 ? 0 : band)])
+                if abs(Int(converted[pixel * outBands + min(band, outBands - 1)]) - expected) > 1 { return true }
+            }
+        }
+        return false
     }
 
     /// Orientations 5 to 8 turn the picture a quarter: its shown width is its stored height.
@@ -60,11 +90,11 @@ public enum SourceImage {
         var result = image
         let grey = result.interpretation == VIPS_INTERPRETATION_B_W || result.interpretation == VIPS_INTERPRETATION_GREY16
             || result.bands <= 2
-        if let profileSource, ts_has_icc(profileSource.pointer) != 0, ts_has_icc(result.pointer) == 0 {
+        if let profileSource, hasProfileToConvert(profileSource), ts_has_icc(result.pointer) == 0 {
             result = try VImage.make { ts_with_icc_of(result.pointer, profileSource.pointer, $0) }
         }
         var profiled = false
-        if ts_has_icc(result.pointer) != 0 {
+        if hasProfileToConvert(result) {
             // A profile that does not fit the pixels (an RGB profile on grey pixels, a damaged one):
             // libvips's own conversion by the interpretation, below, as if there were none.
             if let converted = try? VImage.make({ ts_icc_to_srgb(result.pointer, $0) }) {

@@ -94,6 +94,8 @@ int ts_orientation(VipsImage *in);
 int ts_autorot(VipsImage *in, VipsImage **out);
 /// Whether the image carries an ICC profile.
 int ts_has_icc(VipsImage *in);
+/// The image's ICC profile (owned by the image) and its length, or NULL.
+const void *ts_icc_profile(VipsImage *in, size_t *length);
 /// A copy of `in` carrying `from`'s ICC profile (a reduced decode made without libvips gets its source's).
 int ts_with_icc_of(VipsImage *in, VipsImage *from, VipsImage **out);
 /// Converts through the embedded ICC profile to 8-bit sRGB, relative colorimetric (libvips's icc_transform).

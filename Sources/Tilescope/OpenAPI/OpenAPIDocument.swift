@@ -1510,7 +1510,7 @@ enum OpenAPIDocument {
      "name": "size",
      "in": "path",
      "required": true,
-     "description": "`max`, `w,`, `,h`, `pct:n`, `w,h` or `!w,h`, each optionally after `^` (upscaling); at most maxArea pixels (400 otherwise).",
+     "description": "`max`, `w,`, `,h`, `pct:n`, `w,h` or `!w,h`, each optionally after `^` (upscaling); at most maxArea pixels, and no side longer than the format stores (WebP 16383, JPEG 65500, GIF 65535), 400 otherwise. `max` is the largest size within maxArea, maxWidth and maxHeight (65500) and the format's own limit.",
      "schema": {
       "type": "string",
       "pattern": "^\\^?(max|[0-9]{1,9},|,[0-9]{1,9}|!?[0-9]{1,9},[0-9]{1,9}|pct:[0-9]{1,3}(\\.[0-9]{1,6})?)$"
@@ -1773,7 +1773,7 @@ enum OpenAPIDocument {
      "name": "size",
      "in": "path",
      "required": true,
-     "description": "`full` (the region unscaled), `max`, `w,`, `,h`, `pct:n`, `w,h` or `!w,h`; no `^` (2.1\nallows sizes above the region's as they are); at most maxArea pixels (400 otherwise).\n",
+     "description": "`full` (the region unscaled), `max`, `w,`, `,h`, `pct:n`, `w,h` or `!w,h`; no `^` (2.1\nallows sizes above the region's as they are); at most maxArea pixels, and no side longer\nthan the format stores (WebP 16383, JPEG 65500, GIF 65535), 400 otherwise. `max` is the\nlargest size within maxArea, maxWidth and maxHeight (65500) and the format's own limit.\n",
      "schema": {
       "type": "string",
       "pattern": "^(full|max|[0-9]{1,9},|,[0-9]{1,9}|!?[0-9]{1,9},[0-9]{1,9}|pct:[0-9]{1,3}(\\.[0-9]{1,6})?)$"
@@ -3191,6 +3191,8 @@ enum OpenAPIDocument {
      "profile",
      "width",
      "height",
+     "maxWidth",
+     "maxHeight",
      "maxArea",
      "sizes",
      "tiles"
@@ -3220,11 +3222,20 @@ enum OpenAPIDocument {
       "type": "integer",
       "minimum": 1
      },
+     "maxWidth": {
+      "description": "The longest side `max` gives (JPEG's 65500); `max` in a format that stores less (WebP, 16383) is smaller still.",
+      "const": 65500
+     },
+     "maxHeight": {
+      "description": "Equal to maxWidth.",
+      "const": 65500
+     },
      "maxArea": {
       "type": "integer",
       "minimum": 1
      },
      "sizes": {
+      "description": "The pyramid levels within maxArea and at most 16383 pixels a side (what every preferred format stores).",
       "type": "array",
       "minItems": 1,
       "items": {
@@ -3360,6 +3371,8 @@ enum OpenAPIDocument {
          "formats",
          "qualities",
          "supports",
+         "maxWidth",
+         "maxHeight",
          "maxArea"
         ],
         "properties": {
@@ -3429,6 +3442,14 @@ enum OpenAPIDocument {
            "sizeByW",
            "sizeByWh"
           ]
+         },
+         "maxWidth": {
+          "description": "The longest side `max` gives (JPEG's 65500); `max` in a format that stores less (WebP, 16383) is smaller still.",
+          "const": 65500
+         },
+         "maxHeight": {
+          "description": "Equal to maxWidth.",
+          "const": 65500
          },
          "maxArea": {
           "type": "integer",

@@ -40,7 +40,18 @@ struct IIIF2Size: Equatable, Sendable {
             }
             return region
         case .scaled(let size):
-            return try size.resolve(region: region, maxArea: maxArea, maxSide: maxSide)
+            // Errors quote the size in 2.1's syntax, without the `^` that 3.0 would need for it.
+            return try size.resolve(region: region, maxArea: maxArea, maxSide: maxSide, spelling: description)
+        }
+    }
+
+    /// The size as 2.1 writes it: as 3.0 does, but never with `^`.
+    var description: String {
+        switch kind {
+        case .full: return "full"
+        case .scaled(var size):
+            size.upscale = false
+            return size.description
         }
     }
 

@@ -55,7 +55,11 @@ struct IIIFSize: Equatable, Sendable {
     /// Requests can name sizes far beyond any `Int` product (`^pct:999999999` of a large image,
     /// `^999999999,` of a 1-pixel region): sides are worked out in floating point and checked
     /// against the limits there, and only sizes within them become integers.
-    func resolve(region: PixelSize, maxArea: Int, maxSide: Int? = nil) throws -> PixelSize {
+    ///
+    /// `spelling` is the size as error messages quote it: `description` (3.0's syntax) unless the
+    /// caller speaks another version (2.1 has no `^`: `IIIF2Size`).
+    func resolve(region: PixelSize, maxArea: Int, maxSide: Int? = nil, spelling: String? = nil) throws -> PixelSize {
+        let quoted = spelling ?? description
         let rw = Double(region.width), rh = Double(region.height)
         let width: Double, height: Double
         switch kind {
@@ -68,7 +72,7 @@ struct IIIFSize: Equatable, Sendable {
             (width, height) = (Self.round(rw * Double(h) / rh), Double(h))
         case .percent(let percent):
             (width, height) = ((rw * percent / 100).rounded(), (rh * percent / 100).rounded())
-            guard width >= 1, height >= 1 else { throw IIIFError.size(description, "leaves less than one pixel") }
+            guard width >= 1, height >= 1 else { throw IIIFError.size(quoted, "leaves less than one pixel") }
         case let .exact(w, h):
             (width, height) = (Double(w), Double(h))
         case let .confined(w, h):
@@ -78,11 +82,11 @@ struct IIIFSize: Equatable, Sendable {
                 : (min(Double(w), Self.round(rw * byHeight)), Double(h))
         }
         if !upscale && (width > rw || height > rh) {
-            throw IIIFError.size(description, "would enlarge the \(region.width)x\(region.height) region; prefix it with ^ to allow that")
+            throw IIIFError.size(quoted, "would enlarge the \(region.width)x\(region.height) region; prefix it with ^ to allow that")
         }
         // Both sides are at least 1, so an area within `maxArea` bounds each side too.
         guard width * height <= Double(maxArea) else {
-            throw IIIFError.size(description, "gives \(IIIFNumber.canonical(width))x\(IIIFNumber.canonical(height)), "
+            throw IIIFError.size(quoted, "gives \(IIIFNumber.canonical(width))x\(IIIFNumber.canonical(height)), "
                 + "more than this server's maxArea of \(maxArea) pixels")
         }
         return PixelSize(width: Int(width), height: Int(height))

@@ -11,6 +11,11 @@ import Testing
         #expect(try Endpoint.parse(["dzi", "tiger.dzi"]) == .deepZoomDescriptor(id: "tiger"))
         #expect(try Endpoint.parse(["dzi", "my_tiger_files", "12", "3_45.jpeg"])
                 == .deepZoomTile(id: "my_tiger", level: 12, column: 3, row: 45))
+        // The versioned tiles folder, in every format a descriptor offers.
+        for format in ["jpeg", "webp", "avif"] {
+            #expect(try Endpoint.parse(["dzi", "tiger", "00ab_files", "12", "3_45.\(format)"])
+                    == .deepZoomVersionedTile(id: "tiger", version: "00ab", level: 12, column: 3, row: 45, format: format))
+        }
         #expect(try Endpoint.parse(["images", "tiger", "preview.jpeg"]) == .preview(id: "tiger"))
         #expect(try Endpoint.parse(["images", "tiger", "preview.avif"]) == .previewAVIF(id: "tiger"))
         #expect(throws: APIError.self) { try Endpoint.parse(["images", "tiger", "preview.webp"]) }

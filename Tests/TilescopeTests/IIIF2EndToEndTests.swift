@@ -129,6 +129,32 @@ import Testing
         #expect(reply.json?["message"] is String, "\(path)")
         #expect(reply.header("access-control-allow-origin") == "*")
     }
+
+    /// 2.1 has no `^` (its sizes above the region's need none): its errors quote the request in 2.1's
+    /// syntax, never 3.0's `^pct:` (issue 37), and name the parameter.
+    @Test(arguments: [
+        ("pct:999999999,0,10,10/full/0/default.jpg", "region 'pct:999999999,0,10,10' starts outside"),
+        ("full/pct:999999999/0/default.jpg", "size 'pct:999999999' gives"),
+        ("pct:0,0,10,10/pct:999999/0/default.jpg", "size 'pct:999999' gives"),
+        ("full/pct:0.001/0/default.jpg", "size 'pct:0.001' leaves less than one pixel"),
+        ("full/999999,/0/default.jpg", "size '999999,' gives"),
+        ("full/,999999/0/default.jpg", "size ',999999' gives"),
+        ("full/99999,99999/0/default.jpg", "size '99999,99999' gives"),
+        ("full/!999999,99999/0/default.jpg", "size '!999999,99999' gives"),
+        ("0,0,1,1/999999,/0/default.jpg", "size '999999,' gives"),
+    ])
+    func errorsSpeak21(path: String, message: String) throws {
+        let reply = try server.get("/iiif/2/scene/" + path)
+        #expect(reply.status == 400, "\(path): \(reply.status)")
+        let text = try #require(reply.json?["message"] as? String)
+        #expect(text.hasPrefix(message), "\(path): \(text)")
+        #expect(!text.contains("^"), "\(path): \(text)")
+        // The same request in 3.0, with the `^` it needs there, quotes it with the `^`.
+        let size = path.split(separator: "/")[1]
+        guard size.first != "f" && !path.hasPrefix("pct:999999999") else { return }
+        let v3 = try server.get("/iiif/3/scene/" + path.replacingOccurrences(of: "/\(size)/", with: "/^\(size)/"))
+        #expect((v3.json?["message"] as? String)?.contains("size '^\(size)'") == true, "\(v3.text)")
+    }
 }
 
 /// The 2.1 size parameter on its own: parsing, `maxArea` and canonical forms.

@@ -47,6 +47,45 @@ import Testing
         #expect(try render("^16000,2", "webp", rotation: "180").size == PixelSize(width: 16000, height: 2))
     }
 
+    /// `max` keeps within the format's longest side as well as `maxArea`, keeping the aspect ratio
+    /// (issue 37: `max` of a 100000 x 10 image was refused as a JPEG 100000 pixels wide). The cases
+    /// with a side limit are the IIIF reference implementation's, for maxWidth = maxHeight.
+    @Test func maxFitsTheAreaAndTheLongestSide() throws {
+        func fit(_ width: Int, _ height: Int, maxArea: Int = Self.maxArea, maxSide: Int?) -> PixelSize {
+            IIIFSize.fit(PixelSize(width: width, height: height), maxArea: maxArea, maxSide: maxSide)
+        }
+        #expect(fit(100_000, 10, maxSide: 65500) == PixelSize(width: 65500, height: 7))
+        #expect(fit(10, 100_000, maxSide: 65500) == PixelSize(width: 7, height: 65500))
+        #expect(fit(100_000, 10, maxSide: 16383) == PixelSize(width: 16383, height: 2))
+        #expect(fit(100_000, 10, maxSide: nil) == PixelSize(width: 100_000, height: 10))
+        #expect(fit(200_000, 1, maxSide: 65500) == PixelSize(width: 65500, height: 1))
+        #expect(fit(124, 124, maxArea: 1 << 30, maxSide: 123) == PixelSize(width: 123, height: 123))
+        #expect(fit(6000, 4000, maxArea: 1 << 30, maxSide: 30) == PixelSize(width: 30, height: 20))
+        #expect(fit(110, 110, maxArea: 10000, maxSide: 110) == PixelSize(width: 100, height: 100))
+        #expect(fit(6000, 6000, maxArea: 900, maxSide: 1000) == PixelSize(width: 30, height: 30))
+        #expect(fit(6000, 60, maxArea: 900, maxSide: 1000) == PixelSize(width: 300, height: 3))
+        #expect(fit(6000, 10, maxArea: 900, maxSide: 1000) == PixelSize(width: 734, height: 1))
+        #expect(fit(6000, 30, maxArea: 900_000, maxSide: 2000) == PixelSize(width: 2000, height: 10))
+
+        func rendering(_ size: String, _ format: String, width: Int = 100_000, height: Int = 10) throws -> IIIFRendering {
+            try IIIFImageRequest.parse(region: "full", size: size, rotation: "0", qualityAndFormat: "default.\(format)")
+                .resolve(width: width, height: height, maxArea: Self.maxArea)
+        }
+        #expect(try rendering("max", "jpg").size == PixelSize(width: 65500, height: 7))
+        #expect(try rendering("max", "jpg").canonical == "full/max/0/default.jpg")
+        #expect(try rendering("65500,", "jpg").canonical == "full/max/0/default.jpg")
+        #expect(try rendering("max", "webp").size == PixelSize(width: 16383, height: 2))
+        #expect(try rendering("^max", "webp", width: 10, height: 100_000).size == PixelSize(width: 2, height: 16383))
+        #expect(try rendering("max", "png").size == PixelSize(width: 65500, height: 7))
+        let v2 = try IIIF2ImageRequest.parse(region: "full", size: "max", rotation: "0", qualityAndFormat: "default.jpg")
+            .resolve(width: 100_000, height: 10, maxArea: Self.maxArea)
+        #expect(v2.size == PixelSize(width: 65500, height: 7) && v2.canonical == "full/65500,/0/default.jpg")
+        #expect(throws: APIError.self) {
+            try IIIF2ImageRequest.parse(region: "full", size: "full", rotation: "0", qualityAndFormat: "default.jpg")
+                .resolve(width: 100_000, height: 10, maxArea: Self.maxArea)
+        }
+    }
+
     /// Every combination of extreme numbers in every size form, over extreme image shapes: the answer is
     /// an output within maxArea or a thrown 400. A trap would end the test process.
     @Test func extremeNumbersResolveWithinTheLimitsOrThrow() {

@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import ScrollGeometry
 import Testing
 import TestSupport
 @testable import Tilescope
@@ -57,6 +58,58 @@ import TestSupport
         let newFolder = try #require(Self.tilesFolder(in: try server.get("/dzi/scene.dzi").text))
         #expect(newFolder.hasSuffix("/dzi/scene/\(next)_files/"))
         #expect(try server.get("/dzi/scene/\(next)_files/9/1_0.jpeg").header("Cache-Control") == HTTPCaching.immutable)
+    }
+
+    /// Every format a descriptor offers (`?format=`) leads to the versioned folder, whose tiles in that format
+    /// are immutable (issue 37: the WebP descriptor had no `Url` and `/dzi/{id}/{version}_files/L/C_R.webp`
+    /// was a 404, so a WebP viewer revalidated every tile).
+    @Test(arguments: DeepZoomTileFormat.offered)
+    func everyFormatsDescriptorLeadsToImmutableTiles(format: DeepZoomTileFormat) throws {
+        let server = try TestServer(label: "versioned-\(format.rawValue)") { folder in
+            try TestImages.writeJPEG(width: 600, height: 400, to: folder + "/scene.jpg", seed: 3)
+        }
+        try server.waitUntilBuilt()
+        let version = try #require(server.service.library.record("scene")?.version)
+        let ext = format.rawValue
+        let descriptor = try server.get("/dzi/scene.dzi?format=\(ext)")
+        #expect(descriptor.status == 200)
+        #expect(descriptor.header("Cache-Control") == HTTPCaching.revalidate)
+        #expect(descriptor.text.contains("Format=\"\(ext)\"") && descriptor.text.contains("TileSize=\"254\""))
+        let folder = try #require(Self.tilesFolder(in: descriptor.text), "\(descriptor.text)")
+        #expect(folder == "http://127.0.0.1/dzi/scene/\(version)_files/")
+        // The versioned descriptor is immutable itself and needs no Url.
+        let versioned = try server.get("/dzi/scene.dzi?format=\(ext)&v=\(version)")
+        #expect(versioned.header("Cache-Control") == HTTPCaching.immutable)
+        #expect(Self.tilesFolder(in: versioned.text) == nil)
+
+        // As OpenSeadragon asks for it: the folder, `level/column_row.format`, the descriptor's query.
+        let tilePath = "/dzi/scene/\(version)_files/9/1_0.\(ext)"
+        if format == .avif {
+            // Below the deepest level an AVIF is made behind a short-lived JPEG stand-in (never immutable).
+            let interim = try server.get(tilePath + "?format=avif")
+            #expect(interim.status == 200 && interim.header("Cache-Control") == "public, max-age=10")
+            try InterimFormatTileTests.waitForEncodings(server)
+        }
+        let tile = try server.get(tilePath + "?format=\(ext)")
+        #expect(tile.status == 200, "\(tilePath): \(tile.status) \(tile.text.prefix(200))")
+        #expect(tile.header("Cache-Control") == HTTPCaching.immutable)
+        // A WebP or AVIF no smaller than the tile's JPEG is answered as that JPEG.
+        #expect([format.encoded.mediaType, "image/jpeg"].contains(tile.header("content-type") ?? ""))
+        let image = try VImage.decoding(tile.body)
+        let rect = Pyramid(width: 600, height: 400).tileRect(level: 9, column: 1, row: 0)
+        #expect(image.width == rect.width && image.height == rect.height)
+        // The same bytes as the unversioned URL, which must be revalidated.
+        let unversioned = try server.get("/dzi/scene_files/9/1_0.\(ext)")
+        #expect(unversioned.body == tile.body)
+        #expect(unversioned.header("Cache-Control") == HTTPCaching.revalidate)
+        let etag = try #require(tile.header("ETag"))
+        #expect(try server.get(tilePath, headers: ["If-None-Match": etag]).status == 304)
+        // Another version, an unknown image, a bad tile: JSON errors.
+        let other = try server.get("/dzi/scene/0000000000000000_files/9/1_0.\(ext)")
+        #expect(other.status == 404 && other.json?["message"] is String)
+        #expect(try server.get("/dzi/nothing/\(version)_files/9/1_0.\(ext)").status == 404)
+        #expect(try server.get("/dzi/scene/\(version)_files/99/0_0.\(ext)").status == 400)
+        #expect(try server.get("/dzi/scene/\(version)_files/9/9_9.\(ext)").status == 400)
     }
 
     @Test func theHostTheClientUsedNamesTheFolder() throws {

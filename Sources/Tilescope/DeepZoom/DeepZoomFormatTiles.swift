@@ -177,10 +177,11 @@ struct DeepZoomFormatTiles: Sendable {
     }
 
     /// The descriptor of the same pyramid in this format: dzsave's, with `Format` changed.
-    static func descriptor(_ pyramid: Pyramid, format: DeepZoomTileFormat) -> String {
+    /// `tilesURL`, when given, is the `Url` attribute: the versioned tiles folder (`VersionedTiles`).
+    static func descriptor(_ pyramid: Pyramid, format: DeepZoomTileFormat, tilesURL: String? = nil) -> String {
         """
         <?xml version="1.0" encoding="UTF-8"?>
-        <Image xmlns="http://schemas.microsoft.com/deepzoom/2008" Format="\(format.rawValue)" \
+        <Image \(tilesURL.map { "Url=\"\($0)\" " } ?? "")xmlns="http://schemas.microsoft.com/deepzoom/2008" Format="\(format.rawValue)" \
         Overlap="\(pyramid.overlap)" TileSize="\(pyramid.tileSize)"><Size Height="\(pyramid.height)" \
         Width="\(pyramid.width)"/></Image>
 

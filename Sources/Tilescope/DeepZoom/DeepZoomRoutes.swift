@@ -9,13 +9,18 @@ extension TilescopeApp {
         let format = try DeepZoomTileFormat.parse(query: request.query["format"])
         let (record, manifest) = try publishedImage(id)
         if format != .jpeg {
-            let etag = "\"\(record.version)-dzi-\(format.rawValue)\""
-            let headers: [(name: String, value: String)] = [
+            // Without `?v=`, the descriptor names the current version's tiles folder, as the JPEG one does
+            // (`VersionedTiles`): its tiles are immutable, where those beside an unversioned URL are not.
+            let namesFolder = request.query["v"] == nil
+            let etag = "\"\(record.version)-dzi-\(format.rawValue)\(namesFolder ? "-url" : "")\""
+            var headers: [(name: String, value: String)] = [
                 ("Content-Type", "application/xml"), ("ETag", etag),
                 ("Cache-Control", HTTPCaching.cacheControl(for: request, currentVersion: record.version)),
             ]
+            if namesFolder { headers.append(("Vary", "Host, X-Forwarded-Host, X-Forwarded-Proto")) }
             if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
-            let body = DeepZoomFormatTiles.descriptor(manifest.pyramid, format: format)
+            let body = DeepZoomFormatTiles.descriptor(manifest.pyramid, format: format,
+                                                      tilesURL: namesFolder ? versionedTilesFolder(record, request) : nil)
             return Response(status: 200, headers: headers, body: .bytes(Array(body.utf8)))
         }
         if request.query["v"] == nil { return try descriptorNamingVersionedTiles(record, request) }
@@ -46,15 +51,22 @@ extension TilescopeApp {
     /// reply (`interimFormatTile`; below the deepest level from the finer level, `FormatTileEncodings`; at
     /// it from the source, `SourceTilePasses`); else (WebP: 9 ms) made (`DeepZoomFormatTiles`) on a worker
     /// thread, stored, and answered.
+    ///
+    /// `wantedVersion` is the version of `/dzi/{id}/{version}_files/` (`VersionedTiles`): a tile there is
+    /// immutable when it is the current version's (made from its files: the record is read once) and 404
+    /// otherwise; without it, `?v=` decides as for every pyramid URL. The JPEG stand-in of an AVIF still
+    /// being made is never immutable (`interimFormatTile`).
     func formatTile(_ id: String, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
-                    _ request: Request) throws -> Reply {
+                    version wantedVersion: String? = nil, _ request: Request) throws -> Reply {
         guard format != .jpeg else { return .now(try tile(id, level: level, column: column, row: row, request)) }
         let (record, manifest) = try checkedTile(id, level: level, column: column, row: row)
         let pyramid = manifest.pyramid
         let version = record.version
+        if let wantedVersion, wantedVersion != version { throw Self.noSuchVersion(id, wantedVersion) }
         let etag = DeepZoomFormatTiles.etag(version: version, level: level, column: column, row: row, format: format,
                                             isJPEG: false)
-        let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: version)
+        let cacheControl = wantedVersion != nil ? HTTPCaching.immutable
+            : HTTPCaching.cacheControl(for: request, currentVersion: version)
         let jpegPath = store.tilePath(id: id, version: version, level: level, column: column, row: row)
         let files = DeepZoomFormatTiles(versionFolder: store.versionFolder(id: id, version: version), format: format)
         let type = format.encoded.mediaType

@@ -10,7 +10,9 @@ import HTTPServer
 /// are immutable for a year; a tile of any other version answers 404, never the new version's
 /// bytes, and the descriptor itself stays `no-cache`, so a viewer that loads it again after the
 /// source changed is led to the new version's folder. Viewers that ignore `Url` still work: the
-/// unversioned tiles are answered as before.
+/// unversioned tiles are answered as before. The same holds for the WebP and AVIF descriptors
+/// (`?format=`): their `Url` is the same folder, whose `.webp` and `.avif` tiles are immutable too
+/// (`formatTile` with a version).
 extension TilescopeApp {
     func descriptorNamingVersionedTiles(_ record: ImageRecord, _ request: Request) throws -> Response {
         let etag = "\"\(record.version)-dzi-url\""
@@ -23,11 +25,21 @@ extension TilescopeApp {
               var xml = String(data: stored, encoding: .utf8), let image = xml.range(of: "<Image ") else {
             throw APIError.notFound("the pyramid of \(record.id) has no descriptor")
         }
-        // The id is percent-encoded, the version is hex and the host is checked: nothing to escape for XML.
-        let folder = iiif.url("/dzi/\(PyramidURLs.percentEncoded(record.id))/\(PyramidURLs.percentEncoded(record.version))_files/",
-                              request: request)
-        xml.replaceSubrange(image, with: "<Image Url=\"\(folder)\" ")
+        xml.replaceSubrange(image, with: "<Image Url=\"\(versionedTilesFolder(record, request))\" ")
         return Response(status: 200, headers: headers, body: .bytes(Array(xml.utf8)))
+    }
+
+    /// `{scheme}://{host}/dzi/{id}/{version}_files/`, the current version's tiles folder, as the client reached
+    /// this server: the `Url` of every descriptor loaded without `?v=` (JPEG, WebP, AVIF).
+    /// The id is percent-encoded, the version is hex and the host is checked: nothing to escape for XML.
+    func versionedTilesFolder(_ record: ImageRecord, _ request: Request) -> String {
+        iiif.url("/dzi/\(PyramidURLs.percentEncoded(record.id))/\(PyramidURLs.percentEncoded(record.version))_files/",
+                 request: request)
+    }
+
+    /// The answer for a tile of a version that is not the image's current one.
+    static func noSuchVersion(_ id: String, _ version: String) -> APIError {
+        APIError.notFound("image \(id.prefix(80)) has no current version \(version.prefix(40)): load /dzi/{id}.dzi again")
     }
 
     /// The key under which such a tile's answer may be given again without routing (`HotResponses`): the
@@ -42,7 +54,7 @@ extension TilescopeApp {
 
     /// A tile of `/dzi/{id}/{version}_files/`: cacheable for good when `version` is current, 404 otherwise.
     func versionedTile(_ id: String, version: String, level: Int, column: Int, row: Int, _ request: Request) throws -> Response {
-        let gone = APIError.notFound("image \(id.prefix(80)) has no current version \(version.prefix(40)): load /dzi/{id}.dzi again")
+        let gone = Self.noSuchVersion(id, version)
         guard library.record(id)?.version == version else { throw gone }
         var response = try tile(id, level: level, column: column, row: row, request)
         // The source may have changed between the check and the file: the tile's ETag says which version it is.

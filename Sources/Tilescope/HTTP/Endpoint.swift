@@ -14,8 +14,9 @@ public enum Endpoint: Equatable, Sendable {
     case deepZoomTile(id: String, level: Int, column: Int, row: Int)
     /// A tile in another format than the stored JPEG: `.webp` or `.avif` (`DeepZoomTileFormat`).
     case deepZoomFormatTile(id: String, level: Int, column: Int, row: Int, format: String)
-    /// `/dzi/{id}/{version}_files/{level}/{column}_{row}.jpeg`: the tiles folder a descriptor without `?v=` names.
-    case deepZoomVersionedTile(id: String, version: String, level: Int, column: Int, row: Int)
+    /// `/dzi/{id}/{version}_files/{level}/{column}_{row}.{jpeg,webp,avif}`: the tiles folder a descriptor
+    /// without `?v=` names, in every format a descriptor offers (`format` is the extension).
+    case deepZoomVersionedTile(id: String, version: String, level: Int, column: Int, row: Int, format: String)
     case preview(id: String)
     /// `/images/{id}/preview.avif`: the preview in AVIF (`PreviewAVIF`).
     case previewAVIF(id: String)
@@ -80,9 +81,15 @@ public enum Endpoint: Equatable, Sendable {
         if rest.count == 1, rest[0].hasSuffix(".dzi") {
             return .deepZoomDescriptor(id: String(rest[0].dropLast(4)))
         }
-        if rest.count == 4, rest[1].hasSuffix("_files"),
-           case let .deepZoomTile(_, level, column, row) = try parseDeepZoom(Array(rest.dropFirst())) {
-            return .deepZoomVersionedTile(id: rest[0], version: String(rest[1].dropLast(6)), level: level, column: column, row: row)
+        if rest.count == 4, rest[1].hasSuffix("_files") {
+            let version = String(rest[1].dropLast(6))
+            switch try parseDeepZoom(Array(rest.dropFirst())) {
+            case let .deepZoomTile(_, level, column, row):
+                return .deepZoomVersionedTile(id: rest[0], version: version, level: level, column: column, row: row, format: "jpeg")
+            case let .deepZoomFormatTile(_, level, column, row, format):
+                return .deepZoomVersionedTile(id: rest[0], version: version, level: level, column: column, row: row, format: format)
+            default: break
+            }
         }
         guard rest.count == 3, rest[0].hasSuffix("_files") else {
             throw APIError.notFound("Deep Zoom paths are /dzi/{id}.dzi and /dzi/{id}_files/{level}/{column}_{row}.jpeg")

@@ -162,7 +162,12 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
                 throw APIError.notFound("\(format) tiles are not offered here (libvips has no encoder for them)")
             }
             return try formatTile(id, level: level, column: column, row: row, format: format, request)
-        case let .deepZoomVersionedTile(id, version, level, column, row):
+        case let .deepZoomVersionedTile(id, version, level, column, row, format) where format != "jpeg":
+            guard let format = DeepZoomTileFormat(fileExtension: format) else {
+                throw APIError.notFound("\(format) tiles are not offered here (libvips has no encoder for them)")
+            }
+            return try formatTile(id, level: level, column: column, row: row, format: format, version: version, request)
+        case let .deepZoomVersionedTile(id, version, level, column, row, _):
             let generation = hotTiles?.generation  // before the version is read: see HotResponses
             var response = try versionedTile(id, version: version, level: level, column: column, row: row, request)
             if let generation, response.status == 200 {

@@ -23,7 +23,7 @@ struct IIIF2ImageRequest: Equatable, Sendable {
     func resolve(width: Int, height: Int, maxArea: Int) throws -> IIIFRendering {
         try IIIFRendering(region: region, rotation: rotation, quality: quality, format: format,
                           width: width, height: height, maxArea: maxArea) { regionSize in
-            let output = try size.resolve(region: regionSize, maxArea: maxArea)
+            let output = try size.resolve(region: regionSize, maxArea: maxArea, maxSide: format.maxSideOfMax)
             return (output, IIIF2Size.canonical(output, region: regionSize))
         }
     }

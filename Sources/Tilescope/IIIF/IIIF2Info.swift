@@ -13,6 +13,9 @@ struct IIIF2Info: Encodable {
             "regionByPct", "regionByPx", "regionSquare", "rotationArbitrary", "rotationBy90s", "sizeAboveFull",
             "sizeByConfinedWh", "sizeByDistortedWh", "sizeByH", "sizeByPct", "sizeByW", "sizeByWh",
         ]
+        /// 2.1 declares the limits here, in the profile: the same as 3.0's (`IIIFInfo`).
+        var maxWidth = IIIFFormat.declaredMaxSide
+        var maxHeight = IIIFFormat.declaredMaxSide
         var maxArea: Int
     }
 

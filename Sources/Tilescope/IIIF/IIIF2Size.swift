@@ -28,7 +28,9 @@ struct IIIF2Size: Equatable, Sendable {
         }
     }
 
-    func resolve(region: PixelSize, maxArea: Int) throws -> PixelSize {
+    /// `maxSide` bounds `max` (`IIIFFormat.maxSideOfMax`); `full` is never scaled, so a side past
+    /// what the format stores is refused with the format (`IIIFRendering`).
+    func resolve(region: PixelSize, maxArea: Int, maxSide: Int? = nil) throws -> PixelSize {
         switch kind {
         case .full:
             // Both sides are within the image, so the product cannot overflow.
@@ -38,7 +40,18 @@ struct IIIF2Size: Equatable, Sendable {
             }
             return region
         case .scaled(let size):
-            return try size.resolve(region: region, maxArea: maxArea)
+            // Errors quote the size in 2.1's syntax, without the `^` that 3.0 would need for it.
+            return try size.resolve(region: region, maxArea: maxArea, maxSide: maxSide, spelling: description)
+        }
+    }
+
+    /// The size as 2.1 writes it: as 3.0 does, but never with `^`.
+    var description: String {
+        switch kind {
+        case .full: return "full"
+        case .scaled(var size):
+            size.upscale = false
+            return size.description
         }
     }
 

@@ -16,6 +16,20 @@ enum IIIFFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// info.json's `maxWidth` and `maxHeight` (one document per image, for every format): the limit
+    /// of `jpg`, the format every client can ask for and the one the Presentation manifests paint
+    /// with. `max` in another format also stays within that format's own `maxSide`, so `max` as
+    /// `.webp` of an image wider than 16383 pixels is smaller than `max` as `.jpg`.
+    static let declaredMaxSide = IIIFFormat.jpg.maxSide ?? Int.max
+
+    /// The longest side `max` gives in this format: info.json's limit, or the format's own where it
+    /// is smaller (WebP's 16383).
+    var maxSideOfMax: Int { min(Self.declaredMaxSide, maxSide ?? Int.max) }
+
+    /// The longest side of the `sizes` info.json lists: the smallest limit of `preferredFormats`, so
+    /// that a listed size answers in every preferred format (WebP's 16383).
+    static let listedMaxSide = IIIFFormat.preferred.compactMap(\.maxSide).min() ?? declaredMaxSide
+
     var encoded: EncodedFormat {
         switch self {
         case .jpg: return .jpeg

@@ -24,8 +24,8 @@ struct IIIFImageRequest: Equatable, Sendable {
     func resolve(width: Int, height: Int, maxArea: Int) throws -> IIIFRendering {
         try IIIFRendering(region: region, rotation: rotation, quality: quality, format: format,
                           width: width, height: height, maxArea: maxArea) { regionSize in
-            let output = try size.resolve(region: regionSize, maxArea: maxArea)
-            return (output, IIIFSize.canonical(output, region: regionSize, maxArea: maxArea))
+            let output = try size.resolve(region: regionSize, maxArea: maxArea, maxSide: format.maxSideOfMax)
+            return (output, IIIFSize.canonical(output, region: regionSize, maxArea: maxArea, maxSide: format.maxSideOfMax))
         }
     }
 }
@@ -55,7 +55,7 @@ extension IIIFRendering {
         let turned = rotation.boundingBox(of: output)
         if let side = format.maxSide, max(turned.width, turned.height) > Double(side) {
             throw APIError.badRequest("a .\(format.rawValue) image can be at most \(side) pixels on a side, and this one "
-                + "would be \(Int(turned.width))x\(Int(turned.height)): ask for a smaller size or another format")
+                + "would be \(Int(turned.width))x\(Int(turned.height)): ask for max, a smaller size or another format")
         }
         let isFull = rect == PixelRect(x: 0, y: 0, width: width, height: height)
         let regionPart = isFull ? "full" : "\(rect.x),\(rect.y),\(rect.width),\(rect.height)"

@@ -12,6 +12,8 @@ struct IIIFInfo: Encodable {
     var profile = "level2"
     var width: Int
     var height: Int
+    var maxWidth = IIIFFormat.declaredMaxSide
+    var maxHeight = IIIFFormat.declaredMaxSide
     var maxArea: Int
     var sizes: [Size]
     var tiles: [Tiles]
@@ -25,19 +27,22 @@ struct IIIFInfo: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case context = "@context"
-        case id, type, `protocol`, profile, width, height, maxArea, sizes, tiles
+        case id, type, `protocol`, profile, width, height, maxWidth, maxHeight, maxArea, sizes, tiles
         case preferredFormats, extraFormats, extraQualities, extraFeatures
     }
 
-    /// `sizes` are the pyramid's whole levels (cheapest to serve) within `maxArea`;
-    /// `tiles` has one scale factor per level, so every IIIF tile is one stored tile.
+    /// `sizes` are the pyramid's whole levels (cheapest to serve) within `maxArea` and with no side
+    /// longer than every preferred format stores (`IIIFFormat.listedMaxSide`); `maxWidth` and
+    /// `maxHeight` bound `max` as the spec says (`IIIFSize.fit`), for the formats whose encoders
+    /// have a limit of their own; `tiles` has one scale factor per level, so every IIIF tile is one
+    /// stored tile.
     init(id: String, pyramid: Pyramid, maxArea: Int) {
         self.id = id
         width = pyramid.width
         height = pyramid.height
         self.maxArea = maxArea
         sizes = pyramid.levels.map { pyramid.size(ofLevel: $0) }
-            .filter { $0.width * $0.height <= maxArea }
+            .filter { $0.width * $0.height <= maxArea && max($0.width, $0.height) <= IIIFFormat.listedMaxSide }
             .map { Size(width: $0.width, height: $0.height) }
         tiles = [Tiles(width: pyramid.tileSize, height: pyramid.tileSize,
                        scaleFactors: pyramid.levels.map { 1 << (pyramid.maxLevel - $0) }.reversed())]

@@ -47,25 +47,32 @@ struct IIIFSize: Equatable, Sendable {
     }
 
     /// Output pixels for a region of `region` pixels, or 400 when the request would
-    /// upscale without `^`, collapse to nothing, or exceed `maxArea`.
+    /// upscale without `^`, collapse to nothing, or exceed `maxArea`. `max` is also kept within
+    /// `maxSide` (info.json's `maxWidth` and `maxHeight`, or the requested format's own limit where it
+    /// is smaller: `IIIFFormat.maxSideOfMax`); an explicit size past what the format stores is refused
+    /// later, with the format named (`IIIFRendering`).
     ///
     /// Requests can name sizes far beyond any `Int` product (`^pct:999999999` of a large image,
     /// `^999999999,` of a 1-pixel region): sides are worked out in floating point and checked
     /// against the limits there, and only sizes within them become integers.
-    func resolve(region: PixelSize, maxArea: Int) throws -> PixelSize {
+    ///
+    /// `spelling` is the size as error messages quote it: `description` (3.0's syntax) unless the
+    /// caller speaks another version (2.1 has no `^`: `IIIF2Size`).
+    func resolve(region: PixelSize, maxArea: Int, maxSide: Int? = nil, spelling: String? = nil) throws -> PixelSize {
+        let quoted = spelling ?? description
         let rw = Double(region.width), rh = Double(region.height)
         let width: Double, height: Double
         switch kind {
         case .max:
             // `^max` is read as `max`: see docs/iiif.md, "Deviations", for why.
-            return Self.fit(region, maxArea: maxArea)
+            return Self.fit(region, maxArea: maxArea, maxSide: maxSide)
         case .width(let w):
             (width, height) = (Double(w), Self.round(rh * Double(w) / rw))
         case .height(let h):
             (width, height) = (Self.round(rw * Double(h) / rh), Double(h))
         case .percent(let percent):
             (width, height) = ((rw * percent / 100).rounded(), (rh * percent / 100).rounded())
-            guard width >= 1, height >= 1 else { throw IIIFError.size(description, "leaves less than one pixel") }
+            guard width >= 1, height >= 1 else { throw IIIFError.size(quoted, "leaves less than one pixel") }
         case let .exact(w, h):
             (width, height) = (Double(w), Double(h))
         case let .confined(w, h):
@@ -75,31 +82,52 @@ struct IIIFSize: Equatable, Sendable {
                 : (min(Double(w), Self.round(rw * byHeight)), Double(h))
         }
         if !upscale && (width > rw || height > rh) {
-            throw IIIFError.size(description, "would enlarge the \(region.width)x\(region.height) region; prefix it with ^ to allow that")
+            throw IIIFError.size(quoted, "would enlarge the \(region.width)x\(region.height) region; prefix it with ^ to allow that")
         }
         // Both sides are at least 1, so an area within `maxArea` bounds each side too.
         guard width * height <= Double(maxArea) else {
-            throw IIIFError.size(description, "gives \(IIIFNumber.canonical(width))x\(IIIFNumber.canonical(height)), "
+            throw IIIFError.size(quoted, "gives \(IIIFNumber.canonical(width))x\(IIIFNumber.canonical(height)), "
                 + "more than this server's maxArea of \(maxArea) pixels")
         }
         return PixelSize(width: Int(width), height: Int(height))
     }
 
-    /// The region at full resolution, scaled down to fit `maxArea` if it must be.
-    static func fit(_ region: PixelSize, maxArea: Int) -> PixelSize {
+    /// What `max` gives: the region at full resolution, scaled down, keeping its aspect ratio, to
+    /// fit `maxArea` and to have no side longer than `maxSide` (info.json's `maxWidth` and
+    /// `maxHeight`, which are equal here). As the IIIF reference implementation works it out: the
+    /// area first (rounding down), then a side past `maxSide` becomes `maxSide` and the other side
+    /// is derived from the region's (rounded to the nearest pixel, at least one), so that `max` of a
+    /// 100000 x 10 region within 65500 is `65500,7`, what `65500,` gives.
+    /// Region sides are within the image's, so their product cannot overflow.
+    static func fit(_ region: PixelSize, maxArea: Int, maxSide: Int?) -> PixelSize {
+        var size = region
         let area = region.width * region.height
-        guard area > maxArea else { return region }
-        let scale = (Double(maxArea) / Double(area)).squareRoot()
-        var size = PixelSize(width: max(1, Int(Double(region.width) * scale)), height: max(1, Int(Double(region.height) * scale)))
+        if area > maxArea {
+            let scale = (Double(maxArea) / Double(area)).squareRoot()
+            size = PixelSize(width: max(1, Int(Double(region.width) * scale)), height: max(1, Int(Double(region.height) * scale)))
+        }
+        if let maxSide {
+            if size.width > maxSide {
+                size = PixelSize(width: maxSide, height: derived(region.height, maxSide, region.width))
+            }
+            if size.height > maxSide {
+                size = PixelSize(width: derived(region.width, maxSide, region.height), height: maxSide)
+            }
+        }
         while size.width * size.height > maxArea { size = PixelSize(width: max(1, size.width - 1), height: max(1, size.height - 1)) }
         return size
     }
 
+    /// `side * numerator / denominator` to the nearest pixel, at least one (in floating point: no overflow).
+    private static func derived(_ side: Int, _ numerator: Int, _ denominator: Int) -> Int {
+        max(1, Int((Double(side) * Double(numerator) / Double(denominator)).rounded()))
+    }
+
     /// 3.0's canonical size: `max` for what `max` would give, `w,h` otherwise, with `^` when
     /// either side is larger than the region's.
-    static func canonical(_ output: PixelSize, region: PixelSize, maxArea: Int) -> String {
+    static func canonical(_ output: PixelSize, region: PixelSize, maxArea: Int, maxSide: Int?) -> String {
         let enlarged = output.width > region.width || output.height > region.height
-        if !enlarged && output == fit(region, maxArea: maxArea) { return "max" }
+        if !enlarged && output == fit(region, maxArea: maxArea, maxSide: maxSide) { return "max" }
         return "\(enlarged ? "^" : "")\(output.width),\(output.height)"
     }
 

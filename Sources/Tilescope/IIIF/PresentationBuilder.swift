@@ -108,7 +108,9 @@ struct PresentationBuilder {
         let canvasID = base + "/canvas"
         let pyramid = item.pyramid
         let service = url(IIIFService.prefix + IIIFService.encode(id))
-        let full = IIIFSize.fit(PixelSize(width: pyramid.width, height: pyramid.height), maxArea: maxArea)
+        // What `full/max/0/default.jpg` gives: within maxArea and JPEG's longest side.
+        let full = IIIFSize.fit(PixelSize(width: pyramid.width, height: pyramid.height), maxArea: maxArea,
+                                maxSide: IIIFFormat.jpg.maxSideOfMax)
         let body = Presentation.Image(id: service + "/full/max/0/default.jpg", width: full.width, height: full.height,
                                       service: [Presentation.ImageService(id: service)])
         let annotation = Presentation.Annotation(id: base + "/annotation/painting", body: body, target: canvasID)

@@ -867,7 +867,7 @@ enum OpenAPIDocument {
     ],
     "operationId": "getDeepZoomDescriptor",
     "summary": "The Deep Zoom descriptor, as OpenSeadragon reads it.",
-    "description": "With `format=webp` or `format=avif` the descriptor says `Format=\"webp\"` (or avif) and the same\ngeometry: viewers then ask for `{column}_{row}.webp` tiles, made from the stored JPEG tiles on first\nrequest and served as files after (docs/iiif.md#formats). Without `v`, the `Image` element of the\nJPEG descriptor carries `Url`, the absolute URL of the current version's tiles folder\n(`/dzi/{id}/{version}_files/`), so OpenSeadragon requests tiles that are cacheable for good\n(docs/api.md#deep-zoom-without-v).\n",
+    "description": "With `format=webp` or `format=avif` the descriptor says `Format=\"webp\"` (or avif) and the same\ngeometry: viewers then ask for `{column}_{row}.webp` tiles, made from the stored JPEG tiles on first\nrequest and served as files after (docs/iiif.md#formats). Without `v`, the `Image` element of the\ndescriptor carries `Url`, the absolute URL of the current version's tiles folder\n(`/dzi/{id}/{version}_files/`), in every format, so OpenSeadragon requests tiles that are cacheable\nfor good (docs/api.md#deep-zoom-without-v).\n",
     "parameters": [
      {
       "$ref": "#/components/parameters/Version"
@@ -1260,6 +1260,159 @@ enum OpenAPIDocument {
     }
    }
   },
+  "/dzi/{id}/{version}_files/{level}/{column}_{row}.{tileFormat}": {
+   "parameters": [
+    {
+     "$ref": "#/components/parameters/ImageID"
+    },
+    {
+     "name": "version",
+     "in": "path",
+     "required": true,
+     "description": "The source version a descriptor without `v` named (404 for any other).",
+     "schema": {
+      "type": "string"
+     }
+    },
+    {
+     "name": "level",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 999999999
+     }
+    },
+    {
+     "name": "column",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 999999999
+     }
+    },
+    {
+     "name": "row",
+     "in": "path",
+     "required": true,
+     "schema": {
+      "type": "integer",
+      "minimum": 0,
+      "maximum": 999999999
+     }
+    },
+    {
+     "name": "tileFormat",
+     "in": "path",
+     "required": true,
+     "description": "`webp`, or `avif` where the server's libvips has an AV1 encoder (404 otherwise).",
+     "schema": {
+      "type": "string",
+      "enum": [
+       "webp",
+       "avif"
+      ]
+     }
+    }
+   ],
+   "get": {
+    "tags": [
+     "deep-zoom"
+    ],
+    "operationId": "getDeepZoomVersionedFormatTile",
+    "summary": "One WebP or AVIF tile of one source version, cacheable for good; 404 once that version is not current.",
+    "description": "What a `?format=webp` or `?format=avif` descriptor without `v` leads to: the same answers as `/dzi/{id}_files/{level}/{column}_{row}.{tileFormat}`, cached for a year (`immutable`), except the JPEG that stands in for an AVIF tile still being made (`Cache-Control: public, max-age=10`).",
+    "parameters": [
+     {
+      "$ref": "#/components/parameters/IfNoneMatch"
+     },
+     {
+      "$ref": "#/components/parameters/AcceptJPEGXL"
+     },
+     {
+      "name": "format",
+      "in": "query",
+      "required": false,
+      "description": "Ignored here; OpenSeadragon repeats the descriptor's query on its tile URLs.",
+      "schema": {
+       "type": "string"
+      }
+     }
+    ],
+    "responses": {
+     "414": {
+      "$ref": "#/components/responses/URITooLong"
+     },
+     "200": {
+      "description": "The tile.",
+      "headers": {
+       "ETag": {
+        "$ref": "#/components/headers/ETag"
+       },
+       "Cache-Control": {
+        "$ref": "#/components/headers/FormatTileCacheControl"
+       },
+       "Vary": {
+        "$ref": "#/components/headers/VaryAccept"
+       }
+      },
+      "content": {
+       "image/webp": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/webp"
+        }
+       },
+       "image/avif": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/avif"
+        }
+       },
+       "image/jpeg": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/jpeg",
+         "description": "As for the unversioned tile - the stored JPEG tile's pixels where the encoding came out no smaller, or, briefly cached, while an AVIF tile is being made."
+        }
+       },
+       "image/jxl": {
+        "schema": {
+         "type": "string",
+         "contentMediaType": "image/jxl",
+         "description": "As for the unversioned tile, for a client whose Accept names image/jxl."
+        }
+       }
+      }
+     },
+     "304": {
+      "$ref": "#/components/responses/NotModified"
+     },
+     "400": {
+      "$ref": "#/components/responses/BadRequest"
+     },
+     "404": {
+      "$ref": "#/components/responses/NotFoundOrFailed"
+     },
+     "500": {
+      "description": "libvips failed to encode the tile (`render_failed`).",
+      "content": {
+       "application/json": {
+        "schema": {
+         "$ref": "#/components/schemas/Error"
+        }
+       }
+      }
+     },
+     "503": {
+      "$ref": "#/components/responses/Building"
+     }
+    }
+   }
+  },
   "/images/{id}/preview.jpeg": {
    "parameters": [
     {
@@ -1510,7 +1663,7 @@ enum OpenAPIDocument {
      "name": "size",
      "in": "path",
      "required": true,
-     "description": "`max`, `w,`, `,h`, `pct:n`, `w,h` or `!w,h`, each optionally after `^` (upscaling); at most maxArea pixels (400 otherwise).",
+     "description": "`max`, `w,`, `,h`, `pct:n`, `w,h` or `!w,h`, each optionally after `^` (upscaling); at most maxArea pixels, and no side longer than the format stores (WebP 16383, JPEG 65500, GIF 65535), 400 otherwise. `max` is the largest size within maxArea, maxWidth and maxHeight (65500) and the format's own limit.",
      "schema": {
       "type": "string",
       "pattern": "^\\^?(max|[0-9]{1,9},|,[0-9]{1,9}|!?[0-9]{1,9},[0-9]{1,9}|pct:[0-9]{1,3}(\\.[0-9]{1,6})?)$"
@@ -1773,7 +1926,7 @@ enum OpenAPIDocument {
      "name": "size",
      "in": "path",
      "required": true,
-     "description": "`full` (the region unscaled), `max`, `w,`, `,h`, `pct:n`, `w,h` or `!w,h`; no `^` (2.1\nallows sizes above the region's as they are); at most maxArea pixels (400 otherwise).\n",
+     "description": "`full` (the region unscaled), `max`, `w,`, `,h`, `pct:n`, `w,h` or `!w,h`; no `^` (2.1\nallows sizes above the region's as they are); at most maxArea pixels, and no side longer\nthan the format stores (WebP 16383, JPEG 65500, GIF 65535), 400 otherwise. `max` is the\nlargest size within maxArea, maxWidth and maxHeight (65500) and the format's own limit.\n",
      "schema": {
       "type": "string",
       "pattern": "^(full|max|[0-9]{1,9},|,[0-9]{1,9}|!?[0-9]{1,9},[0-9]{1,9}|pct:[0-9]{1,3}(\\.[0-9]{1,6})?)$"
@@ -3191,6 +3344,8 @@ enum OpenAPIDocument {
      "profile",
      "width",
      "height",
+     "maxWidth",
+     "maxHeight",
      "maxArea",
      "sizes",
      "tiles"
@@ -3220,11 +3375,20 @@ enum OpenAPIDocument {
       "type": "integer",
       "minimum": 1
      },
+     "maxWidth": {
+      "description": "The longest side `max` gives (JPEG's 65500); `max` in a format that stores less (WebP, 16383) is smaller still.",
+      "const": 65500
+     },
+     "maxHeight": {
+      "description": "Equal to maxWidth.",
+      "const": 65500
+     },
      "maxArea": {
       "type": "integer",
       "minimum": 1
      },
      "sizes": {
+      "description": "The pyramid levels within maxArea and at most 16383 pixels a side (what every preferred format stores).",
       "type": "array",
       "minItems": 1,
       "items": {
@@ -3360,6 +3524,8 @@ enum OpenAPIDocument {
          "formats",
          "qualities",
          "supports",
+         "maxWidth",
+         "maxHeight",
          "maxArea"
         ],
         "properties": {
@@ -3429,6 +3595,14 @@ enum OpenAPIDocument {
            "sizeByW",
            "sizeByWh"
           ]
+         },
+         "maxWidth": {
+          "description": "The longest side `max` gives (JPEG's 65500); `max` in a format that stores less (WebP, 16383) is smaller still.",
+          "const": 65500
+         },
+         "maxHeight": {
+          "description": "Equal to maxWidth.",
+          "const": 65500
          },
          "maxArea": {
           "type": "integer",

@@ -134,7 +134,8 @@ public final class BuildQueue: @unchecked Sendable {
         condition.unlock()
         guard !alreadyHere else { return }
         defer { condition.lock(); buildingHere.remove(pyramid); condition.unlock() }
-        guard let lease = claim(record) else { return }
+        guard let (lease, hold) = claim(record) else { return }
+        defer { hold.release() }
         let started = Date()
         log("building \(id) (\(record.fileName))")
         let library = self.library
@@ -144,6 +145,7 @@ public final class BuildQueue: @unchecked Sendable {
         condition.lock()
         let published = self.published
         condition.unlock()
+        var completedHere = false
         let publisher = PartPublisher(store: store, id: id, version: version, fileName: record.fileName,
                                       sourcePath: record.sourcePath) { manifest in
             defer { published?(id, version, manifest) }  // once the library says what it serves
@@ -151,6 +153,7 @@ public final class BuildQueue: @unchecked Sendable {
                 library.update(id, version: version) { $0.partial = manifest }
                 return
             }
+            completedHere = true
             // Done as the last level is published, not when the builder returns (after its write-behind
             // thread's last flush): what waits for "ready" finds the old versions gone and the build counted.
             store.removeVersions(of: id, except: version)
@@ -182,14 +185,25 @@ public final class BuildQueue: @unchecked Sendable {
             withdraw(id: id, version: version)
             finished("discarded", Date().timeIntervalSince(started))
             log("\(id) changed while building; its new version will be built")
-        } catch is PartPublisher.PublishedElsewhere {
+        } catch let error where error is PartPublisher.PublishedElsewhere || store.manifest(id: id, version: version) != nil {
+            // The version is published whole (by another process meanwhile, or by this build before
+            // whatever it met after): that pyramid is served, not a failure.
             if let staging { store.discard(stagingFolder: staging) }
-            lease.end(published: true)
-            if let manifest = store.manifest(id: id, version: version) {
-                library.update(id, version: version) { $0.status = .ready(manifest); $0.partial = nil }
+            guard let manifest = store.manifest(id: id, version: version) else {
+                lease.end(published: false)
+                watch(record, because: "another process published it while this build ran")
+                return
             }
+            lease.end(published: true)
+            if completedHere {
+                log("\(id) is built; what followed its publication failed: \(error)")
+                return
+            }
+            library.update(id, version: version) { $0.status = .ready(manifest); $0.partial = nil }
+            store.removeVersions(of: id, except: version)
+            try? failures?.forget(fileName: record.fileName)
             finished("built", Date().timeIntervalSince(started))
-            log("\(id) was published meanwhile by another process")
+            log("\(id) was published meanwhile by another process; serving it")
         } catch {
             if let staging { store.discard(stagingFolder: staging) }
             lease.end(published: false)
@@ -213,21 +227,35 @@ public final class BuildQueue: @unchecked Sendable {
 
     // MARK: - Builds shared with other replicas
 
-    /// The lease to build `record` now, or nil when another replica builds it (or already has):
-    /// then it is watched until its pyramid is published, and built here if that replica's lease lapses.
-    private func claim(_ record: ImageRecord) -> BuildLeaseKeeper? {
+    /// The lease and the store's hold to build `record` now, or nil when another replica or another
+    /// process on the same data folder builds it (or already has): then it is watched until its
+    /// pyramid is published, and built here if that build ends without one (or its lease lapses).
+    /// The store's hold comes first: a lease is never ended on behalf of another process's build.
+    private func claim(_ record: ImageRecord) -> (BuildLeaseKeeper, any BuildHold)? {
         let (id, version) = (record.id, record.version)
+        let hold: any BuildHold
+        do {
+            guard let held = try store.holdBuild(id: id, version: version, wait: false) else {
+                watch(record, because: "another process on this data folder is building it")
+                return nil
+            }
+            hold = held
+        } catch {
+            watch(record, because: "it cannot be held for building now (\(error))")
+            return nil
+        }
         do {
             switch try leases.claim(id: id, version: version) {
             case .granted:
                 let lease = BuildLeaseKeeper(leases: leases, id: id, version: version, log: log)
-                // Published meanwhile by a replica whose lease ended before it could say so.
+                // Published meanwhile by another process or a replica whose lease ended before it could say so.
                 if let manifest = store.manifest(id: id, version: version) {
+                    hold.release()
                     lease.end(published: true)
-                    library.update(id, version: version) { $0.status = .ready(manifest) }
+                    library.update(id, version: version) { $0.status = .ready(manifest); $0.partial = nil }
                     return nil
                 }
-                return lease
+                return (lease, hold)
             case .alreadyPublished:
                 if let manifest = store.manifest(id: id, version: version) {
                     library.update(id, version: version) { $0.status = .ready(manifest) }
@@ -240,6 +268,7 @@ public final class BuildQueue: @unchecked Sendable {
         } catch {
             watch(record, because: "its build lease cannot be claimed now (\(error))")
         }
+        hold.release()
         return nil
     }
 
@@ -280,7 +309,7 @@ public final class BuildQueue: @unchecked Sendable {
             for record in records where library.record(record.id)?.version == record.version {
                 if let manifest = store.manifest(id: record.id, version: record.version) {
                     library.update(record.id, version: record.version) { $0.status = .ready(manifest) }
-                    log("\(record.id) was built by another replica; serving it")
+                    log("\(record.id) was built by another process or replica; serving it")
                 } else if let failure = try? failures?.failure(fileName: record.fileName, version: record.version) {
                     library.update(record.id, version: record.version) { $0.status = .failed(failure.reason) }
                 } else {

@@ -29,6 +29,8 @@ public final class BuildQueue: @unchecked Sendable {
     /// image queued again while its build already runs here is not built twice. (A new version
     /// of an image still building is another pyramid: it is built, as before.)
     private var buildingHere: Set<String> = []
+    /// Failures so far of each pyramid (`key`) that failed for the machine's reasons, for the backoff.
+    private var retries: [String: Int] = [:]
     /// The version of each image already logged as built elsewhere: said once, not at every retry.
     private var announced: [String: String] = [:]
     private let log: @Sendable (String) -> Void
@@ -210,13 +212,55 @@ public final class BuildQueue: @unchecked Sendable {
             withdraw(id: id, version: version)
             let reason = FailureReason.text(fileName: record.fileName, sourcePath: record.sourcePath, error)
             library.update(id, version: version) { $0.status = .failed(reason); $0.partial = nil }
-            // libvips's verdict on the file is remembered; a store error (a full disk) is not the file's.
-            if error is VipsError {
-                remember(BuildFailure(fileName: record.fileName, version: version, reason: reason), source: record.sourcePath)
-            }
             finished("failed", Date().timeIntervalSince(started))
-            log("failed to build \(id): \(reason)")
+            switch FailureCause.of(error) {
+            case .file:
+                // libvips's verdict on the file is remembered: not built again until the file changes.
+                remember(BuildFailure(fileName: record.fileName, version: version, reason: reason), source: record.sourcePath)
+                log("failed to build \(id): \(reason)")
+            case .machine:
+                // A full disk, an I/O error...: nothing to hold against the file. Built again later.
+                let delay = retryLater(record)
+                log("failed to build \(id): \(reason) (not the file's fault: retried in \(Int(delay)) s)")
+            }
+            return
         }
+        condition.lock()
+        retries[pyramid] = nil
+        condition.unlock()
+    }
+
+    // MARK: - Retries of builds the machine failed
+
+    /// Seconds before the first retry of a build that failed for the machine's reasons; each further
+    /// failure of the same pyramid doubles it, up to `longestRetrySeconds`.
+    static let firstRetrySeconds = 2.0
+    static let longestRetrySeconds = 300.0
+
+    /// Seconds before the retry of the `attempt`th failure (1 up).
+    static func retryDelay(attempt: Int) -> Double {
+        min(longestRetrySeconds, firstRetrySeconds * pow(2, Double(min(max(attempt, 1), 20) - 1)))
+    }
+
+    /// Queues `record` again after the pause its failures so far call for (returned), unless by then
+    /// it has changed, gone, or been built by another process.
+    private func retryLater(_ record: ImageRecord) -> Double {
+        let pyramid = Self.key(record)
+        condition.lock()
+        let attempt = (retries[pyramid] ?? 0) + 1
+        retries[pyramid] = attempt
+        condition.unlock()
+        let delay = Self.retryDelay(attempt: attempt)
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
+            condition.lock()
+            let stopped = stopping
+            condition.unlock()
+            guard !stopped, let current = library.record(record.id), current.isVersion(record.version),
+                  case .failed = current.status else { return }
+            library.update(record.id, version: record.version) { $0.status = .queued }
+            enqueue(current)
+        }
+        return delay
     }
 
     /// Takes back what an unfinished build published, unless that version got built whole meanwhile.

@@ -148,11 +148,16 @@ public final class BuildQueue: @unchecked Sendable {
         let published = self.published
         condition.unlock()
         var completedHere = false
+        let share = BuildShare()
         let publisher = PartPublisher(store: store, id: id, version: version, fileName: record.fileName,
                                       sourcePath: record.sourcePath) { manifest in
             defer { published?(id, version, manifest) }  // once the library says what it serves
             guard manifest.isComplete else {
-                library.update(id, version: version) { $0.partial = manifest }
+                let progress = share.published(levels: manifest.levelsReady, of: manifest.pyramid.maxLevel + 1)
+                library.update(id, version: version) { record in
+                    record.partial = manifest
+                    if case .building = record.status { record.status = .building(progress) }
+                }
                 return
             }
             completedHere = true
@@ -172,9 +177,10 @@ public final class BuildQueue: @unchecked Sendable {
             staging = folder
             _ = try store.building(into: folder) {
                 try builder.build(source: record.sourcePath, into: folder, progress: { progress in
+                    let shown = share.passed(progress)
                     library.update(id, version: version) { record in
                         if case .ready = record.status { return }  // the last level is out: no more "building"
-                        record.status = .building(progress)
+                        record.status = .building(shown)
                     }
                 }, finished: publisher.publish)
             }

@@ -73,9 +73,12 @@ extension VImage {
     public func encoded(as format: EncodedFormat, quality: Int = 85) throws -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
-        guard ts_save_buffer(pointer, format.suffix(quality: quality), &buffer, &length) == 0, let bytes = buffer else {
-            throw VipsError.take(or: "cannot encode \(format.rawValue)")
+        try VipsErrorLedger.inMemory { token in
+            guard ts_save_buffer(pointer, format.suffix(quality: quality), &buffer, &length) == 0 else {
+                throw VipsError.take(or: "cannot encode \(format.rawValue)", source: token)
+            }
         }
+        guard let bytes = buffer else { throw VipsError(message: "cannot encode \(format.rawValue)") }
         defer { g_free(bytes) }
         return Array(UnsafeRawBufferPointer(start: bytes, count: length))
     }

@@ -97,11 +97,13 @@ extension VImage {
 
     /// Decodes an encoded image held in memory (JPEG, AVIF, WebP, PNG) whole, so that `bytes` may go away.
     public static func decoding(_ bytes: [UInt8]) throws -> VImage {
-        try bytes.withUnsafeBytes { raw in
-            guard let image = ts_image_decode_buffer(raw.baseAddress, raw.count) else {
-                throw VipsError.take(or: "cannot decode \(raw.count) bytes")
+        try VipsErrorLedger.inMemory { token in
+            try bytes.withUnsafeBytes { raw in
+                guard let image = ts_image_decode_buffer(raw.baseAddress, raw.count) else {
+                    throw VipsError.take(or: "cannot decode \(raw.count) bytes", source: token)
+                }
+                return VImage(taking: image)
             }
-            return VImage(taking: image)
         }
     }
 

@@ -24,9 +24,12 @@ extension VImage {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let suffix = ".heif[compression=av1,Q=\(quality),bitdepth=8,effort=\(effort),strip]"
-        guard ts_save_buffer(pointer, suffix, &buffer, &length) == 0, let bytes = buffer else {
-            throw VipsError.take(or: "cannot encode avif")
+        try VipsErrorLedger.inMemory { token in
+            guard ts_save_buffer(pointer, suffix, &buffer, &length) == 0 else {
+                throw VipsError.take(or: "cannot encode avif", source: token)
+            }
         }
+        guard let bytes = buffer else { throw VipsError(message: "cannot encode avif") }
         defer { g_free(bytes) }
         return Array(UnsafeRawBufferPointer(start: bytes, count: length))
     }
@@ -36,9 +39,10 @@ extension VImage {
     ) throws -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
-        guard save(&buffer, &length) == 0, let bytes = buffer else {
-            throw VipsError.take(or: "cannot encode image")
+        try VipsErrorLedger.inMemory { token in
+            guard save(&buffer, &length) == 0 else { throw VipsError.take(or: "cannot encode image", source: token) }
         }
+        guard let bytes = buffer else { throw VipsError(message: "cannot encode image") }
         defer { g_free(bytes) }
         return Array(UnsafeRawBufferPointer(start: bytes, count: length))
     }

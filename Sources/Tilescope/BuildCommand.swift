@@ -36,6 +36,14 @@ public struct BuildCommand {
                 continue
             }
             let version = fingerprint.value
+            // A server (or another build) on this data folder may be building it now: its pyramid is
+            // waited for, then taken as up to date, rather than built over it.
+            var hold = try store.holdBuild(id: id, version: version, wait: false)
+            if hold == nil {
+                log("\(id): another process is building it; waiting for it")
+                hold = try store.holdBuild(id: id, version: version, wait: true)
+            }
+            defer { hold?.release() }
             if store.manifest(id: id, version: version) != nil {
                 log("\(id): up to date (\(store.folder(id: id, version: version)))")
                 continue
@@ -67,9 +75,12 @@ public struct BuildCommand {
             } catch is PartPublisher.PublishedElsewhere {
                 store.discard(stagingFolder: staging)
                 log("\(id): published meanwhile by another process")
+            } catch where store.manifest(id: id, version: version) != nil {
+                store.discard(stagingFolder: staging)
+                log("\(id): published meanwhile by another process (this build then met: \(error))")
             } catch {
                 store.discard(stagingFolder: staging)
-                if store.manifest(id: id, version: version) == nil { store.withdraw(id: id, version: version) }
+                store.withdraw(id: id, version: version)
                 log("\(id): failed: \(error)")
                 failures += 1
             }

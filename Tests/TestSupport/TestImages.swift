@@ -34,6 +34,20 @@ public enum TestImages {
         try image.saveJPEG(to: path, quality: 90)
     }
 
+    /// The pattern as a TIFF with an alpha channel that varies across the image.
+    public static func writeAlphaTIFF(width: Int, height: Int, to path: String) throws {
+        let rgb = pixels(width: width, height: height)
+        var rgba = [UInt8](repeating: 0, count: width * height * 4)
+        for index in 0..<(width * height) {
+            rgba[index * 4] = rgb[index * 3]
+            rgba[index * 4 + 1] = rgb[index * 3 + 1]
+            rgba[index * 4 + 2] = rgb[index * 3 + 2]
+            rgba[index * 4 + 3] = UInt8(truncatingIfNeeded: index % 256)
+        }
+        let image = try VImage.fromPixels(rgba, width: width, height: height, bands: 4)
+        try Data(image.encoded(as: .tiff)).write(to: URL(fileURLWithPath: path))
+    }
+
     public static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
         precondition(a.count == b.count && !a.isEmpty)
         var sum = 0.0

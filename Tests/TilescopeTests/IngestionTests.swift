@@ -243,6 +243,34 @@ import Testing
         #expect(!message.contains(".upload-"), "\(message)")
     }
 
+    /// Found in a gallery: after `alpha.tif` was built, a truncated JPEG failed with a line of another
+    /// operation first ("trunc.jpg: source: bad seek to 348" then its own "VipsJpeg: Premature end of
+    /// input file"), where alone it gave only its own line.
+    @Test func aFailureAfterAnotherFilesBuildHasOnlyItsOwnLines() throws {
+        let cut = try VImage.fromPixels(TestImages.pixels(width: 900, height: 700), width: 900, height: 700, bands: 3)
+            .jpegData(quality: 90)
+        let alone = try Self.server("reason-alone") { folder in
+            try Self.write(Array(cut.prefix(cut.count / 3)), to: folder + "/trunc.jpg")
+        }
+        try alone.waitUntilBuilt(timeout: 60)
+        let expected = try #require(Self.image(alone, "trunc")?["reason"] as? String)
+
+        let server = try Self.server("reason-after-alpha") { folder in
+            try TestImages.writeAlphaTIFF(width: 700, height: 500, to: folder + "/alpha.tif")
+        }
+        try server.waitUntilBuilt(timeout: 60)
+        #expect(Self.image(server, "alpha")?["status"] as? String == "ready")
+        try Self.write(Array(cut.prefix(cut.count / 3)), to: server.images + "/.trunc.jpg")
+        #expect(rename(server.images + "/.trunc.jpg", server.images + "/trunc.jpg") == 0)
+        let end = Date().addingTimeInterval(60)
+        var reason: String?
+        while reason == nil && Date() < end {
+            if Self.image(server, "trunc")?["status"] as? String == "failed" { reason = Self.image(server, "trunc")?["reason"] as? String }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(reason == expected, "alone: \(expected)")
+    }
+
     // MARK: - Item 8: uploads accept every format the docs list
 
     /// 16x16 black AVIF and HEIC made by libvips's heifsave (embedded: not every libheif can encode).

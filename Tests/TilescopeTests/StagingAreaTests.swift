@@ -42,4 +42,37 @@ import Testing
         let own = (store.stagingRoot as NSString).lastPathComponent
         #expect(left == [own, own + ".lock"])
     }
+
+    /// Two processes with the same explicit `--replica-id` share a staging root, never a build folder.
+    @Test func storesWithOneStagingNameStillBuildInTheirOwnFolders() throws {
+        let data = try Self.dataFolder("same-replica")
+        let first = try FilePyramidStore(dataFolder: data, stagingName: "staging-r1")
+        let second = try FilePyramidStore(dataFolder: data, stagingName: "staging-r1")
+        #expect(first.stagingRoot != second.stagingRoot)
+        let a = try first.makeStagingFolder(id: "tiger", version: "1")
+        let b = try second.makeStagingFolder(id: "tiger", version: "1")
+        #expect(a.hasPrefix(first.stagingRoot + "/") && b.hasPrefix(second.stagingRoot + "/"))
+    }
+
+    /// One version is built by one holder at a time, across stores on one data folder; letting go
+    /// removes the lock file, and a free one left behind is wiped by the next store.
+    @Test func oneBuilderHoldsAVersionAtATime() throws {
+        let data = try Self.dataFolder("hold")
+        let first = try FilePyramidStore(dataFolder: data)
+        let second = try FilePyramidStore(dataFolder: data)
+        let held = try #require(try first.holdBuild(id: "tiger", version: "1", wait: false))
+        #expect(try second.holdBuild(id: "tiger", version: "1", wait: false) == nil)
+        #expect(try first.holdBuild(id: "tiger", version: "1", wait: false) == nil, "a second builder in the same process waits too")
+        let other = try #require(try second.holdBuild(id: "tiger", version: "2", wait: false), "another version is free")
+        held.release()
+        held.release()  // idempotent
+        #expect(!FileManager.default.fileExists(atPath: data + "/building/tiger-1.lock"))
+        let again = try #require(try second.holdBuild(id: "tiger", version: "1", wait: false))
+        again.release()
+        other.release()
+        // A lock file nobody holds (its process ended) goes with the next store's start.
+        FileManager.default.createFile(atPath: data + "/building/lion-1.lock", contents: nil)
+        _ = try FilePyramidStore(dataFolder: data)
+        #expect(!FileManager.default.fileExists(atPath: data + "/building/lion-1.lock"))
+    }
 }

@@ -29,6 +29,8 @@ public final class BuildQueue: @unchecked Sendable {
     /// image queued again while its build already runs here is not built twice. (A new version
     /// of an image still building is another pyramid: it is built, as before.)
     private var buildingHere: Set<String> = []
+    /// Failures so far of each pyramid (`key`) that failed for the machine's reasons, for the backoff.
+    private var retries: [String: Int] = [:]
     /// The version of each image already logged as built elsewhere: said once, not at every retry.
     private var announced: [String: String] = [:]
     private let log: @Sendable (String) -> Void
@@ -134,7 +136,8 @@ public final class BuildQueue: @unchecked Sendable {
         condition.unlock()
         guard !alreadyHere else { return }
         defer { condition.lock(); buildingHere.remove(pyramid); condition.unlock() }
-        guard let lease = claim(record) else { return }
+        guard let (lease, hold) = claim(record) else { return }
+        defer { hold.release() }
         let started = Date()
         log("building \(id) (\(record.fileName))")
         let library = self.library
@@ -144,13 +147,20 @@ public final class BuildQueue: @unchecked Sendable {
         condition.lock()
         let published = self.published
         condition.unlock()
+        var completedHere = false
+        let share = BuildShare()
         let publisher = PartPublisher(store: store, id: id, version: version, fileName: record.fileName,
                                       sourcePath: record.sourcePath) { manifest in
             defer { published?(id, version, manifest) }  // once the library says what it serves
             guard manifest.isComplete else {
-                library.update(id, version: version) { $0.partial = manifest }
+                let progress = share.published(levels: manifest.levelsReady, of: manifest.pyramid.maxLevel + 1)
+                library.update(id, version: version) { record in
+                    record.partial = manifest
+                    if case .building = record.status { record.status = .building(progress) }
+                }
                 return
             }
+            completedHere = true
             // Done as the last level is published, not when the builder returns (after its write-behind
             // thread's last flush): what waits for "ready" finds the old versions gone and the build counted.
             store.removeVersions(of: id, except: version)
@@ -167,9 +177,10 @@ public final class BuildQueue: @unchecked Sendable {
             staging = folder
             _ = try store.building(into: folder) {
                 try builder.build(source: record.sourcePath, into: folder, progress: { progress in
+                    let shown = share.passed(progress)
                     library.update(id, version: version) { record in
                         if case .ready = record.status { return }  // the last level is out: no more "building"
-                        record.status = .building(progress)
+                        record.status = .building(shown)
                     }
                 }, finished: publisher.publish)
             }
@@ -182,27 +193,80 @@ public final class BuildQueue: @unchecked Sendable {
             withdraw(id: id, version: version)
             finished("discarded", Date().timeIntervalSince(started))
             log("\(id) changed while building; its new version will be built")
-        } catch is PartPublisher.PublishedElsewhere {
+        } catch let error where error is PartPublisher.PublishedElsewhere || store.manifest(id: id, version: version) != nil {
+            // The version is published whole (by another process meanwhile, or by this build before
+            // whatever it met after): that pyramid is served, not a failure.
             if let staging { store.discard(stagingFolder: staging) }
-            lease.end(published: true)
-            if let manifest = store.manifest(id: id, version: version) {
-                library.update(id, version: version) { $0.status = .ready(manifest); $0.partial = nil }
+            guard let manifest = store.manifest(id: id, version: version) else {
+                lease.end(published: false)
+                watch(record, because: "another process published it while this build ran")
+                return
             }
+            lease.end(published: true)
+            if completedHere {
+                log("\(id) is built; what followed its publication failed: \(error)")
+                return
+            }
+            library.update(id, version: version) { $0.status = .ready(manifest); $0.partial = nil }
+            store.removeVersions(of: id, except: version)
+            try? failures?.forget(fileName: record.fileName)
             finished("built", Date().timeIntervalSince(started))
-            log("\(id) was published meanwhile by another process")
+            log("\(id) was published meanwhile by another process; serving it")
         } catch {
             if let staging { store.discard(stagingFolder: staging) }
             lease.end(published: false)
             withdraw(id: id, version: version)
             let reason = FailureReason.text(fileName: record.fileName, sourcePath: record.sourcePath, error)
             library.update(id, version: version) { $0.status = .failed(reason); $0.partial = nil }
-            // libvips's verdict on the file is remembered; a store error (a full disk) is not the file's.
-            if error is VipsError {
-                remember(BuildFailure(fileName: record.fileName, version: version, reason: reason), source: record.sourcePath)
-            }
             finished("failed", Date().timeIntervalSince(started))
-            log("failed to build \(id): \(reason)")
+            switch FailureCause.of(error) {
+            case .file:
+                // libvips's verdict on the file is remembered: not built again until the file changes.
+                remember(BuildFailure(fileName: record.fileName, version: version, reason: reason), source: record.sourcePath)
+                log("failed to build \(id): \(reason)")
+            case .machine:
+                // A full disk, an I/O error...: nothing to hold against the file. Built again later.
+                let delay = retryLater(record)
+                log("failed to build \(id): \(reason) (not the file's fault: retried in \(Int(delay)) s)")
+            }
+            return
         }
+        condition.lock()
+        retries[pyramid] = nil
+        condition.unlock()
+    }
+
+    // MARK: - Retries of builds the machine failed
+
+    /// Seconds before the first retry of a build that failed for the machine's reasons; each further
+    /// failure of the same pyramid doubles it, up to `longestRetrySeconds`.
+    static let firstRetrySeconds = 2.0
+    static let longestRetrySeconds = 300.0
+
+    /// Seconds before the retry of the `attempt`th failure (1 up).
+    static func retryDelay(attempt: Int) -> Double {
+        min(longestRetrySeconds, firstRetrySeconds * pow(2, Double(min(max(attempt, 1), 20) - 1)))
+    }
+
+    /// Queues `record` again after the pause its failures so far call for (returned), unless by then
+    /// it has changed, gone, or been built by another process.
+    private func retryLater(_ record: ImageRecord) -> Double {
+        let pyramid = Self.key(record)
+        condition.lock()
+        let attempt = (retries[pyramid] ?? 0) + 1
+        retries[pyramid] = attempt
+        condition.unlock()
+        let delay = Self.retryDelay(attempt: attempt)
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
+            condition.lock()
+            let stopped = stopping
+            condition.unlock()
+            guard !stopped, let current = library.record(record.id), current.isVersion(record.version),
+                  case .failed = current.status else { return }
+            library.update(record.id, version: record.version) { $0.status = .queued }
+            enqueue(current)
+        }
+        return delay
     }
 
     /// Takes back what an unfinished build published, unless that version got built whole meanwhile.
@@ -213,21 +277,35 @@ public final class BuildQueue: @unchecked Sendable {
 
     // MARK: - Builds shared with other replicas
 
-    /// The lease to build `record` now, or nil when another replica builds it (or already has):
-    /// then it is watched until its pyramid is published, and built here if that replica's lease lapses.
-    private func claim(_ record: ImageRecord) -> BuildLeaseKeeper? {
+    /// The lease and the store's hold to build `record` now, or nil when another replica or another
+    /// process on the same data folder builds it (or already has): then it is watched until its
+    /// pyramid is published, and built here if that build ends without one (or its lease lapses).
+    /// The store's hold comes first: a lease is never ended on behalf of another process's build.
+    private func claim(_ record: ImageRecord) -> (BuildLeaseKeeper, any BuildHold)? {
         let (id, version) = (record.id, record.version)
+        let hold: any BuildHold
+        do {
+            guard let held = try store.holdBuild(id: id, version: version, wait: false) else {
+                watch(record, because: "another process on this data folder is building it")
+                return nil
+            }
+            hold = held
+        } catch {
+            watch(record, because: "it cannot be held for building now (\(error))")
+            return nil
+        }
         do {
             switch try leases.claim(id: id, version: version) {
             case .granted:
                 let lease = BuildLeaseKeeper(leases: leases, id: id, version: version, log: log)
-                // Published meanwhile by a replica whose lease ended before it could say so.
+                // Published meanwhile by another process or a replica whose lease ended before it could say so.
                 if let manifest = store.manifest(id: id, version: version) {
+                    hold.release()
                     lease.end(published: true)
-                    library.update(id, version: version) { $0.status = .ready(manifest) }
+                    library.update(id, version: version) { $0.status = .ready(manifest); $0.partial = nil }
                     return nil
                 }
-                return lease
+                return (lease, hold)
             case .alreadyPublished:
                 if let manifest = store.manifest(id: id, version: version) {
                     library.update(id, version: version) { $0.status = .ready(manifest) }
@@ -240,6 +318,7 @@ public final class BuildQueue: @unchecked Sendable {
         } catch {
             watch(record, because: "its build lease cannot be claimed now (\(error))")
         }
+        hold.release()
         return nil
     }
 
@@ -280,7 +359,7 @@ public final class BuildQueue: @unchecked Sendable {
             for record in records where library.record(record.id)?.version == record.version {
                 if let manifest = store.manifest(id: record.id, version: record.version) {
                     library.update(record.id, version: record.version) { $0.status = .ready(manifest) }
-                    log("\(record.id) was built by another replica; serving it")
+                    log("\(record.id) was built by another process or replica; serving it")
                 } else if let failure = try? failures?.failure(fileName: record.fileName, version: record.version) {
                     library.update(record.id, version: record.version) { $0.status = .failed(failure.reason) }
                 } else {

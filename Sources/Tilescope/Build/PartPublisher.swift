@@ -30,7 +30,13 @@ struct PartPublisher {
             guard try store.publish(stagingFolder: part.folder, manifest: manifest, id: id, version: version)
             else { throw PublishedElsewhere() }
         case .level:
-            try store.publishLevel(part.levels.lowerBound, from: part.folder, manifest: manifest, id: id, version: version)
+            do {
+                try store.publishLevel(part.levels.lowerBound, from: part.folder, manifest: manifest, id: id, version: version)
+            } catch where store.manifest(id: id, version: version) != nil {
+                // Lost a race to a builder the store's hold did not keep out (another host on a shared
+                // folder, say): its whole pyramid of this same version is there, and is adopted.
+                throw PublishedElsewhere()
+            }
         }
         published(manifest)
     }

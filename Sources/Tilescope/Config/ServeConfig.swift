@@ -41,7 +41,7 @@ public struct ServeConfig: Sendable {
     public var iiifCollectionPageSize = 100
     /// The catalog: empty for SQLite in the data folder, or a `postgres://` URL shared by replicas.
     public var databaseURL = ""
-    /// This replica's name in logs, metrics and build leases; empty: the host name.
+    /// This replica's name in logs, metrics and build leases; empty: the host name and the process id.
     public var replicaID = ""
     /// Seconds a build lease lasts without renewal before another replica may take the build over.
     public var buildLeaseSeconds = 30
@@ -198,7 +198,7 @@ public struct ServeConfig: Sendable {
             }
             config.databaseURL = value
         },
-        Setting("--replica-id", env: "TILESCOPE_REPLICA_ID", default: "(the host name)",
+        Setting("--replica-id", env: "TILESCOPE_REPLICA_ID", default: "(host name-pid)",
                 "this replica's name in logs, metrics and build leases") { config, value in
             guard (1...64).contains(value.utf8.count),
                   value.utf8.allSatisfy({ $0 == 45 || $0 == 46 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })

@@ -22,7 +22,10 @@ struct CatalogStores: Sendable {
     let description: String
 
     static func open(_ config: ServeConfig) throws -> CatalogStores {
-        let replica = config.replicaID.isEmpty ? hostName() : config.replicaID
+        let replica = config.replicaID.isEmpty ? defaultReplicaID() : config.replicaID
+        // Stable across restarts (a restarted replica wipes what its predecessor left); the builds
+        // themselves never share a folder: each process has its own owner folder in it (`StagingArea`).
+        let stagingReplica = config.replicaID.isEmpty ? hostName() : config.replicaID
         guard !config.databaseURL.isEmpty else {
             try FileManager.default.createDirectory(atPath: config.dataFolder, withIntermediateDirectories: true)
             let ratings = try SQLiteRatingStore(dataFolder: config.dataFolder)
@@ -38,8 +41,14 @@ struct CatalogStores: Sendable {
                              identities: FileIdentities(database: database),
                              leases: PostgresBuildLeases(database: database, holder: replica, leaseSeconds: config.buildLeaseSeconds),
                              images: SQLImageCatalogStore(database: database),
-                             replica: replica, probe: { database.probe() }, stagingName: "staging-\(replica)",
+                             replica: replica, probe: { database.probe() }, stagingName: "staging-\(stagingReplica)",
                              description: database.displayURL)
+    }
+
+    /// The host name and the process id: two servers on one host (sharing a PostgreSQL catalog, or
+    /// just its folders) are two lease holders by default, never one that both take for itself.
+    static func defaultReplicaID() -> String {
+        "\(hostName())-\(getpid())"
     }
 
     private static func hostName() -> String {

@@ -50,7 +50,7 @@ public struct ImageJSON: Encodable, Sendable {
         }
         switch record.status {
         case .queued: progress = 0
-        case .building(let build): progress = build.percent; etaSeconds = build.etaSeconds
+        case .building(let build): progress = max(0, min(99, build.percent)); etaSeconds = build.etaSeconds  // 100 is "ready"
         case .failed(let why): reason = why
         case .ready: break
         }

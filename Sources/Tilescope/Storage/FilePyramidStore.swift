@@ -7,6 +7,7 @@ import Imaging
 ///     pyramids/{id}/{version}/image.dzi, image_files/..., preview.jpeg, pyramid.json
 ///     staging/{owner}/{id}-{version}-{random}/   builds in progress, one owner folder per store
 ///     staging/{owner}.lock                        held while that store lives; a free one is wiped
+///     building/{id}-{version}.lock                held by the one process building that version (`BuildLock`)
 ///
 /// A build is published by renaming its staging folder into `pyramids/`: atomic on one
 /// file system, so a reader sees either no pyramid or a whole part of one, even after kill -9.
@@ -30,6 +31,7 @@ public struct FilePyramidStore: PyramidStore {
         self.stagingName = stagingName
         try FileManager.default.createDirectory(atPath: dataFolder + "/pyramids", withIntermediateDirectories: true)
         staging = try StagingArea(root: dataFolder + "/" + stagingName)
+        BuildLock.wipeFree(in: dataFolder + "/building")
     }
 
     func folder(id: String, version: String) -> String { "\(pyramidsFolder)/\(id)/\(version)" }
@@ -49,6 +51,10 @@ public struct FilePyramidStore: PyramidStore {
     }
 
     static let manifestName = "pyramid.json"
+
+    public func holdBuild(id: String, version: String, wait: Bool) throws -> (any BuildHold)? {
+        try BuildLock.take("\(dataFolder)/building/\(id)-\(version).lock", wait: wait)
+    }
 
     public func makeStagingFolder(id: String, version: String) throws -> String {
         let path = "\(stagingRoot)/\(id)-\(version)-\(UUID().uuidString.prefix(8))"

@@ -6,6 +6,11 @@ public protocol PyramidStore: Sendable {
     /// The complete published pyramid of one source version, or nil if there is none (yet). A
     /// version still being published level by level (or left so by a crash) is not complete.
     func manifest(id: String, version: String) -> PyramidManifest?
+    /// The right to build `version` of `id` into this store, held until `release` (or until the hold
+    /// is gone): nil while another builder, in this process or another sharing the store, holds it
+    /// (`wait`: blocks until it is free instead). Processes sharing a store never build one version
+    /// at the same time, so none ever publishes over another's build in progress.
+    func holdBuild(id: String, version: String, wait: Bool) throws -> (any BuildHold)?
     /// A fresh, empty folder to build into; nothing in it is ever served.
     func makeStagingFolder(id: String, version: String) throws -> String
     /// Makes a staged build (or the base of a progressive one, with a partial `manifest`) visible in
@@ -31,6 +36,12 @@ public protocol PyramidStore: Sendable {
     func descriptorPath(id: String, version: String) -> String
     /// The folder of one version: files derived from it (IIIF tiles, other formats) are kept there and go with it.
     func versionFolder(id: String, version: String) -> String
+}
+
+/// What `PyramidStore.holdBuild` returns.
+public protocol BuildHold: AnyObject, Sendable {
+    /// Lets another builder build that version (idempotent).
+    func release()
 }
 
 extension PyramidStore {

@@ -459,7 +459,7 @@ enum MHD_Result ts_glue_access(void *cls, struct MHD_Connection *connection, con
     if (!stored && glue->hot) {
         ts_hot_exchange *hot = ts_hot_begin(glue, connection, url, method);
         if (hot) {
-            // Answered on the next call: queueing in the first one would cost keep-alive (PLATFORM.md).
+            // Answered on the next call: queueing in the first one would cost keep-alive (docs/platform.md).
             *request_context = (void *) ((uintptr_t) hot | TS_HOT_TAG);
             glue->started(glue->hot_context, connection);
             return MHD_YES;

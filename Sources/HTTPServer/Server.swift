@@ -161,7 +161,7 @@ public final class Server: @unchecked Sendable {
     ) -> MHD_Result {
         guard let connection, let context else { return .NO }
         guard let stored = context.pointee else {
-            // First call: headers only. Answering now would cost keep-alive (PLATFORM.md),
+            // First call: headers only. Answering now would cost keep-alive (docs/platform.md),
             // so only bodies refused outright are answered here, before "100 Continue" goes out.
             let exchange = Exchange(request: ConnectionReader.request(connection, url: url, method: method))
             exchange.connectionEntry = ts_mhd_socket_context(connection)
@@ -393,7 +393,7 @@ public struct ServerError: Error, CustomStringConvertible {
 }
 
 // Named C-compatible functions, not closure literals: a closure formed in an isolated
-// context traps when libmicrohttpd calls it from its own threads (PLATFORM.md).
+// context traps when libmicrohttpd calls it from its own threads (docs/platform.md).
 
 private func server(_ context: UnsafeMutableRawPointer?) -> Server {
     Unmanaged<Server>.fromOpaque(context!).takeUnretainedValue()

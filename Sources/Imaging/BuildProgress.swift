@@ -42,7 +42,7 @@ final class ProgressRelay: @unchecked Sendable {
 }
 
 /// A named C function, not a closure literal: Swift 6 closures formed in an isolated
-/// context trap when C calls them from another thread (see PLATFORM.md).
+/// context trap when C calls them from another thread (see docs/platform.md).
 private func progressTrampoline(_ context: UnsafeMutableRawPointer?, _ percent: Int32, _ eta: Int32) {
     guard let context else { return }
     Unmanaged<ProgressRelay>.fromOpaque(context).takeUnretainedValue().receive(percent: Int(percent))

@@ -138,6 +138,30 @@ import Testing
         #expect(after["tilescope_http_requests_in_flight", ""] >= 1)
     }
 
+    /// A request whose client leaves before any response (here mid-body) is counted as 499, nginx's "client
+    /// closed request", never under a code that is no number.
+    @Test func aRequestLeftBeforeItsResponseIsCountedAs499() throws {
+        let server = try Self.server("ops-metrics-closed")
+        var exposition = try Exposition(server.get("/metrics"))
+        let deadline = Date().addingTimeInterval(10)
+        do {  // the connection closes as `client` goes, seven bytes short of its body
+            let client = try RawHTTP(port: server.port)
+            #expect(client.write(Array("GET /dzi/photo_files/10/0_0.jpeg HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc".utf8)))
+            // Closed only once the server has the request in hand (in flight beside the scrape itself).
+            while exposition["tilescope_http_requests_in_flight", ""] < 2 && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.02)
+                exposition = try Exposition(server.get("/metrics"))
+            }
+            #expect(exposition["tilescope_http_requests_in_flight", ""] >= 2)
+        }
+        while exposition["tilescope_http_requests_total", #"route="dzi_tile",code="499""#] < 1 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            exposition = try Exposition(server.get("/metrics"))
+        }
+        #expect(exposition["tilescope_http_requests_total", #"route="dzi_tile",code="499""#] == 1)
+        #expect(!exposition.text.contains(#"code="none""#))
+    }
+
     @Test func metricsAreWellFormedPrometheusText() throws {
         let server = try Self.server("ops-format")
         _ = try server.get("/dzi/photo_files/10/0_0.jpeg")

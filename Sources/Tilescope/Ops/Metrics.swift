@@ -4,8 +4,11 @@ import HTTPServer
 /// The process's Prometheus metrics: HTTP traffic counted per request without locks,
 /// pyramid builds, caches that features register, and gauges read at scrape time.
 public final class Metrics: @unchecked Sendable {
-    /// Status codes 100...599 index their own slot; slot 0 means no response was sent.
+    /// Status codes 100...599 index their own slot.
     static let statusSlots = 600
+    /// The code counted for a request that ended before any response was sent (its client went away
+    /// mid-body, say): nginx's "client closed request", so dashboards that know it read it right.
+    static let clientClosedRequest = 499
     static let buildOutcomes = ["built", "failed", "discarded"]
 
     private let routes = Endpoint.routeNames.count
@@ -34,7 +37,7 @@ public final class Metrics: @unchecked Sendable {
 
     /// One finished HTTP exchange on route `route` (an index into `Endpoint.routeNames`).
     func record(route: Int, status: Int, bytes: Int, seconds: Double, completedNormally: Bool, isHead: Bool = false) {
-        let slot = (100..<Self.statusSlots).contains(status) ? status : 0
+        let slot = (100..<Self.statusSlots).contains(status) ? status : Self.clientClosedRequest
         requests.add(route * Self.statusSlots + slot)
         if bytes > 0 { sentBytes.add(route, bytes) }
         latency.observe(series: route, seconds: seconds)
@@ -99,7 +102,7 @@ public final class Metrics: @unchecked Sendable {
         for route in 0..<routes {
             for slot in 0..<Self.statusSlots where requests[route * Self.statusSlots + slot] > 0 {
                 out.sample("tilescope_http_requests_total",
-                           [("route", Endpoint.routeNames[route]), ("code", slot == 0 ? "none" : String(slot))],
+                           [("route", Endpoint.routeNames[route]), ("code", String(slot))],
                            requests[route * Self.statusSlots + slot])
             }
         }

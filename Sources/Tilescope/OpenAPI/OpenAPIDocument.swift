@@ -867,7 +867,7 @@ enum OpenAPIDocument {
     ],
     "operationId": "getDeepZoomDescriptor",
     "summary": "The Deep Zoom descriptor, as OpenSeadragon reads it.",
-    "description": "With `format=webp` or `format=avif` the descriptor says `Format=\"webp\"` (or avif) and the same\ngeometry: viewers then ask for `{column}_{row}.webp` tiles, made from the stored JPEG tiles on first\nrequest and served as files after (docs/iiif.md#formats). Without `v`, the `Image` element of the\ndescriptor carries `Url`, the absolute URL of the current version's tiles folder\n(`/dzi/{id}/{version}_files/`), in every format, so OpenSeadragon requests tiles that are cacheable\nfor good (docs/api.md#deep-zoom-without-v).\n",
+    "description": "With `format=webp` or `format=avif` the descriptor says `Format=\"webp\"` (or avif) and the same\ngeometry: viewers then ask for `{column}_{row}.webp` tiles, made from the stored JPEG tiles on first\nrequest and served as files after (docs/api.md#tile-formats). Without `v`, the `Image` element of the\ndescriptor carries `Url`, the absolute URL of the current version's tiles folder\n(`/dzi/{id}/{version}_files/`), in every format, so OpenSeadragon requests tiles that are cacheable\nfor good (docs/api.md#deep-zoom-without-v).\n",
     "parameters": [
      {
       "$ref": "#/components/parameters/Version"

@@ -8,7 +8,7 @@
 // A lookup that fails for any reason (other method, a body, repeated or non-ASCII If-None-Match, a
 // target too long, no entry) hands the request to Swift unchanged.
 #define _GNU_SOURCE  // pthread_rwlockattr_setkind_np
-#include "CShims.h"
+#include "CHTTPShims.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>

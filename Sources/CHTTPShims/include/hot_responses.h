@@ -39,6 +39,16 @@ void ts_hot_counts(ts_hot_table *table, size_t *entries, size_t *bytes, uint64_t
 // 1 if found. For tests of the table under concurrent lookups, inserts and drops.
 int ts_hot_probe(ts_hot_table *table, const char *key, uint64_t *sum);
 
+/// What the access callback decides for a request whose head libmicrohttpd parsed into `method`, `url` (the path
+/// as sent), the query `arguments` in order (a NULL value for a name without "=") and the `headers`: 200 or 304
+/// when the table answers it, 0 when Swift does. The same code as for a real connection, short of libmicrohttpd's
+/// parsing; the target it looked up (not NUL-terminated) is copied into `looked_up` (TS_HOT_MAX_TARGET bytes),
+/// its length into `looked_up_length` (0 when it looked nothing up). For tests and the hot-responses fuzz target.
+int ts_hot_decide(ts_hot_table *table, const char *method, const char *url,
+                  const char *const *argument_names, const char *const *argument_values, unsigned argument_count,
+                  const char *const *header_names, const char *const *header_values, unsigned header_count,
+                  char *looked_up, size_t *looked_up_length);
+
 /// A request answered from the table, reported when libmicrohttpd completes it. `target` is valid
 /// only during the call.
 typedef struct {

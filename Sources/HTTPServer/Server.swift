@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import CShims
+import CHTTPShims
 import Foundation
 import Synchronization
 
@@ -38,7 +38,7 @@ public final class Server: @unchecked Sendable {
         let useErrorLog: UInt32 = 1, useEpoll: UInt32 = 512
         let allowSuspendResume: UInt32 = 8192 | 1024  // includes MHD_USE_ITC, needed by quiesce too
         let flags = useErrorLog | useEpoll | allowSuspendResume
-        ts_mhd_install_panic_handler()  // before the first daemon: see CShims.h for the race it survives
+        ts_mhd_install_panic_handler()  // before the first daemon: see CHTTPShims.h for the race it survives
         let count = max(1, options.pollThreads)
         // libmicrohttpd's own limit per daemon, as its thread pool divided it between threads.
         let limit = (options.connectionLimit + options.connectionSlack + count - 1) / count

@@ -1,4 +1,4 @@
-import CShims
+import CVipsShims
 import CVips
 
 /// An output format libvips can encode to memory, with its media type.

@@ -38,7 +38,8 @@ struct ts_hot_entry {
 
 // The table's lock is a readers-writer lock: lookups (every hot tile) share it, inserts and drops take it
 // alone. With a mutex the two poll threads' lookups waited for each other: under wrk at 16 connections
-// this lock was 94 % of the server's futex calls (550 in 4 s; 4 with the readers-writer lock), and a
+// this lock was 94 % of the server's futex calls (550 in 4 s; 4 with the readers-writer lock;
+// docs/benchmarks.md), and a
 // thread preempted inside its lookup (the poll threads share two cores with the clients) could hold the
 // other poll thread for the rest of its time slice. Tail latency did not measurably change (2026-12-03).
 struct ts_hot_table {

@@ -1,4 +1,4 @@
-import CShims
+import CHTTPShims
 import Foundation
 import Synchronization
 import Testing

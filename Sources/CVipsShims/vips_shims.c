@@ -227,6 +227,14 @@ int ts_icc_to_srgb(VipsImage *in, VipsImage **out) {
     return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", VIPS_INTENT_RELATIVE, "depth", 8, NULL);
 }
 int ts_without_profile(VipsImage *in, VipsImage **out) {
+    // Nothing to remove (a reduced decode held in memory, say): the image itself, so that copying it into
+    // memory later is a reference, not a second buffer.
+    if (!vips_image_get_typeof(in, VIPS_META_ICC_NAME) && !vips_image_get_typeof(in, VIPS_META_EXIF_NAME)
+        && !vips_image_get_typeof(in, VIPS_META_ORIENTATION)) {
+        g_object_ref(in);
+        *out = in;
+        return 0;
+    }
     if (vips_copy(in, out, NULL)) return -1;
     vips_image_remove(*out, VIPS_META_ICC_NAME);
     vips_image_remove(*out, VIPS_META_EXIF_NAME);

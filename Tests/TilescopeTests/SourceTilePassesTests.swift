@@ -41,13 +41,10 @@ import Testing
         var entries: [String] { log.withLock { $0 } }
     }
 
+    /// Until the last pass has returned (its `done` comes after the last tile is finished).
     static func waitUntilIdle(_ passes: SourceTilePasses) throws {
-        let end = Date().addingTimeInterval(20)
-        while passes.counts.pending > 0 {
-            guard Date() < end else { throw TestFailure("tiles still pending after 20 s") }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-        Thread.sleep(forTimeInterval: 0.02)  // the pass's `done` comes after the last tile is finished
+        guard passes.waitUntilIdle(seconds: 20) else { throw TestFailure("a pass still under way after 20 s") }
+        #expect(passes.counts.pending == 0)
     }
 
     @Test func tilesAskedForWhileAPassRunsAreTakenByItBelowItsPositionAndByAFreshStartAbove() throws {

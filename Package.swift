@@ -35,7 +35,7 @@ let package = Package(
 
         .target(name: "ScrollGeometry"),
         .target(name: "Imaging", dependencies: ["CVipsShims", "CLibcShims", "CVips", "CTileDecoder", "CLibJXL", "ScrollGeometry"]),
-        .target(name: "HTTPServer", dependencies: ["CHTTPShims", "CMicroHTTPD"]),
+        .target(name: "HTTPServer", dependencies: ["CHTTPShims", "CLibcShims", "CMicroHTTPD"]),
         .target(name: "Catalog", dependencies: ["CSQLite", "CLibPQ"]),
         .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "CLibcShims"]),
         // The built-in demo gallery's image painters: linked by the executable, unknown to the server.

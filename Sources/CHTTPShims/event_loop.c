@@ -1,5 +1,5 @@
 // What the HTTP server's own threads need from libc that Swift's Glibc module does not show: the event loop's
-// wake-up (eventfd), an epoll registration libmicrohttpd's loop skips, and thread names (poll threads, workers).
+// wake-up (eventfd), and an epoll registration libmicrohttpd's loop skips.
 #define _GNU_SOURCE  // pthread_setname_np
 #include "CHTTPShims.h"
 #include <pthread.h>
@@ -20,8 +20,3 @@ int ts_epoll_add_silent(int epoll, int fd) {
     return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
 }
 
-void ts_set_thread_name(const char *name) {
-    char shortened[16];
-    snprintf(shortened, sizeof shortened, "%s", name);
-    pthread_setname_np(pthread_self(), shortened);
-}

@@ -1,3 +1,4 @@
+import CLibcShims
 import CMicroHTTPD
 import CHTTPShims
 import Glibc

@@ -1,3 +1,4 @@
+import CLibcShims
 import CHTTPShims
 import Foundation
 

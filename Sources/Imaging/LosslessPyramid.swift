@@ -40,21 +40,15 @@ public final class LosslessPyramid: RegionReading, @unchecked Sendable {
         self.kernel = kernel
     }
 
-    /// Writes the copy of `source` to `path` (through a temporary file renamed into place, so a
-    /// crash never leaves half a copy under the final name).
+    /// Writes the copy of `source` to `path` (`AtomicFile`: a crash never leaves half a copy under the
+    /// final name, and the copy is fsynced before its rename, since it is kept as long as its version).
     public static func write(source: String, to path: String) throws {
         try Vips.start()
         let image = try SourceImage.open(source, strict: false, scratch: (path as NSString).deletingLastPathComponent)
-        let temporary = "\(path).\(UUID().uuidString.prefix(8)).tmp"
-        guard ts_tiffsave_pyramid(image.pointer, temporary) == 0 else {
-            unlink(temporary)
-            throw VipsError.take(or: "cannot write the lossless copy", source: source)
-        }
-        let descriptor = open(temporary, O_RDONLY | O_CLOEXEC)
-        if descriptor >= 0 { fsync(descriptor); close(descriptor) }
-        guard rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw VipsError(message: "cannot rename the lossless copy into place: errno \(errno)")
+        try AtomicFile.publish(at: path, durability: .file) { temporary in
+            guard ts_tiffsave_pyramid(image.pointer, temporary) == 0 else {
+                throw VipsError.take(or: "cannot write the lossless copy", source: source)
+            }
         }
     }
 

@@ -142,6 +142,10 @@ public final class TilescopeService: @unchecked Sendable {
         if !operations.stopAccessLog(deadline: 2) {
             Log.info("access log: lines left unwritten after 2 s: stdout was not read")
         }
+        // The work behind the replies is made again on request: it gets a moment, not the exit's say.
+        for (name, left) in operations.stopWorkQueues(deadline: 2) {
+            Log.info("work queue \(name): \(left) jobs left unfinished after 2 s (made again when asked for)")
+        }
         builds.stop()
         rescan?.stop()
         rescan = nil

@@ -1,37 +1,28 @@
 import Foundation
+import Imaging
 
-/// Writes a file under a hidden temporary name beside its final one, then renames it
-/// into place: an interrupted run leaves no half-written file under the final name.
+/// Writes a demo image under a hidden temporary name beside its final one, then renames it into place
+/// (`AtomicFile`): an interrupted run leaves no half-written file under the final name, and the server,
+/// which may be scanning the folder meanwhile, never sees one.
 enum StagedFile {
-    /// Runs `write` with a temporary path, then renames the result to `path`.
+    /// Runs `write` with a temporary path, then publishes the result at `path`, fsynced: a demo image
+    /// renamed with its data still in the page cache could read back empty after a power cut, and a later
+    /// run, which skips the images that exist, would never write it again.
     /// Leftovers of earlier interrupted runs are removed first.
     static func write(_ path: String, _ write: (_ temporaryPath: String) throws -> Void) throws {
         removeLeftovers(of: path)
-        let temporary = temporaryPath(for: path, process: getpid())
         do {
-            try write(temporary)
-            guard rename(temporary, path) == 0 else {
-                throw DemoGalleryError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
-            }
-        } catch {
-            unlink(temporary)
-            throw error
+            try AtomicFile.publish(at: path, durability: .file, write: write)
+        } catch let failure as AtomicFile.Failure {
+            throw DemoGalleryError.cannotWrite(path: path, reason: failure.description)
         }
-    }
-
-    /// `folder/.name.PID.partial`: hidden, so folder scanners that skip dot files never
-    /// see it, and in the same folder, so the rename is atomic.
-    static func temporaryPath(for path: String, process: Int32) -> String {
-        let url = URL(fileURLWithPath: path)
-        return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(process).partial").path
     }
 
     static func removeLeftovers(of path: String) {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
-        let prefix = ".\(url.lastPathComponent).", suffix = ".partial"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        for name in names where name.hasPrefix(prefix) && name.hasSuffix(suffix) {
+        for name in names where AtomicFile.isTemporary(name, of: url.lastPathComponent) {
             unlink((folder as NSString).appendingPathComponent(name))
         }
     }

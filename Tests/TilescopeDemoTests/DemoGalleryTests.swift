@@ -56,7 +56,7 @@ import Testing
         let keptDate = try DemoFolders.modificationDate(folder + "/grid.png")
         try FileManager.default.removeItem(atPath: folder + "/small.jpg")
         // A leftover from an interrupted run must not survive or be mistaken for the image.
-        let leftover = StagedFile.temporaryPath(for: folder + "/small.jpg", process: 999_999)
+        let leftover = AtomicFile.temporaryPath(for: folder + "/small.jpg")
         try Data("half".utf8).write(to: URL(fileURLWithPath: leftover))
         try DemoGallery.writeQuickImages(into: folder)
         #expect(try ImageHeader.read(folder + "/small.jpg").width == DemoImage.small.size.width)

@@ -45,14 +45,12 @@ import Testing
         }
     }
 
-    /// Until no tile is pending and every pass that started has returned (its `done` comes after
-    /// its last tile is finished).
+    /// Until the passes' queue is idle (a pass's `done` comes after its last tile is finished), with no tile
+    /// pending and every pass that started returned.
     static func waitUntilIdle(_ passes: SourceTilePasses, _ recorder: Recorder) throws {
-        let end = Date().addingTimeInterval(20)
-        while passes.counts.pending > 0 || !recorder.everyPassEnded {
-            guard Date() < end else { throw TestFailure("not idle after 20 s: \(passes.counts), \(recorder.entries)") }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
+        guard passes.waitUntilIdle(seconds: 20) else { throw TestFailure("a pass still under way after 20 s") }
+        #expect(passes.counts.pending == 0)
+        #expect(recorder.everyPassEnded, "\(recorder.entries)")
     }
 
     /// Until the first pass holds at its first row: it has logged its start and that row.

@@ -55,8 +55,6 @@ int ts_eventfd(void);
 /// libmicrohttpd's own epoll loop skips). 0 on success, -1 with errno.
 int ts_epoll_add_silent(int epoll, int fd);
 
-/// Names the calling thread (15 characters at most are kept), for top, perf and gdb.
-void ts_set_thread_name(const char *name);
 
 /// The port the daemon listens on (useful after binding port 0).
 uint16_t ts_mhd_bound_port(struct MHD_Daemon *daemon);

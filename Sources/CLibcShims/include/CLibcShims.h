@@ -1,5 +1,6 @@
 // libc calls Swift's Glibc module does not show (GNU extensions, malloc.h), for the Swift code that needs
-// them: Tilescope's pyramid store (syncfs) and Imaging's builds (mallopt). Nothing else: libvips's
+// them: Tilescope's pyramid store (syncfs), Imaging's builds (mallopt), and thread names (the HTTP server's
+// poll threads and workers, the application's work queues). Nothing else: libvips's
 // wrappers are CVipsShims, libmicrohttpd's and the event loop's are CHTTPShims.
 #ifndef TILESCOPE_CLIBCSHIMS_H
 #define TILESCOPE_CLIBCSHIMS_H
@@ -9,5 +10,8 @@ int ts_syncfs(int fd);
 
 /// mallopt(M_ARENA_MAX, count): malloc.h is not in Swift's Glibc module.
 int ts_limit_malloc_arenas(int count);
+
+/// Names the calling thread (15 characters at most are kept), for top, perf and gdb.
+void ts_set_thread_name(const char *name);
 
 #endif

@@ -1,51 +1,40 @@
 import Foundation
-import Synchronization
+import Imaging
 
 /// Writes a file derived from a pyramid (an IIIF tile, a WebP or AVIF Deep Zoom tile) into its
 /// version's folder so that every later request can `sendfile` it.
 ///
-/// Atomic and durable: the bytes go to a temporary file, are fsynced (unless the readers check the file,
-/// `StoredTileCheck`), then renamed into place, so a
+/// Atomic and durable (`AtomicFile`): the bytes go to a temporary file, are fsynced (unless the readers check
+/// the file, `StoredTileCheck`), then renamed into place, so a
 /// reader sees the whole file or none (a file renamed with its data still in the page cache can be
 /// empty after a power cut, and would then be served with a year of caching). fsync costs about
 /// 0.2 ms here, once per file. Version-safe: only inside an existing version folder, whose missing
 /// subfolders are made one by one (never the version folder itself): when the source has changed and
 /// its old folder is gone, nothing is written, so no old version's pixels are ever stored where they
-/// could be served again. A failure to store only costs the next request a render.
+/// could be served again. A failure to store (a full disk, say) is not an error of the request: it only
+/// costs the next request a render, which tries to store the tile again.
 ///
 /// On the first pass of a viewer over new IIIF tiles this runs once per tile, so it stays at the
 /// system calls: a `FileManager` folder check, a UUID and `NSString` path work cost 4-5 % of such a
 /// tile's CPU (docs/benchmarks.md).
 enum DerivedFile {
     /// `synced: false` skips the fsync, for files whose readers check that they are whole
-    /// (`StoredTileCheck`) and remake them otherwise.
-    static func publish(_ bytes: [UInt8], at path: String, versionFolder: String, synced: Bool = true) {
+    /// (`StoredTileCheck`) and remake them otherwise. Whether the file is now in place.
+    @discardableResult
+    static func publish(_ bytes: [UInt8], at path: String, versionFolder: String, synced: Bool = true) -> Bool {
         var info = stat()
         guard stat(versionFolder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR,
-              let inside = relativePath(of: path, in: versionFolder) else { return }
-        let temporary = "\(path).\(TemporaryNames.next()).tmp"
-        var outcome = write(bytes, to: temporary, synced: synced)
-        if outcome == .noFolder, makeFolders(leadingTo: inside, in: versionFolder) {
-            outcome = write(bytes, to: temporary, synced: synced)
+              let inside = relativePath(of: path, in: versionFolder) else { return false }
+        let durability: AtomicFile.Durability = synced ? .file : .none
+        do {
+            try AtomicFile.publish(bytes, at: path, durability: durability)
+            return true
+        } catch let failure as AtomicFile.Failure where failure.isMissingFolder {
+            guard makeFolders(leadingTo: inside, in: versionFolder) else { return false }
+            return (try? AtomicFile.publish(bytes, at: path, durability: durability)) != nil
+        } catch {
+            return false
         }
-        if outcome == .written, rename(temporary, path) == 0 { return }
-        unlink(temporary)
-    }
-
-    private enum Outcome { case written, noFolder, failed }
-
-    private static func write(_ bytes: [UInt8], to path: String, synced: Bool) -> Outcome {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return errno == ENOENT ? .noFolder : .failed }
-        defer { close(descriptor) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return .failed }
-            written += n
-        }
-        return !synced || fsync(descriptor) == 0 ? .written : .failed
     }
 
     /// `path` below `folder` ("iiif/12/3_4.jpg"), or nil when it is not inside it.
@@ -68,17 +57,5 @@ enum DerivedFile {
             if mkdir(current, 0o755) != 0 && errno != EEXIST { return false }
         }
         return true
-    }
-}
-
-/// Names for temporary files that no other writer picks: this process's id, a random token drawn once
-/// (replicas on other machines may share the folder and the process id), and a counter. `O_EXCL` would
-/// refuse a clash anyway; it would only cost the tile a render.
-private enum TemporaryNames {
-    private static let token = String(UInt32.random(in: .min ... .max), radix: 16)
-    private static let counter = Atomic<Int>(0)
-
-    static func next() -> String {
-        "\(getpid())-\(token)-\(counter.add(1, ordering: .relaxed).newValue)"
     }
 }

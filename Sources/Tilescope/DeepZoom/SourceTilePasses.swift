@@ -13,7 +13,8 @@ import Synchronization
 ///
 /// Bounded like `FormatTileEncodings`: a tile is wanted once however often it is asked for, at most
 /// `capacity` tiles wanted at once over all images (beyond that a tile is dropped, and its next request
-/// asks again), and one pass at a time, on a thread of its own.
+/// asks again), and one pass at a time: a pass is a job of a one-thread `WorkQueue`, whose jobs are the
+/// images waiting for a pass, in the order their first tile was asked for.
 final class SourceTilePasses: Sendable {
     enum Outcome: Equatable, Sendable {
         case queued, alreadyQueued, dropped
@@ -40,28 +41,29 @@ final class SourceTilePasses: Sendable {
 
     private struct State {
         var images: [String: Image] = [:]
-        /// Images waiting for a pass, in the order their first tile was asked for.
-        var queue: [String] = []
         var wanted = 0
         /// Tiles handed to a pass and not finished.
         var underWay = 0
-        var running = false
         var dropped = 0
         var done = 0
     }
 
     private let state = Mutex(State())
     let capacity: Int
+    /// The passes: one image each. Never full while it runs (an image waits for one pass at most, and an
+    /// image waits only for a tile wanted), so it refuses a pass only once it is shut down.
+    let queue: WorkQueue
 
     init(capacity: Int = 4096) {
         self.capacity = max(1, capacity)
+        queue = WorkQueue(name: "source-tile-passes", threads: 1, capacity: self.capacity)
     }
 
     /// Wants the deepest tile `column`, `row` of `image` (an image version's key), made by `pass` when
     /// this image has no pass scheduled yet.
     @discardableResult
     func want(_ image: String, column: Int, row: Int, pass: @escaping Pass) -> Outcome {
-        let (outcome, start) = state.withLock { state -> (Outcome, Bool) in
+        let (outcome, schedule) = state.withLock { state -> (Outcome, Bool) in
             if state.images[image]?.wanted[row]?.contains(column) == true { return (.alreadyQueued, false) }
             guard state.wanted + state.underWay < capacity else {
                 state.dropped += 1
@@ -69,42 +71,41 @@ final class SourceTilePasses: Sendable {
             }
             state.images[image, default: Image(pass: pass)].wanted[row, default: []].insert(column)
             state.wanted += 1
-            if state.images[image]?.scheduled == false {
-                state.images[image]?.scheduled = true
-                state.queue.append(image)
-            }
-            guard !state.running else { return (.queued, false) }
-            state.running = true
+            guard state.images[image]?.scheduled == false else { return (.queued, false) }
+            state.images[image]?.scheduled = true
             return (.queued, true)
         }
-        if start {
-            Thread.detachNewThread { [self] in runUntilEmpty() }
-        }
+        if schedule { self.schedule(image) }
         return outcome
     }
 
-    /// The thread of the passes: one image after another until none waits, then it ends.
-    private func runUntilEmpty() {
-        while let (image, pass) = state.withLock({ state -> (String, Pass)? in
-            guard !state.queue.isEmpty else {
-                state.running = false
-                return nil
-            }
-            let image = state.queue.removeFirst()
-            return state.images[image].map { (image, $0.pass) }
-        }) {
-            pass(self, image)
-            // A pass that ended without `.done` (it threw away its reader, say) leaves its image wanted:
-            // schedule it again, or forget it if nothing is left.
-            state.withLock { state in
-                guard let entry = state.images[image] else { return }
-                if entry.wanted.isEmpty {
-                    state.images[image] = nil
-                } else {
-                    state.queue.append(image)
-                }
-            }
+    /// Queues a pass of `image`. Refused (the queue is shut down), the image's wanted tiles are dropped: a
+    /// request after a restart asks again.
+    private func schedule(_ image: String) {
+        guard !queue.submit({ [self] in runPass(image) }) else { return }
+        state.withLock { state in
+            guard let entry = state.images.removeValue(forKey: image) else { return }
+            let count = entry.wanted.values.reduce(0) { $0 + $1.count }
+            state.wanted -= count
+            state.dropped += count
         }
+    }
+
+    /// One pass of `image`, on the queue's thread.
+    private func runPass(_ image: String) {
+        guard let pass = state.withLock({ $0.images[image]?.pass }) else { return }
+        pass(self, image)
+        // A pass that ended without `.done` (it threw away its reader, say) leaves its image wanted:
+        // schedule it again, or forget it if nothing is left.
+        let again = state.withLock { state -> Bool in
+            guard let entry = state.images[image] else { return false }
+            if entry.wanted.isEmpty {
+                state.images[image] = nil
+                return false
+            }
+            return true
+        }
+        if again { schedule(image) }
     }
 
     /// For a pass of `image` standing below tile row `after - 1`: the next wanted row at or below `after`.
@@ -135,5 +136,11 @@ final class SourceTilePasses: Sendable {
     /// Tiles wanted or under way, tiles dropped and tiles finished since start.
     var counts: (pending: Int, dropped: Int, done: Int) {
         state.withLock { ($0.wanted + $0.underWay, $0.dropped, $0.done) }
+    }
+
+    /// Waits until no pass is scheduled or under way (its last `.done` handed out and returned from), up to
+    /// `seconds`; false if one still was then.
+    func waitUntilIdle(seconds: Double = 120) -> Bool {
+        queue.waitUntilIdle(seconds: seconds)
     }
 }

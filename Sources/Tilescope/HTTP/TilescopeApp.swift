@@ -36,8 +36,11 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
                 gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20) {
         formatEncodings = FormatTileEncodings()
         sourcePasses = SourceTilePasses()
-        previewEncodings = FormatTileEncodings(encoders: 1, capacity: 64)
+        previewEncodings = FormatTileEncodings(name: "avif-previews", encoders: 1, capacity: 64)
         Self.registerGauges(of: formatEncodings, sourcePasses, previewEncodings, in: operations.metrics)
+        for queue in [formatEncodings.queue, sourcePasses.queue, previewEncodings.queue, iiif.tileWrites.queue] {
+            operations.adopt(queue)
+        }
         pyramidFiles = OpenFileCache(capacity: openFiles)
         pyramidBytes = FileBytesCache(capacity: pyramidCacheBytes)
         Self.registerGauges(of: pyramidBytes, in: operations.metrics)

@@ -1,4 +1,6 @@
+import Foundation
 import HTTPServer
+import Synchronization
 
 /// What a well-run service exposes about itself: metrics, readiness and the access log,
 /// fed by the server's completion hook once per request.
@@ -11,6 +13,8 @@ public final class Operations: Sendable {
     let accessLogWriter: AccessLogWriter?
     /// Conditional requests (`If-None-Match`): a hit when the client's copy was current (304).
     private let revalidations: CacheCounter
+    /// The queues of work behind the replies (`WorkQueue`): counted at each scrape, stopped with the service.
+    private let workQueues = Mutex<[WorkQueue]>([])
 
     public init(accessLog: AccessLog?) {
         self.accessLog = accessLog
@@ -21,6 +25,46 @@ public final class Operations: Sendable {
                                help: "Access-log lines dropped because stdout was not read fast enough (its buffer was full) or could not be written.") {
             Double(writer?.droppedLines ?? 0)
         })
+        // Weak: the metrics are this object's.
+        metrics.register(Gauge("tilescope_work_queue_jobs",
+                               help: "Jobs of work behind the replies waiting for a thread (queued) or under way (running), by work queue.") {
+            [weak self] in
+            (self?.workQueueCounts ?? []).flatMap { name, counts in
+                [(labels: [("queue", name), ("state", "queued")], value: Double(counts.queued)),
+                 (labels: [("queue", name), ("state", "running")], value: Double(counts.running))]
+            }
+        })
+        var finished = Gauge("tilescope_work_queue_jobs_total",
+                             help: "Jobs of work behind the replies finished (done) or refused because the queue was full or stopping (dropped) since start, by work queue.") {
+            [weak self] in
+            (self?.workQueueCounts ?? []).flatMap { name, counts in
+                [(labels: [("queue", name), ("result", "done")], value: Double(counts.done)),
+                 (labels: [("queue", name), ("result", "dropped")], value: Double(counts.dropped))]
+            }
+        }
+        finished.type = "counter"
+        metrics.register(finished)
+    }
+
+    /// Counts `queue` in /metrics from now on, and stops it with the others (`stopWorkQueues`).
+    func adopt(_ queue: WorkQueue) {
+        workQueues.withLock { $0.append(queue) }
+    }
+
+    private var workQueueCounts: [(name: String, counts: WorkQueue.Counts)] {
+        workQueues.withLock { $0 }.map { ($0.name, $0.snapshot) }
+    }
+
+    /// Stops every work queue: none takes new jobs, and those accepted get until `seconds` from now, in all,
+    /// to finish. The queues that still had jobs then, with how many (their work is made again on request).
+    func stopWorkQueues(deadline seconds: Double) -> [(name: String, left: Int)] {
+        let deadline = Date().addingTimeInterval(seconds)
+        let queues = workQueues.withLock { $0 }
+        queues.forEach { $0.refuseNewJobs() }  // all at once: none takes work while another drains
+        return queues.compactMap { queue in
+            let left = queue.shutdown(deadline: max(0, deadline.timeIntervalSinceNow))
+            return left > 0 ? (queue.name, left) : nil
+        }
     }
 
     /// Writes the access-log lines still queued, waiting at most `seconds`: a stdout nobody reads must

@@ -102,16 +102,16 @@ public struct FilePyramidStore: PyramidStore {
             let error = errno
             throw StoreError(message: "cannot publish level \(level) of \(id): \(String(cString: strerror(error)))")
         }
-        // The manifest is replaced, never rewritten in place: a reader sees the old one or the new one.
-        let temporary = "\(published)/.\(Self.manifestName)-\(UUID().uuidString.prefix(8))"
-        try Self.encoded(manifest).write(to: URL(fileURLWithPath: temporary))
-        if manifest.isComplete { try Self.writeOut(published) }  // the level's rename and the new manifest
-        guard rename(temporary, "\(published)/\(Self.manifestName)") == 0 else {
-            let error = errno
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw StoreError(message: "cannot record level \(level) of \(id): \(String(cString: strerror(error)))")
+        // The level's rename on disk before the manifest that says "complete" can be.
+        if manifest.isComplete { try Self.writeOut(published) }
+        // The manifest is replaced, never rewritten in place: a reader sees the old one or the new one. A
+        // complete one is flushed, and its name too (a partial one, never taken for a built version, is not).
+        do {
+            try AtomicFile.publish([UInt8](Self.encoded(manifest)), at: "\(published)/\(Self.manifestName)",
+                                   durability: manifest.isComplete ? .fileAndFolder : .none)
+        } catch let failure as AtomicFile.Failure {
+            throw StoreError(message: "cannot record level \(level) of \(id): \(failure)")
         }
-        if manifest.isComplete { try Self.flush(published) }  // the manifest's rename
     }
 
     /// The staged tiles are written out while they are made (`WriteBehind`), not all after the last one.
@@ -141,16 +141,6 @@ public struct FilePyramidStore: PyramidStore {
         defer { close(descriptor) }
         guard ts_syncfs(descriptor) == 0 else {
             throw StoreError(message: "cannot flush \(folder): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    /// fsync of one file or folder (a folder's fsync makes the entries renamed or made in it durable).
-    private static func flush(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw StoreError(message: "cannot open \(path) to flush it") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else {
-            throw StoreError(message: "cannot flush \(path): \(String(cString: strerror(errno)))")
         }
     }
 

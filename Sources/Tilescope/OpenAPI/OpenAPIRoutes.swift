@@ -13,8 +13,9 @@ struct OpenAPIDocument: Sendable {
     /// Read once, on first use: the document is fixed for the life of the binary.
     private static let shared = Result { try OpenAPIDocument(bundle: .module) }
 
-    /// The document, or a `UsageError` saying which installation step is missing. `tilescope serve`
-    /// calls this before it listens, so no server runs that cannot send its contract.
+    /// The document. `tilescope serve` calls this before it listens, so no server runs that cannot send
+    /// its contract: without the resources folder, SwiftPM's `Bundle.module` stops the process with a
+    /// fatal error naming both places it looked; a folder without the file is a `UsageError`.
     static func load() throws -> OpenAPIDocument { try shared.get() }
 
     init(bundle: Bundle) throws {

@@ -17,18 +17,29 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CLibJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
-        // Non-variadic wrappers for the variadic C calls Swift cannot make. Nothing else.
-        .target(name: "CShims", dependencies: ["CVips", "CMicroHTTPD"]),
+        // C glue, one target per library, so that Imaging never sees libmicrohttpd nor HTTPServer libvips.
+        // Imaging's: non-variadic wrappers for libvips's variadic calls and macros, and the two callbacks
+        // libvips needs in C (freeing wrapped pixels, forwarding progress). Nothing else.
+        .target(name: "CVipsShims", dependencies: ["CVips"]),
+        // HTTPServer's: non-variadic wrappers for libmicrohttpd (starting a daemon, its info unions), its
+        // panic handler (C: it reads errno first), the event loop's eventfd/epoll/thread-name helpers, and the
+        // hot responses: a table of answers the Swift path computed, from which the access callback answers
+        // GET and HEAD itself (rebuilding the target, matching If-None-Match, counting references to
+        // bodies) without entering Swift. In C because skipping the Swift request path (a Request, routing,
+        // retains) about halved a hot tile's CPU, to nginx's or less (docs/benchmarks.md, "Hot tile answers").
+        .target(name: "CHTTPShims", dependencies: ["CMicroHTTPD"]),
+        // libc calls Swift's Glibc module does not show: syncfs (the pyramid store), mallopt (Imaging's builds).
+        .target(name: "CLibcShims"),
         // Decodes parts of JPEG tiles into a buffer: C, because libjpeg reports errors by longjmp.
         .target(name: "CTileDecoder", dependencies: ["CJPEG"]),
 
         .target(name: "ScrollGeometry"),
-        .target(name: "Imaging", dependencies: ["CShims", "CVips", "CTileDecoder", "CLibJXL", "ScrollGeometry"]),
-        .target(name: "HTTPServer", dependencies: ["CShims", "CMicroHTTPD"]),
+        .target(name: "Imaging", dependencies: ["CVipsShims", "CLibcShims", "CVips", "CTileDecoder", "CLibJXL", "ScrollGeometry"]),
+        .target(name: "HTTPServer", dependencies: ["CHTTPShims", "CMicroHTTPD"]),
         .target(name: "Catalog", dependencies: ["CSQLite", "CLibPQ"]),
         // openapi.json, the API contract (edited by hand, the only copy), is a resource: SwiftPM puts it in
         // Tilescope_Tilescope.resources/ beside the executable, and the server sends it at GET /openapi.json.
-        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "CShims"],
+        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "CLibcShims"],
                 resources: [.copy("OpenAPI/openapi.json")]),
         // The built-in demo gallery's image painters: linked by the executable, unknown to the server.
         .target(name: "TilescopeDemo", dependencies: ["Imaging", "ScrollGeometry"]),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tile formats: bytes per tile, visual quality and server CPU of WebP and AVIF Deep Zoom tiles
 # against the stored JPEG ones, on a live release tilescope. Writes Markdown tables to stdout and
-# bench/out/formats.md (docs/iiif.md#formats quotes them).
+# bench/out/formats.md (docs/api.md#tile-formats quotes them; the lossless part, docs/iiif.md#measured).
 #
 #   bench/formats.sh
 #   PARTS=candidates bench/formats.sh     # only the candidates' table (any of served, lossless, candidates)

@@ -22,7 +22,7 @@ grep -vE "^(◇|Test Case .* started|Test Suite .* started)|prohibited flag" tes
 # a crash fails the suite, its input saved in test-output/fuzz/<target>/.
 echo "== scripts/fuzz.sh 20" >&2
 FUZZ_JOBS=2 scripts/fuzz.sh 20
-for suite in Tests/fidelity/run.sh Tests/hostile/run.sh Tests/browser/run.sh Tests/iiif/run.sh Tests/fleet/run.sh; do
+for suite in Tests/docs/run.sh Tests/fidelity/run.sh Tests/hostile/run.sh Tests/browser/run.sh Tests/iiif/run.sh Tests/fleet/run.sh; do
   [ -x "$suite" ] || { echo "test suite $suite is missing or not executable" >&2; exit 1; }
   echo "== $suite" >&2
   "$suite"

@@ -3,7 +3,7 @@
 //
 // Why: a progressive build's preview comes from a 1/8-scale decode of the whole source, before the
 // full pass; for a gigapixel JPEG that decode is nearly all of the preview's wait (93 % on the demo
-// image, docs/benchmarks.md run H), and libjpeg spends it entropy-decoding on one thread. The entropy-coded data has
+// image, docs/benchmarks-history.md run H), and libjpeg spends it entropy-decoding on one thread. The entropy-coded data has
 // no restart markers (libvips and most cameras write none), so it cannot be cut into independent
 // parts; but JPEG's Huffman codes resynchronise within a few dozen bits when decoding starts at an
 // arbitrary bit. A second thread decodes the second half of the data from its middle byte, keeping

@@ -1,4 +1,4 @@
-import CShims
+import CHTTPShims
 import Glibc
 
 /// The peer's IP address, kept as libmicrohttpd's bytes and printed only when asked. Only the access log

@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import CShims
+import CHTTPShims
 
 /// Reads a request's line, headers and query arguments out of a libmicrohttpd connection.
 enum ConnectionReader {

@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import CShims
+import CHTTPShims
 import Glibc
 import Synchronization
 

@@ -1,4 +1,5 @@
-import CShims
+import CHTTPShims
+import Glibc
 
 /// Responses the server answers inside libmicrohttpd's access callback, without building a `Request`,
 /// routing or touching a file: for hot immutable files (Deep Zoom tiles), whose answer depends on the

@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import CShims
+import CHTTPShims
 import Foundation
 import Synchronization
 
@@ -10,7 +10,7 @@ public final class Server: @unchecked Sendable {
     let handler: any HTTPHandler
     let workers: WorkerPool
     /// One per poll thread; empty when not started or stopped.
-    private var loops: [EventLoop] = []
+    private(set) var loops: [EventLoop] = []
     /// What each daemon calls: the hot table, then this server's callbacks. Freed after the daemons stop.
     private var glue: OpaquePointer?
     private let inFlight = Atomic<Int>(0)
@@ -38,7 +38,7 @@ public final class Server: @unchecked Sendable {
         let useErrorLog: UInt32 = 1, useEpoll: UInt32 = 512
         let allowSuspendResume: UInt32 = 8192 | 1024  // includes MHD_USE_ITC, needed by quiesce too
         let flags = useErrorLog | useEpoll | allowSuspendResume
-        ts_mhd_install_panic_handler()  // before the first daemon: see CShims.h for the race it survives
+        ts_mhd_install_panic_handler()  // before the first daemon: see CHTTPShims.h for the race it survives
         let count = max(1, options.pollThreads)
         // libmicrohttpd's own limit per daemon, as its thread pool divided it between threads.
         let limit = (options.connectionLimit + options.connectionSlack + count - 1) / count
@@ -128,11 +128,15 @@ public final class Server: @unchecked Sendable {
     /// Stops accepting, lets requests in flight finish until `deadline` seconds have passed, answers the
     /// ones still waiting on a worker with 503 (allowing `answerGrace` for those to go out), then closes
     /// every connection. Idle keep-alive connections are not waited for.
-    public func stop(deadline: Double) {
-        guard let first = loops.first else { return }
+    ///
+    /// Returns how many requests were still in flight when the deadline passed: 0 when every one
+    /// finished in time, so that the caller can say which of the two ended the wait.
+    @discardableResult
+    public func stop(deadline: Double) -> Int {
+        guard let first = loops.first else { return 0 }
         let listener = ts_mhd_listen_fd(first.daemon)
         stopAccepting()
-        waitForRequestsInFlight(seconds: deadline)
+        let unfinished = waitForRequestsInFlight(seconds: deadline)
         // libmicrohttpd cannot stop with connections suspended, and their workers must not resume them
         // after it has: the stop answers them itself.
         suspended.closeAndResumeAll { self.stopping() }
@@ -140,16 +144,20 @@ public final class Server: @unchecked Sendable {
         stopLoops(closing: listener)
         connections.stopReaper()
         workers.shutdown()
+        return unfinished
     }
 
     /// How long a stop past its deadline waits for the 503s it gave to requests still on a worker to go out.
     static let answerGrace = 0.5
 
-    private func waitForRequestsInFlight(seconds: Double) {
+    /// Returns the requests still in flight: 0 when they all finished before `seconds` passed.
+    @discardableResult
+    private func waitForRequestsInFlight(seconds: Double) -> Int {
         let end = Date().addingTimeInterval(seconds)
         while inFlight.load(ordering: .acquiring) > 0 && Date() < end {
             usleep(5_000)
         }
+        return max(0, inFlight.load(ordering: .acquiring))
     }
 
     // MARK: - libmicrohttpd callbacks

@@ -1,4 +1,4 @@
-import CShims
+import CHTTPShims
 import Foundation
 
 /// A fixed set of threads running submitted work in order: bounded parallelism for

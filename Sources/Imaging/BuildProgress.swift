@@ -1,4 +1,4 @@
-import CShims
+import CVipsShims
 import CVips
 
 /// How far a libvips computation has got: percent done and the estimated seconds left.

@@ -1,4 +1,4 @@
-import CShims
+import CVipsShims
 import CVips
 
 /// An output format libvips can encode to memory, with its media type.
@@ -46,7 +46,7 @@ extension EncodedFormat {
     /// The quality a tile or region in this format is encoded at, given the pyramid's JPEG quality.
     /// WebP and AVIF tiles are made from the stored JPEG tiles; at these settings they keep within
     /// about 0.005 of the JPEG tile's SSIM against the source at 86% (WebP) and 35% (AVIF) of its bytes
-    /// (bench/formats.sh, table in docs/iiif.md#formats). Formats without a quality scale ignore it.
+    /// (bench/formats.sh, table in docs/api.md#measured). Formats without a quality scale ignore it.
     public func quality(jpegQuality: Int) -> Int {
         switch self {
         case .webp: return 90

@@ -9,7 +9,7 @@ import Glibc
 ///
 /// Why: a derived-format request answered with JPEG bytes (an AVIF not made yet, or one that came out no
 /// smaller than the JPEG) sends this instead to a client that accepts `image/jxl`: fewer bytes for the same
-/// pixels, cheap enough to make while the client waits (docs/iiif.md#formats).
+/// pixels, cheap enough to make while the client waits (docs/api.md#tile-formats).
 public enum JPEGXLRecompression {
     /// libjxl's encoder effort: 7 (its default) codes bench/client's tiles in 81.9 % of the stored JPEG's
     /// bytes at 2.7-2.9 ms of CPU a tile; 8 in 81.4 % at 6.3 ms, 9 in 81.1 % at 16.6 ms, 3 in 81.9 % at

@@ -1,4 +1,4 @@
-import CShims
+import CVipsShims
 import CVips
 import Foundation
 import ScrollGeometry

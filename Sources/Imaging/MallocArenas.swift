@@ -1,4 +1,4 @@
-import CShims
+import CLibcShims
 
 /// glibc's malloc arenas. By default a process gets up to eight per core, and each libvips worker
 /// thread fills one of its own: strips freed in one arena are not reused by another thread, nor given

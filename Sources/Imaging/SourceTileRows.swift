@@ -6,7 +6,7 @@ import ScrollGeometry
 /// Why: the deepest level's stored tiles are the source's pixels through one JPEG encoding, and no
 /// encoding of those tiles can be closer to the source than they are; one made from the source's
 /// pixels can reach the stored tile's picture in fewer bytes (AVIF: about three quarters,
-/// docs/iiif.md#formats). A plain JPEG source has no random access (a crop decodes everything above
+/// docs/api.md#tile-formats). A plain JPEG source has no random access (a crop decodes everything above
 /// it), so the tiles wanted are cut from the source's rows read top to bottom, one tile row at a time, with
 /// the same conversion the build made (`SourceImage`), so the pixels are the ones
 /// dzsave cut the stored tiles from. Memory: the wanted tiles, a chunk of `chunkRows` source rows and

@@ -1,4 +1,4 @@
-import CShims
+import CVipsShims
 import CVips
 
 /// The libvips operations Tilescope uses, one thin call each.

@@ -1,4 +1,4 @@
-import CShims
+import CVipsShims
 import CVips
 
 /// Encoders: to files and to memory.

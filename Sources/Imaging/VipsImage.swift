@@ -1,4 +1,4 @@
-import CShims
+import CVipsShims
 import CVips
 
 /// An owned reference to a libvips image: a lazy, immutable pipeline that is safe to

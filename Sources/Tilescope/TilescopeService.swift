@@ -132,7 +132,14 @@ public final class TilescopeService: @unchecked Sendable {
         // Logged once it is true: a client (or a test) that reads this line and then connects must not be served.
         server.stopAccepting()
         Log.info("stopping: no new connections; finishing requests in flight (up to \(config.shutdownSeconds) s)")
-        server.stop(deadline: Double(config.shutdownSeconds))
+        let unfinished = server.stop(deadline: Double(config.shutdownSeconds))
+        // Which of the two ended the wait: an operator (and the shutdown tests) can tell a drain from a cut.
+        if unfinished == 0 {
+            Log.info("requests in flight: all finished")
+        } else {
+            Log.info("shutdown deadline of \(config.shutdownSeconds) s passed; requests still in flight: \(unfinished) "
+                     + "(answered 503 if still on a worker; connections closed)")
+        }
         // After the server: no request completes any more. Bounded, as a stuck stdout must not hold the exit.
         if !operations.stopAccessLog(deadline: 2) {
             Log.info("access log: lines left unwritten after 2 s: stdout was not read")

@@ -1,3 +1,4 @@
+import CHTTPShims
 import Foundation
 import Synchronization
 import Testing
@@ -9,15 +10,18 @@ import TestSupport
 final class HeldCompletionHandler: HTTPHandler {
     /// One held completion: the poll thread waits in `block` until `open`.
     final class Hold: Sendable {
-        private let state = Mutex((taken: false, open: false))
+        private let state = Mutex((taken: false, open: false, since: 0.0))
         private let opened = DispatchSemaphore(value: 0)
 
         /// True once a completion has been held by it.
         var taken: Bool { state.withLock { $0.taken } }
+        /// Seconds since a completion was taken and held (0 until then), on the monotonic clock.
+        var heldSeconds: Double { state.withLock { $0.taken ? ConnectionGuard.now() - $0.since : 0 } }
 
         fileprivate func block() {
             let mustWait = state.withLock { state -> Bool in
                 state.taken = true
+                state.since = ConnectionGuard.now()
                 return !state.open
             }
             if mustWait { opened.wait() }
@@ -80,10 +84,30 @@ final class HeldCompletionHandler: HTTPHandler {
         return upload
     }
 
-    /// Waits (up to 10 s) until the server counts at most `count` open connections.
-    static func waitForOpenConnections(_ server: Server, atMost count: Int) {
+    /// Waits until the server counts at most `count` open connections; fails after 10 s.
+    static func waitForOpenConnections(_ server: Server, atMost count: Int) throws {
+        try waitUntil("at most \(count) connections open (\(server.openConnectionCount))") { server.openConnectionCount <= count }
+    }
+
+    /// Polls `condition`; fails the test after 10 s, saying what did not happen.
+    static func waitUntil(_ what: @autoclosure () -> String, _ condition: () throws -> Bool) throws {
         let end = Date().addingTimeInterval(10)
-        while server.openConnectionCount > count && Date() < end { Thread.sleep(forTimeInterval: 0.05) }
+        while try !condition() {
+            guard Date() < end else { throw TestFailure("not after 10 s: \(what())") }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+    }
+
+    /// Whether the (only) poll thread's epoll set holds the listening socket now: the kernel lists the
+    /// descriptors of an epoll set in /proc/self/fdinfo, one `tfd:` line each.
+    static func listening(_ server: Server) throws -> Bool {
+        let daemon = server.loops[0].daemon
+        let epoll = ts_mhd_epoll_fd(daemon), listener = ts_mhd_listen_fd(daemon)
+        let info = try String(contentsOfFile: "/proc/self/fdinfo/\(epoll)", encoding: .utf8)
+        return info.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            return fields.count > 1 && fields[0] == "tfd:" && Int32(fields[1]) == listener
+        }
     }
 
     /// One round: whether a completion was held (the long turn happened) and what the newcomer got.
@@ -91,14 +115,22 @@ final class HeldCompletionHandler: HTTPHandler {
     static func closeOneAtTheLimitInALongTurn(_ server: Server, _ handler: HeldCompletionHandler,
                                               _ uploads: inout [RawHTTP]) throws -> (held: Bool, status: String) {
         let nudger = try RawHTTP(port: server.port, timeoutSeconds: 10)  // the 32nd: the limit
-        Thread.sleep(forTimeInterval: 0.2)  // accepted, and the turn after it has taken the listening socket out
+        // Accepted, and the turn after it has taken the listening socket out of the epoll set.
+        try waitUntil("the 32nd connection accepted and the listening socket out of the epoll set") {
+            try server.openConnectionCount == 32 && !listening(server)
+        }
         let hold = handler.holdNextCompletion()
         defer { hold.open() }  // never leave the poll thread held, whatever fails below
         nudger.write(Array("GET /healthz HTTP/1.1\r\n".utf8))  // a turn with no completion, then 5 ms of busy waiting
+        // Aiming the close into that 5 ms wait is timing, and cannot be otherwise from outside the thread;
+        // whether it landed is checked: `held` below says a completion held a turn.
         Thread.sleep(forTimeInterval: 0.002)
         _ = uploads.removeLast()  // closed: its end arrives in that wait, and its completion holds the turn
         let newcomer = try RawHTTP(port: server.port, timeoutSeconds: 10)  // completed by the kernel: queued until accepted
-        Thread.sleep(forTimeInterval: 0.2)
+        // The completion taken, and the turn it is in held past the busy wait: a long turn that freed room.
+        let busyWait = Double(EventLoop.busyWaitMilliseconds) / 1000
+        // If none is taken within the 10 s, `held` is false and the round fails on it below.
+        try? waitUntil("a completion held") { hold.heldSeconds > 4 * busyWait }
         let held = hold.taken
         hold.open()
         let status: String
@@ -125,7 +157,7 @@ final class HeldCompletionHandler: HTTPHandler {
             let (held, status) = try Self.closeOneAtTheLimitInALongTurn(server, handler, &uploads)
             #expect(held, "round \(round): no completion was held, so no long turn was made")
             #expect(status == "200", "round \(round): a new client got \(status) after a connection closed at the limit")
-            Self.waitForOpenConnections(server, atMost: 30)  // the newcomer and the nudger gone
+            try Self.waitForOpenConnections(server, atMost: 30)  // the newcomer and the nudger gone
             uploads.append(try Self.uploadInProgress(server.port))
         }
         uploads.removeAll()

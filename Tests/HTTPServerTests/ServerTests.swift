@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 @testable import HTTPServer
@@ -10,14 +11,17 @@ struct EchoHandler: HTTPHandler {
     /// Signalled by a `?gate=1` request once it is on its worker (in flight until it answers).
     static let gateEntered = DispatchSemaphore(value: 0)
 
+    /// How many requests with each `?tag=` value have reached the handler (their heads received).
+    static let arrivals = Mutex<[String: Int]>([:])
+
     func handle(_ request: Request) -> Reply {
+        if let tag = request.query["tag"] { Self.arrivals.withLock { $0[tag, default: 0] += 1 } }
         let summary = "\(request.method) \(request.pathSegments ?? ["<malformed>"]) q=\(request.query.sorted { $0.key < $1.key }) body=\(request.body.count)"
         let response = Response(status: 200, headers: [("Content-Type", "text/plain")], body: .bytes(Array(summary.utf8)))
         if request.query["slow"] != nil {
             return .later {
-                // Work on a worker thread while the connection is suspended; long enough that the 12 client
-                // threads of `stoppingUnderLoad...` are all in flight before the first two finish, even when
-                // a loaded machine starts them 100+ ms apart (seen in CI-like runs at 50 ms).
+                // Work on a worker thread while the connection is suspended; long enough that of the 12 requests
+                // of `stoppingUnderLoad...`, on two workers, most are still waiting when its 20 ms deadline passes.
                 Thread.sleep(forTimeInterval: 0.25)
                 return response
             }
@@ -129,17 +133,27 @@ private func currentThreadName() -> String {
         for _ in 0..<20 {
             let server = try Self.start()
             let port = server.port
-            let slow = Statuses(), group = DispatchGroup()
+            let slow = Statuses(), group = DispatchGroup(), tag = UUID().uuidString
             for index in 0..<12 {  // two workers, 250 ms each: most are still queued at the deadline
-                Self.onThread(group) { slow.add((try? RawHTTP.get(port, "/r\(index)?slow=1"))?.status ?? 0) }
+                Self.onThread(group) { slow.add((try? RawHTTP.get(port, "/r\(index)?slow=1&tag=\(tag)"))?.status ?? 0) }
             }
-            let end = Date().addingTimeInterval(5)
-            while server.inFlightCount < 12 && Date() < end { Thread.sleep(forTimeInterval: 0.001) }
+            // Every one received before the stop (the first may have finished already: the 503 expected below
+            // says whether some were still waiting when the deadline passed).
+            let end = Date().addingTimeInterval(30)
+            while EchoHandler.arrivals.withLock({ $0[tag] ?? 0 }) < 12 {
+                guard Date() < end else {
+                    server.stop(deadline: 1)
+                    group.wait()
+                    throw TestFailure("\(EchoHandler.arrivals.withLock { $0[tag] ?? 0 }) of 12 requests received after 30 s")
+                }
+                Thread.sleep(forTimeInterval: 0.001)
+            }
             for index in 0..<6 {  // and some arriving while it stops: answered, refused or closed
                 Self.onThread(group) { _ = try? RawHTTP.get(port, "/late\(index)") }
             }
-            server.stop(deadline: 0.02)
+            let unfinished = server.stop(deadline: 0.02)
             group.wait()
+            #expect(unfinished > 0 || !slow.all.contains(503), "503s answered although the stop reported none unfinished")
             #expect(slow.all.count == 12 && slow.all.allSatisfy { $0 == 200 || $0 == 503 }, "\(slow.all)")
             #expect(slow.all.contains(503), "\(slow.all): no request outlived the deadline, so the stop was not tested")
         }
@@ -164,9 +178,11 @@ private func currentThreadName() -> String {
         }
         #expect(failures.value == 0)
         // libmicrohttpd reports completion just after the last byte leaves, so allow it a moment.
-        let end = Date().addingTimeInterval(2)
-        while server.inFlightCount > 0 && Date() < end { Thread.sleep(forTimeInterval: 0.01) }
-        #expect(server.inFlightCount == 0)
+        let end = Date().addingTimeInterval(10)
+        while server.inFlightCount > 0 {
+            guard Date() < end else { throw TestFailure("\(server.inFlightCount) requests still in flight 10 s after their answers") }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
     }
 
     @Test func stopWaitsForRequestsInFlight() throws {
@@ -180,9 +196,16 @@ private func currentThreadName() -> String {
         }
         // Stop only once the request is in flight, so the test proves the stop waited for it.
         let end = Date().addingTimeInterval(10)
-        while server.inFlightCount == 0 && Date() < end { Thread.sleep(forTimeInterval: 0.001) }
+        while server.inFlightCount == 0 {
+            guard Date() < end else {
+                server.stop(deadline: 5)
+                throw TestFailure("the request was not in flight after 10 s")
+            }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
         #expect(server.inFlightCount == 1)
-        server.stop(deadline: 5)
+        // The stop says the drain ended its wait, not the (generous) deadline.
+        #expect(server.stop(deadline: 60) == 0)
         done.wait()
         #expect(result.value == 1)
         #expect((try? RawHTTP(port: port)) == nil || (try? RawHTTP.get(port, "/")) == nil)

@@ -3,7 +3,7 @@ import Imaging
 import ScrollGeometry
 
 /// A pyramid level's pixels as a viewer sees them, and the reference they are held to: the source
-/// shrunk by dzsave's box rule. Plain arrays of 8-bit interleaved pixels.
+/// shrunk by dzsave's rule. Plain arrays of 8-bit interleaved pixels.
 enum LevelPixels {
     /// Smooth colour (waves and a ramp): what photographs mostly are, and enough
     /// gradient everywhere for `shift` to see a fraction of a pixel.
@@ -40,25 +40,28 @@ enum LevelPixels {
         return try VImage.join(pieces, across: grid.columns).crop(x: 0, y: 0, width: size.width, height: size.height).pixels()
     }
 
-    /// Each pixel the mean of a `factor` x `factor` block of the source, the source's last column and row
-    /// repeated to fill the last blocks.
+    /// The source shrunk by `factor` (a power of two) as dzsave makes each level from the one below: a
+    /// pixel is the mean of a 2 x 2 block of the finer level, an odd side's last column or row averaged
+    /// with a copy of itself. Means are kept unrounded until the end.
     static func boxShrunk(_ pixels: [UInt8], width: Int, height: Int, bands: Int, factor: Int) -> [UInt8] {
-        let (outWidth, outHeight) = ((width + factor - 1) / factor, (height + factor - 1) / factor)
-        var out = [UInt8](repeating: 0, count: outWidth * outHeight * bands)
-        for oy in 0..<outHeight {
-            for ox in 0..<outWidth {
-                for band in 0..<bands {
-                    var sum = 0
-                    for y in oy * factor..<(oy + 1) * factor {
-                        for x in ox * factor..<(ox + 1) * factor {
-                            sum += Int(pixels[(min(y, height - 1) * width + min(x, width - 1)) * bands + band])
+        var level = pixels.map(Double.init), (w, h) = (width, height), remaining = factor
+        while remaining > 1 {
+            let (outWidth, outHeight) = ((w + 1) / 2, (h + 1) / 2)
+            var out = [Double](repeating: 0, count: outWidth * outHeight * bands)
+            for oy in 0..<outHeight {
+                for ox in 0..<outWidth {
+                    for band in 0..<bands {
+                        var sum = 0.0
+                        for y in [2 * oy, min(2 * oy + 1, h - 1)] {
+                            for x in [2 * ox, min(2 * ox + 1, w - 1)] { sum += level[(y * w + x) * bands + band] }
                         }
+                        out[(oy * outWidth + ox) * bands + band] = sum / 4
                     }
-                    out[(oy * outWidth + ox) * bands + band] = UInt8((sum + factor * factor / 2) / (factor * factor))
                 }
             }
+            (level, w, h, remaining) = (out, outWidth, outHeight, remaining / 2)
         }
-        return out
+        return level.map { UInt8(max(0, min(255, $0.rounded()))) }
     }
 
     /// The displacement of `image` against `reference` in pixels, by least squares on the reference's

@@ -93,7 +93,8 @@ import Testing
     }
 
     /// Every coarse level is the source shrunk by dzsave's rule (pixel i covers source pixels
-    /// [i * 2^k, (i + 1) * 2^k), the edge repeated) with no sub-pixel shift, whichever path made it: the
+    /// [i * 2^k, (i + 1) * 2^k); each level the 2 x 2 mean of the one below, an odd edge repeated) with no
+    /// sub-pixel shift, whichever path made it: the
     /// reduced decode of a JPEG at 1/2, 1/4 and 1/8 (odd and even sizes), and the full pass. Checked against
     /// the box average of libvips's own full decode of the source, by a least-squares fit of the gradient.
     @Test(arguments: [(7001, 3003, "jpg"), (900, 4001, "jpg"), (3001, 2001, "jpg"), (2048, 1536, "jpg"), (1801, 1203, "png")])

@@ -1,3 +1,6 @@
+import HTTPServer
+import ScrollGeometry
+import SeededRandom
 import Testing
 @testable import Tilescope
 
@@ -53,5 +56,62 @@ import Testing
         #expect(Endpoint.deepZoomTile(id: "t", level: 0, column: 0, row: 0).allowedMethods == ["GET", "HEAD"])
         #expect(Endpoint.viewport(id: "t").allowedMethods.contains("POST"))
         #expect(Endpoint.rating(id: "t").allowedMethods == ["PUT"])
+    }
+}
+
+/// The table of URL shapes (`URLShape`) read both ways: a path built from a shape parses back to the same
+/// endpoint and counts under the same route, for random ids, versions, levels, tiles and IIIF parameters.
+@Suite struct URLShapeRoundTripTests {
+    /// A segment value: mostly id-like, sometimes any Unicode, slashes and percent signs included (the
+    /// builder percent-encodes; the server decodes before parsing).
+    static func value(_ random: inout SeededGenerator, nonEmpty: Bool) -> String {
+        let alphabet: [String] = "abcdefghijklmnopqrstuvwxyz0123456789-_.~".map { String($0) }
+            + ["/", "%", " ", "?", "#", "é", "漢", "😀", "_files", ".dzi"]
+        let length = Int.random(in: (nonEmpty ? 1 : 0)...12, using: &random)
+        return (0..<length).map { _ in alphabet.randomElement(using: &random)! }.joined()
+    }
+
+    @Test func everyShapeBuildsAPathThatParsesBack() throws {
+        var random = SeededGenerator(seed: 38)
+        var tried = 0
+        for round in 0..<400 {
+            for shape in URLShape.all {
+                var values = URLShape.Values()
+                for part in shape.parts {
+                    if case let .value(_, nonEmpty) = part { values.strings.append(Self.value(&random, nonEmpty: nonEmpty)) }
+                }
+                values.level = Int.random(in: 0...999_999_999, using: &random)
+                values.column = round % 7 == 0 ? 0 : Int.random(in: 0...999_999_999, using: &random)
+                values.row = Int.random(in: 0...99_999, using: &random)
+                values.format = URLShape.tileFormats.randomElement(using: &random)!
+                let path = shape.path(values)
+                let request = Request(method: "GET", rawPath: path)
+                let segments = try #require(request.pathSegments, "\(path)")
+                // An id that is itself another shape's literal ("gallery") may be taken by the more specific
+                // shape first: the table's order says which, and that shape's route is the one counted.
+                guard let parsed = try? Endpoint.parse(segments) else {
+                    Issue.record("\(path) does not parse")
+                    continue
+                }
+                let expected = shape.make(values)
+                if parsed != expected {
+                    #expect(URLShape.all.firstIndex { $0.fits(segments) }! < URLShape.all.firstIndex { $0.parts == shape.parts }!,
+                            "\(path): \(parsed), not \(expected)")
+                }
+                #expect(Endpoint.routeIndex(of: request) == parsed.routeIndex, "\(path)")
+                tried += 1
+            }
+        }
+        #expect(tried == 400 * URLShape.all.count)
+    }
+
+    /// The URLs Tilescope writes come from the same table: the tiles template, the preview, the descriptor.
+    @Test func publishedURLsAreTheTablesShapes() throws {
+        let urls = PyramidURLs(imageID: "a b", version: "00ff")
+        #expect(urls.tiles == "/dzi/a%20b_files/{level}/{col}_{row}.jpeg?v=00ff")
+        #expect(urls.preview == "/images/a%20b/preview.jpeg?v=00ff")
+        #expect(urls.dzi == "/dzi/a%20b.dzi?v=00ff")
+        #expect(urls.tile(TileAddress(level: 3, column: 1, row: 2)) == "/dzi/a%20b_files/3/1_2.jpeg?v=00ff")
+        #expect(URLShape.deepZoomTile.template(names: ["id"]) == "/dzi/{id}_files/{level}/{col}_{row}.jpeg")
     }
 }

@@ -191,7 +191,13 @@ import Testing
         let json = try #require(try RawHTTP.get(second.port, "/api/images/broken").json)
         #expect(json["status"] as? String == "failed")
         #expect(json["reason"] as? String == reason)
-        Thread.sleep(forTimeInterval: 1.5)  // a rescan or two: still no build of the unchanged file
+        // The full scan after the restore has looked at the unchanged file, and no build is queued or running:
+        // one it had queued would have logged "building broken" by now.
+        let scanned = Date().addingTimeInterval(60)
+        while !(second.stderr.contains("first scan of ") && Self.buildsIdle(second)) {
+            guard Date() < scanned else { throw TestFailure("no first scan, or builds still busy, after 60 s: \(second.log)") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         #expect(!second.log.contains("building broken"), "\(second.log)")
         // A changed file (new fingerprint) is built again.
         try Self.write(UploadTests.pixelBomb(width: 901, height: 700), to: images + "/broken.png")
@@ -200,6 +206,13 @@ import Testing
         #expect(second.log.contains("building broken"))
         second.signal(SIGTERM)
         #expect(try second.waitForExit() == 0)
+    }
+
+    /// No build queued or running, as the server's /metrics says.
+    static func buildsIdle(_ server: ServerProcess) -> Bool {
+        guard let metrics = try? RawHTTP.get(server.port, "/metrics"), metrics.status == 200 else { return false }
+        let lines = metrics.text.split(separator: "\n")
+        return ["tilescope_pyramid_builds_queued 0", "tilescope_pyramid_builds_running 0"].allSatisfy { lines.contains(Substring($0)) }
     }
 
     // MARK: - Item 7: each failure carries its own reason, relative to the images folder

@@ -18,6 +18,8 @@ import Testing
         }
     }
 
+    static func millisecond(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+
     static func rate(_ port: Int, _ id: String, _ body: String) throws -> RawHTTP.Reply {
         try RawHTTP(port: port).send("PUT", "/api/images/\(id)/rating", headers: ["Content-Type": "application/json"],
                                      body: Array(body.utf8))
@@ -115,11 +117,21 @@ import Testing
         #expect((page["current"] as? [String: Any])?["id"] as? String == "b10")
         #expect((page["current"] as? [String: Any])?["rating"] as? Int == 2)
         #expect(try server.get("/api/gallery?sort=stars").status == 400)
-        // A file added later is newest; the others share the first scan's date and follow by name.
-        Thread.sleep(forTimeInterval: 0.01)
+        // A file added later is newest; the others share the first scan's date and follow by name. Added dates
+        // are kept to the millisecond, and the first scan's was taken before the listings above: the new
+        // file is written once the clock has left the millisecond of the last of them.
+        let listed = Self.millisecond(Date())
+        let clock = Date().addingTimeInterval(5)
+        while Self.millisecond(Date()) <= listed {
+            guard Date() < clock else { throw TestFailure("the clock did not advance a millisecond in 5 s") }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
         try TestImages.writePNG(width: 20, height: 20, to: server.images + "/z.png")
         let deadline = Date().addingTimeInterval(15)
-        while try !ids("").contains("z"), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        while try !ids("").contains("z") {
+            guard Date() < deadline else { throw TestFailure("z.png not listed 15 s after it was written") }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
         #expect(try ids("?sort=added") == ["z", "a", "b9", "b10", "c"])
     }
 

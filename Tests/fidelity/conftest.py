@@ -2,25 +2,21 @@
 suite and stopped at its end."""
 import json
 import os
-import signal
-import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'lib'))
+from processes import free_port, stop  # noqa: E402
+
 import sources
 
 REPO = Path(__file__).resolve().parents[2]
 OUTPUT = REPO / 'test-output' / 'fidelity'
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
 
 
 class Server:
@@ -72,13 +68,7 @@ class Server:
                     + ', '.join(f"{i['fileName']} {i['status']}" for i in images))
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop(self.process)
         self.log.close()
 
 

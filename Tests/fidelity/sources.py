@@ -133,6 +133,13 @@ def make_all(folder: Path):
     rgba = pattern(401, 307).bandjoin(opaque.draw_rect(0, 0, 0, 200, 150, fill=True))
     rgba.pngsave(str(folder / 'alpha.png'))
     made['alpha.png'] = 'RGBA PNG, its top left transparent'
+    # A strip a hundred thousand pixels long: its IIIF `max` is bounded by what each format can hold. Four
+    # bands of the quadrants' colours side by side, no edge along it (a sharp one in ten rows would be all
+    # edge: every resampling kernel would see it differently).
+    bands = [pyvips.Image.black(25000, 10, bands=3).new_from_image(list(c)).cast('uchar') for c in QUADRANTS]
+    bands[0].join(bands[1], 'horizontal').join(bands[2].join(bands[3], 'horizontal'), 'horizontal') \
+        .pngsave(str(folder / 'strip-100000x10.png'))
+    made['strip-100000x10.png'] = 'a 100000x10 strip'
     for width, height in ((1001, 1003), (3001, 1999)):
         name = f'odd-{width}x{height}.jpg'
         pattern(width, height).jpegsave(str(folder / name), Q=95)

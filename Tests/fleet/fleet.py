@@ -370,7 +370,7 @@ def main():
     check(not errors and statuses.get(200, 0) > 50,
           f"kill -9 of {victim} under tile load through nginx: {statuses.get(200, 0)} tiles, 0 failed ({errors[:3]})")
     start_replica(victim)
-    wait_until(f"{victim} back", lambda: ready(REPLICA_PORTS[victim]), 60)
+    check(wait_until(f"{victim} back", lambda: ready(REPLICA_PORTS[victim]), 60), f"{victim} restarts and is ready")
 
     # PostgreSQL restarted under load: ratings 503 + Retry-After meanwhile, tiles keep flowing.
     load = TileLoad(NGINX_PORT, load_paths, threads=4, bust_cache=True)

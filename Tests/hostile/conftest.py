@@ -3,23 +3,19 @@ small image made with the vips CLI, and the file-descriptor room to open thousan
 import json
 import os
 import resource
-import signal
-import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'lib'))
+from processes import free_port, stop  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 OUTPUT = REPO / 'test-output' / 'hostile'
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
 
 
 def raise_descriptor_limit(needed):
@@ -86,13 +82,7 @@ class Server:
         return self.process.poll() is None
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop(self.process)
         self.log.close()
 
 

@@ -5,7 +5,7 @@ For each modern format the server offers (webp always, avif where its libvips ha
    (OpenSeadragon builds them from the descriptor's Format and keeps its query), decoded by the
    browser (a failed decode is a tile-load-failed event), and the image must be the descriptor's size.
    Each URL answers the format, or the JPEG with optimized Huffman tables where the format came out no
-   smaller (docs/iiif.md#formats); at least one tile must be the format itself.
+   smaller (docs/api.md#tile-formats); at least one tile must be the format itself.
 2. IIIF: the viewer opens info.json; with the format marked supported it must take its tiles in the
    first of `preferredFormats` (webp) it supports.
 OpenSeadragon 4.1 knows only jpeg/png/bmp as image formats; pages tell it what else the browser

@@ -1,15 +1,17 @@
 /**
  * Chooses the tile format this browser should ask for. The server makes each Deep Zoom tile in AVIF or
- * WebP on first request and then serves it as a file (docs/iiif.md#formats). A format counts as shown
+ * WebP on first request and then serves it as a file (docs/api.md#tile-formats). A format counts as shown
  * when the browser decodes a tiny image in it.
  */
 
 /**
  * AVIF first: below the deepest level the server makes it from the finer level's tiles, the JPEG tile's
  * picture or better in 50-86% of its bytes on bench/client's grainy image (a sixth to a half on the demo
- * images); at the deepest level it is the JPEG tile itself. Its first encoding costs the server a third of a
- * second of CPU, so a tile not made yet is answered at once with the JPEG tile's bytes (`image/jpeg` under the
- * AVIF URL, cached ten seconds) and made behind the reply (docs/iiif.md#formats): a cold view is as quick as
+ * images); at the deepest level, which has no finer level, from the source's own pixels (in a pass down the
+ * source), kept only where it reaches the JPEG tile's picture in fewer bytes (77-82% of them there on that image),
+ * else the JPEG tile re-encoded losslessly is the answer. Its first encoding costs the server a sixth to two
+ * fifths of a second of CPU, so a tile not made yet is answered at once with the JPEG tile's bytes (`image/jpeg`
+ * under the AVIF URL, cached ten seconds) and made behind the reply (docs/api.md#tile-formats): a cold view is as quick as
  * a JPEG one, a warm one is the smaller. The loader decodes by content (`createImageBitmap` of the bytes), so
  * a JPEG answer is drawn like any other. WebP (smaller, softer) for browsers without AVIF; JPEG, which every
  * browser shows, is what is left.
@@ -61,7 +63,7 @@ const JPEG_XL_PROBE = 'data:image/jxl;base64,/woAEBAJCAIBABwASxiLFYIDAA==';
  * What a tile request's `Accept` says when this browser decodes JPEG XL (else null: the browser's default).
  * The server then answers the AVIF URL of a tile whose AVIF is not made yet, or came out no smaller than the
  * JPEG, with the JPEG tile recompressed as JPEG XL: the same pixels in about 87 % of the bytes
- * (docs/iiif.md#formats). `fetch` names no image type in its `Accept` unless told, so the loader says it
+ * (docs/api.md#tile-formats). `fetch` names no image type in its `Accept` unless told, so the loader says it
  * (a CORS-safelisted header: no preflight).
  */
 export const JPEG_XL_ACCEPT = 'image/jxl,image/avif,image/webp,image/*,*/*;q=0.8';

@@ -10,7 +10,7 @@ import ScrollGeometry
 /// generation slightly softer than the JPEG. AVIF is made from the next finer level's stored tiles
 /// shrunk 2 x 2 (`PyramidRegionReader.tileFromFinerLevel`), pixels closer to the source than the
 /// stored tile, at a quality and effort whose SSIM against the source reaches the stored JPEG tile's
-/// on bench/client's grainy image (bench/formats/levels.py, docs/iiif.md#formats): the same picture
+/// on bench/client's grainy image (bench/formats/levels.py, docs/api.md#tile-formats): the same picture
 /// in fewer bytes. The deepest level has no finer level, and no AVIF made from its stored tile
 /// reaches that tile's picture at fewer bytes: there the AVIF is made from the source's own pixels
 /// (`writeFromSource`), and kept only where its SSIM against them reaches the stored tile's, measured
@@ -42,7 +42,7 @@ struct DeepZoomFormatTiles: Sendable {
     /// The deepest level's AVIF qualities, from the source's pixels, tried in turn until the tile's SSIM
     /// reaches the stored tile's: at effort 3 Q88 does on 94 of 96 tiles of bench/client's grainy image at
     /// 78 % of the JPEG's bytes, Q89 (83 %) on one more; Q90 and above turn chroma subsampling off and are
-    /// larger than the JPEG (bench/formats/deepest.py, docs/iiif.md#formats).
+    /// larger than the JPEG (bench/formats/deepest.py, docs/api.md#tile-formats).
     static let sourceAVIFQualities = [88, 89]
     /// The deepest level's encoder effort: 3 makes the same bytes as 4 there (78 against 77 % of the JPEG's,
     /// 94 against 95 of 96 tiles reaching its picture) for a quarter of the CPU (40-47 against 167-182 ms a

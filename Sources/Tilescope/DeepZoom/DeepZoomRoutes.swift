@@ -41,7 +41,7 @@ extension TilescopeApp {
     func hotTileKey(_ id: String, level: Int, column: Int, row: Int, _ request: Request,
                     _ generation: UInt64) -> ReuseKey? {
         guard request.query.count == 1, let version = request.query["v"] else { return nil }
-        let path = "/dzi/\(PyramidURLs.percentEncoded(id))_files/\(level)/\(column)_\(row).jpeg"
+        let path = URLShape.deepZoomTile.path(.init(strings: [id], level: level, column: column, row: row))
         guard request.rawPath == path else { return nil }
         return ReuseKey(target: path + "?v=" + PyramidURLs.percentEncoded(version), group: id, generation: generation)
     }

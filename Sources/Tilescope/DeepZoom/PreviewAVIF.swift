@@ -7,8 +7,9 @@ import Imaging
 /// reaches `preview.jpeg`'s.
 ///
 /// Why: a viewer at fit draws the preview alone, and on bench/client's image it was an eighth of a DPR 1
-/// view's bytes (349 of 2,608 KiB cold), the same JPEG in every run. At Q70 effort 3 its AVIF is 55 % of
-/// those bytes at a higher SSIM against the source (0.9862 against 0.9837; docs/benchmarks.md). Not from
+/// view's bytes (349 of 2,608 KiB cold; docs/benchmarks-history.md), the same JPEG in every run. At Q70
+/// effort 3 its AVIF is 55 % of those bytes at a higher SSIM against the source (0.9862 against 0.9837;
+/// docs/benchmarks.md). Not from
 /// `preview.jpeg` itself: an encoding of JPEG pixels is a second generation and only loses picture.
 ///
 /// Checked per image, unlike the tiles below the deepest level: one picture, once, so the check costs little

@@ -17,35 +17,50 @@ public struct PyramidURLs: Hashable, Sendable {
         self.version = version.description
     }
 
-    /// A URL as written: `head`, the id percent-encoded, `middle`, the version percent-encoded.
+    /// A URL as written: `head`, the id percent-encoded, `middle`, the version percent-encoded; made once
+    /// from the URL's shape (`URLShape`), never spelt here.
     struct Layout {
-        let head: StaticString
-        let middle: StaticString
+        let head: [UInt8]
+        let middle: [UInt8]
+
+        /// `shape`'s template around its one value, the id, followed by `?v=`.
+        init(_ shape: URLShape) {
+            let template = shape.template(names: ["id"])
+            let around = template.components(separatedBy: "{id}")
+            precondition(around.count == 2, "\(template) has one value, the id")
+            head = Array(around[0].utf8)
+            middle = Array((around[1] + "?v=").utf8)
+        }
     }
 
     /// `/dzi/{id}_files/{level}/{col}_{row}.jpeg?v={version}`
-    static let tilesLayout = Layout(head: "/dzi/", middle: "_files/{level}/{col}_{row}.jpeg?v=")
+    static let tilesLayout = Layout(URLShape.deepZoomTile)
     /// `/images/{id}/preview.jpeg?v={version}`
-    static let previewLayout = Layout(head: "/images/", middle: "/preview.jpeg?v=")
+    static let previewLayout = Layout(URLShape.preview)
+    /// `_files/` and `.jpeg?v=`: a tile's URL between the id and `L/C_R`, and after it.
+    private static let (tileMiddle, tileTail): ([UInt8], [UInt8]) = {
+        let around = String(decoding: tilesLayout.middle, as: UTF8.self).components(separatedBy: "{level}/{col}_{row}")
+        precondition(around.count == 2, "a tile's URL has {level}/{col}_{row} once")
+        return (Array(around[0].utf8), Array(around[1].utf8))
+    }()
 
     /// `/dzi/{id}_files/` and `.jpeg?v={version}`, percent-encoded: a tile's URL around `L/C_R`.
-    var tilePrefixBytes: [UInt8] { Array("/dzi/".utf8) + Self.percentEncodedBytes(imageID) + Array("_files/".utf8) }
-    var tileSuffixBytes: [UInt8] { Array(".jpeg?v=".utf8) + Self.percentEncodedBytes(version) }
+    var tilePrefixBytes: [UInt8] { Self.tilesLayout.head + Self.percentEncodedBytes(imageID) + Self.tileMiddle }
+    var tileSuffixBytes: [UInt8] { Self.tileTail + Self.percentEncodedBytes(version) }
 
     private var tilePrefix: String { String(decoding: tilePrefixBytes, as: UTF8.self) }
     private var tileSuffix: String { String(decoding: tileSuffixBytes, as: UTF8.self) }
 
     private func spelled(_ layout: Layout) -> String {
-        var bytes: [UInt8] = []
-        bytes.append(contentsOf: UnsafeBufferPointer(start: layout.head.utf8Start, count: layout.head.utf8CodeUnitCount))
+        var bytes = layout.head
         Self.appendPercentEncoded(imageID, to: &bytes)
-        bytes.append(contentsOf: UnsafeBufferPointer(start: layout.middle.utf8Start, count: layout.middle.utf8CodeUnitCount))
+        bytes += layout.middle
         Self.appendPercentEncoded(version, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `/dzi/{id}.dzi?v={version}`
-    public var dzi: String { "/dzi/\(Self.percentEncoded(imageID)).dzi?v=\(Self.percentEncoded(version))" }
+    public var dzi: String { URLShape.deepZoomDescriptor.path(.init(strings: [imageID])) + "?v=" + Self.percentEncoded(version) }
     /// `/dzi/{id}_files/{level}/{col}_{row}.jpeg?v={version}`, the template as `ImageJSON.urls.tiles` shows it.
     public var tiles: String { spelled(Self.tilesLayout) }
     /// `/images/{id}/preview.jpeg?v={version}`

@@ -33,8 +33,9 @@ extension TilescopeApp {
     /// this server: the `Url` of every descriptor loaded without `?v=` (JPEG, WebP, AVIF).
     /// The id is percent-encoded, the version is hex and the host is checked: nothing to escape for XML.
     func versionedTilesFolder(_ record: ImageRecord, _ request: Request) -> String {
-        iiif.url("/dzi/\(PyramidURLs.percentEncoded(record.id))/\(PyramidURLs.percentEncoded(record.version))_files/",
-                 request: request)
+        // The tile shape's path up to its level: `/dzi/{id}/{version}_files/`.
+        let tile = URLShape.deepZoomVersionedTile.path(.init(strings: [record.id, record.version]))
+        return iiif.url(String(tile.dropLast("0/0_0.jpeg".count)), request: request)
     }
 
     /// The answer for a tile of a version that is not the image's current one.
@@ -47,7 +48,7 @@ extension TilescopeApp {
     func hotVersionedTileKey(_ id: String, version: String, level: Int, column: Int, row: Int, _ request: Request,
                              _ generation: UInt64) -> ReuseKey? {
         guard request.query.isEmpty else { return nil }
-        let path = "/dzi/\(PyramidURLs.percentEncoded(id))/\(PyramidURLs.percentEncoded(version))_files/\(level)/\(column)_\(row).jpeg"
+        let path = URLShape.deepZoomVersionedTile.path(.init(strings: [id, version], level: level, column: column, row: row))
         guard request.rawPath == path else { return nil }
         return ReuseKey(target: path, group: id, generation: generation)
     }

@@ -45,67 +45,36 @@ public enum Endpoint: Equatable, Sendable {
         }
     }
 
+    /// The endpoint of a path's decoded segments, by the table of shapes (`URLShape.all`): a 400 for a
+    /// shape whose values are malformed (a level that is not digits), a 404 naming the right shapes for a
+    /// path of a known family that fits none, and a static file for anything else.
     public static func parse(_ segments: [String]) throws -> Endpoint {
+        guard let first = segments.first else { return .staticFile(path: segments) }
+        for shape in URLShape.starting(with: first) where shape.fits(segments) {
+            return shape.make(try shape.values(of: segments))
+        }
+        if let help = notFoundHelp(segments) { throw APIError.notFound(help) }
+        return .staticFile(path: segments)
+    }
+
+    /// What a path of a known family that fits none of its shapes is told; nil for a static file's path.
+    private static func notFoundHelp(_ segments: [String]) -> String? {
         switch segments.first {
-        case "api": return try parseAPI(Array(segments.dropFirst()))
-        case "dzi": return try parseDeepZoom(Array(segments.dropFirst()))
-        case "iiif": return try parseIIIF(Array(segments.dropFirst()))
-        case "images":
-            guard segments.count == 3, segments[2] == "preview.jpeg" || segments[2] == "preview.avif" else {
-                throw APIError.notFound("an image's previews are /images/{id}/preview.jpeg and /images/{id}/preview.avif")
-            }
-            return segments[2] == "preview.jpeg" ? .preview(id: segments[1]) : .previewAVIF(id: segments[1])
-        case "healthz" where segments.count == 1: return .health
-        case "readyz" where segments.count == 1: return .readiness
-        case "metrics" where segments.count == 1: return .metrics
-        case "openapi.json" where segments.count == 1: return .openAPI
-        default:
-            return .staticFile(path: segments)
+        case "api": return "no API endpoint at /api/\(segments.dropFirst().joined(separator: "/"))"
+        case "dzi": return "Deep Zoom paths are /dzi/{id}.dzi and /dzi/{id}_files/{level}/{column}_{row}.jpeg"
+        case "images": return "an image's previews are /images/{id}/preview.jpeg and /images/{id}/preview.avif"
+        case "iiif" where segments.count > 1 && segments[1] == "presentation":
+            return "IIIF Presentation resources are /iiif/presentation/collection.json, "
+                + "/iiif/presentation/gallery/manifest.json and /iiif/presentation/{id}/manifest.json "
+                + "(or /iiif/presentation/image/{id}/manifest.json)"
+        case "iiif" where segments.count > 2 && (segments[1] == "3" || segments[1] == "2") && !segments[2].isEmpty:
+            return "no IIIF resource here: use /iiif/\(segments[1])/{id}/info.json or "
+                + "/iiif/\(segments[1])/{id}/{region}/{size}/{rotation}/{quality}.{format}"
+        case "iiif":
+            return "IIIF Image API 3.0 lives at /iiif/3/{id}/info.json, 2.1 at /iiif/2/{id}/info.json, "
+                + "the Presentation API at /iiif/presentation/{id}/manifest.json"
+        default: return nil
         }
-    }
-
-    private static func parseAPI(_ rest: [String]) throws -> Endpoint {
-        switch (rest.count, rest.first) {
-        case (1, "images"): return .imageList
-        case (1, "gallery"): return .gallery
-        case (2, "images"): return .image(id: rest[1])
-        case (2, "jobs"): return .job(id: rest[1])
-        case (3, "images") where rest[2] == "viewport": return .viewport(id: rest[1])
-        case (3, "images") where rest[2] == "rating": return .rating(id: rest[1])
-        default: throw APIError.notFound("no API endpoint at /api/\(rest.joined(separator: "/"))")
-        }
-    }
-
-    /// `/dzi/{id}.dzi` and `/dzi/{id}_files/{level}/{column}_{row}.jpeg`.
-    private static func parseDeepZoom(_ rest: [String]) throws -> Endpoint {
-        if rest.count == 1, rest[0].hasSuffix(".dzi") {
-            return .deepZoomDescriptor(id: String(rest[0].dropLast(4)))
-        }
-        if rest.count == 4, rest[1].hasSuffix("_files") {
-            let version = String(rest[1].dropLast(6))
-            switch try parseDeepZoom(Array(rest.dropFirst())) {
-            case let .deepZoomTile(_, level, column, row):
-                return .deepZoomVersionedTile(id: rest[0], version: version, level: level, column: column, row: row, format: "jpeg")
-            case let .deepZoomFormatTile(_, level, column, row, format):
-                return .deepZoomVersionedTile(id: rest[0], version: version, level: level, column: column, row: row, format: format)
-            default: break
-            }
-        }
-        guard rest.count == 3, rest[0].hasSuffix("_files") else {
-            throw APIError.notFound("Deep Zoom paths are /dzi/{id}.dzi and /dzi/{id}_files/{level}/{column}_{row}.jpeg")
-        }
-        let id = String(rest[0].dropLast(6))
-        guard let level = naturalNumber(rest[1]) else {
-            throw APIError.badRequest("level '\(rest[1].prefix(40))' is not a non-negative integer")
-        }
-        let format = rest[2].hasSuffix(".webp") ? "webp" : rest[2].hasSuffix(".avif") ? "avif" : "jpeg"
-        guard rest[2].hasSuffix("." + format) else { throw APIError.notFound("tiles are .jpeg, .webp or .avif files") }
-        let parts = rest[2].dropLast(format.count + 1).split(separator: "_", omittingEmptySubsequences: false)
-        guard parts.count == 2, let column = naturalNumber(parts[0]), let row = naturalNumber(parts[1]) else {
-            throw APIError.badRequest("tile '\(rest[2].prefix(40))' is not {column}_{row}.\(format) with non-negative integers")
-        }
-        if format != "jpeg" { return .deepZoomFormatTile(id: id, level: level, column: column, row: row, format: format) }
-        return .deepZoomTile(id: id, level: level, column: column, row: row)
     }
 
     /// Digits only (no sign, no spaces), at most 9 of them so that arithmetic cannot overflow.

@@ -5,14 +5,16 @@ enum IIIFFormat: String, CaseIterable, Sendable {
     case jpg, png, webp, gif, tif, jp2, avif
 
     /// The longest side the format can store: WebP writes 14 bits per side, GIF 16, and libjpeg
-    /// stops at 65500 (`JPEG_MAX_DIMENSION`). An
+    /// stops at 65500 (`JPEG_MAX_DIMENSION`); an AVIF wider than 16384 is refused by libheif's decoder
+    /// (its default security limit, Debian 12's libheif, and so libvips's heifload). An
     /// output past it is a 400 before any pixel is read, not an encoder failure (500) after.
     var maxSide: Int? {
         switch self {
         case .webp: return 16383
         case .jpg: return 65500
         case .gif: return 65535
-        case .png, .tif, .jp2, .avif: return nil
+        case .avif: return 16384
+        case .png, .tif, .jp2: return nil
         }
     }
 

@@ -16,7 +16,8 @@ import Synchronization
 /// has gathered (double-buffered: the poll threads fill one buffer while the writer empties the other)
 /// and writes it to the end, retrying partial writes and EINTR, so lines from different threads never
 /// mix. Waking the writer for every line cost more than the `write` it saved (a futex wake and a
-/// context switch per request: 52-60 against 37-46 us of CPU per tile with stdout on /dev/null), so
+/// context switch per request: 52.5 against 41.1 us of CPU per tile with stdout on /dev/null;
+/// docs/benchmarks.md), so
 /// once lines are waiting the writer lingers up to `linger` seconds, or until `batchBytes` have
 /// gathered, before it writes: one wake-up and one `write` per batch. An idle writer waits without
 /// a timer; the first line wakes it.

@@ -71,49 +71,14 @@ extension Endpoint {
         }
     }
 
-    /// The route a request went to, by the shape of its path: what `parse` would return for a
-    /// well-formed path, and the same route for a malformed one of that shape (a tile path with
-    /// a bad level counts as `dzi_tile` with its 400). A cheap classifier rather than `parse`,
-    /// which costs ~1 us: this runs after every request. OpsEndpointTests checks both agree.
+    /// The route a request went to, by the shape of its path (`URLShape.all`): what `parse` would return for
+    /// a well-formed path, and the same route for a malformed one of that shape (a tile path with a bad level
+    /// counts as `dzi_tile` with its 400). Only the shape is matched, no value read: this runs after every
+    /// request.
     static func routeIndex(of request: Request) -> Int {
         guard let segments = request.pathSegments else { return unmatchedRoute }
         guard let first = segments.first else { return Route.staticFile.index }
-        switch (first, segments.count) {
-        case ("api", 2) where segments[1] == "images": return Route.imageList.index
-        case ("api", 2) where segments[1] == "gallery": return Route.gallery.index
-        case ("api", 3) where segments[1] == "images": return Route.image.index
-        case ("api", 3) where segments[1] == "jobs": return Route.job.index
-        case ("api", 4) where segments[1] == "images" && segments[3] == "viewport": return Route.viewport.index
-        case ("api", 4) where segments[1] == "images" && segments[3] == "rating": return Route.rating.index
-        case ("api", _): return unmatchedRoute
-        case ("dzi", 2) where segments[1].hasSuffix(".dzi"): return Route.deepZoomDescriptor.index
-        case ("dzi", 4), ("dzi", 5): return Route.deepZoomTile.index
-        case ("dzi", _): return unmatchedRoute
-        case ("images", 3) where segments[2] == "preview.jpeg" || segments[2] == "preview.avif": return Route.preview.index
-        case ("images", _): return unmatchedRoute
-        case ("healthz", 1): return Route.health.index
-        case ("readyz", 1): return Route.readiness.index
-        case ("metrics", 1): return Route.metrics.index
-        case ("openapi.json", 1): return Route.openAPI.index
-        case ("iiif", _) where segments.count >= 3 && (segments[1] == "3" || segments[1] == "2") && !segments[2].isEmpty:
-            let v2 = segments[1] == "2"
-            switch segments.count {
-            case 3: return (v2 ? Route.iiif2Base : .iiifBase).index
-            case 4 where segments[3].isEmpty: return (v2 ? Route.iiif2Base : .iiifBase).index
-            case 4 where segments[3] == "info.json": return (v2 ? Route.iiif2Info : .iiifInfo).index
-            case 7: return (v2 ? Route.iiif2Image : .iiifImage).index
-            default: return unmatchedRoute
-            }
-        case ("iiif", 3) where segments[1] == "presentation" && segments[2] == "collection.json": return Route.presentationCollection.index
-        case ("iiif", 4) where segments[1] == "presentation" && segments[2] == "gallery" && segments[3] == "manifest.json":
-            return Route.presentationGallery.index
-        case ("iiif", 4) where segments[1] == "presentation" && !segments[2].isEmpty && segments[3] == "manifest.json":
-            return Route.presentationManifest.index
-        case ("iiif", 5) where segments[1] == "presentation" && segments[2] == "image" && !segments[3].isEmpty
-            && segments[4] == "manifest.json":
-            return Route.presentationManifest.index
-        case ("iiif", _): return unmatchedRoute
-        default: return Route.staticFile.index
-        }
+        for shape in URLShape.starting(with: first) where shape.fits(segments) { return shape.route.index }
+        return ["api", "dzi", "images", "iiif"].contains(first) ? unmatchedRoute : Route.staticFile.index
     }
 }

@@ -1,4 +1,4 @@
-import CShims
+import CLibcShims
 import Foundation
 import Imaging
 

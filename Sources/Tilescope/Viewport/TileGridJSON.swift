@@ -6,8 +6,8 @@ import ScrollGeometry
 /// Rule 10 makes a tile's `x` and `width` depend on its level and column only, and `y` and `height` on its
 /// level and row only: a retina answer's 117 tiles (the benchmark's median) have a dozen columns and ten rows.
 /// Spelling four numbers and eight keys per tile was three quarters of the answer's bytes; listed this way an
-/// answer is a fifth of the bytes, for about a tenth less of the server's CPU and more answers a second
-/// (docs/benchmarks.md, issue 13 goal 2). A client finds a tile's frame in two lookups.
+/// answer is a fifth of the bytes (docs/benchmarks.md), for about a tenth less of the server's CPU and more
+/// answers a second (docs/benchmarks-history.md, issue 13 goal 2). A client finds a tile's frame in two lookups.
 struct TileGridJSON {
     /// Levels in the order the lists first use them.
     let blocks: [TileBlock]

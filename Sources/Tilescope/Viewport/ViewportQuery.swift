@@ -12,7 +12,7 @@ public struct ViewportQuery: Hashable, Sendable {
     public var zoom: Zoom?
     public var prefetch: Bool
     /// `tileURLs=1`: every tile carries its `url`, as answers did before the `tileURL` template. Off by default:
-    /// the URLs were about 40 % of the answer's bytes, all spelt from one template (docs/viewport-api.md).
+    /// the URLs were about a third of the answer's bytes, all spelt from one template (docs/benchmarks.md).
     public var tileURLs: Bool
     /// `tileFrames=1`: every tile is an object with its frame, as answers were before the `frames` grid. Off by
     /// default: the grid listing is a fifth of the bytes (docs/viewport-api.md).

@@ -19,6 +19,8 @@ enum FuzzTargets {
         "jpeg-huffman": JPEGHuffmanTarget.run,
         "jpeg-eighth": JPEGEighthScaleTarget.run,
         "jpeg-rows": JPEGRowsTarget.run,
+        "hot-responses": HotResponsesTarget.run,
+        "accept": AcceptTarget.run,
     ]
 
     /// Set once by main before libFuzzer starts; read only on the fuzzing thread.

@@ -8,7 +8,7 @@
 // A lookup that fails for any reason (other method, a body, repeated or non-ASCII If-None-Match, a
 // target too long, no entry) hands the request to Swift unchanged.
 #define _GNU_SOURCE  // pthread_rwlockattr_setkind_np
-#include "CShims.h"
+#include "CHTTPShims.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -38,7 +38,8 @@ struct ts_hot_entry {
 
 // The table's lock is a readers-writer lock: lookups (every hot tile) share it, inserts and drops take it
 // alone. With a mutex the two poll threads' lookups waited for each other: under wrk at 16 connections
-// this lock was 94 % of the server's futex calls (550 in 4 s; 4 with the readers-writer lock), and a
+// this lock was 94 % of the server's futex calls (550 in 4 s; 4 with the readers-writer lock;
+// docs/benchmarks.md), and a
 // thread preempted inside its lookup (the poll threads share two cores with the clients) could hold the
 // other poll thread for the rest of its time slice. Tail latency did not measurably change (2026-12-03).
 struct ts_hot_table {
@@ -380,22 +381,43 @@ static int ts_is_ascii(const char *text) {
     return 1;
 }
 
+// 1 for HEAD, 0 for GET, -1 for any other method (Swift answers those).
+static int ts_hot_method(const char *method) {
+    if (strcmp(method, "HEAD") == 0) return 1;
+    return strcmp(method, "GET") == 0 ? 0 : -1;
+}
+
+// Whether the head scanned may be answered from the table: no body announced, at most one ASCII If-None-Match.
+static int ts_head_allows(const ts_head_scan *scan) {
+    if (scan->has_body_header || scan->if_none_match_count > 1) return 0;
+    return !scan->if_none_match || ts_is_ascii(scan->if_none_match);
+}
+
+// The entry for the target rebuilt, with a reference for the caller, and the status it answers (200, or 304
+// from If-None-Match); NULL when the target overflowed or is not in the table.
+static struct ts_hot_entry *ts_hot_find(ts_hot_table *table, const ts_head_scan *scan, const ts_target *target,
+                                        int *status) {
+    if (target->overflow) return NULL;
+    struct ts_hot_entry *entry = ts_hot_lookup(table, target->buffer, target->length);
+    if (entry) *status = scan->if_none_match && ts_not_modified(scan->if_none_match, entry->etag) ? 304 : 200;
+    return entry;
+}
+
 // The hot exchange for this request, or NULL when Swift must answer it.
 static ts_hot_exchange *ts_hot_begin(ts_http_glue *glue, struct MHD_Connection *connection,
                                      const char *url, const char *method) {
     if (!url || !method) return NULL;
-    int is_head = strcmp(method, "HEAD") == 0;
-    if (!is_head && strcmp(method, "GET") != 0) return NULL;
+    int is_head = ts_hot_method(method);
+    if (is_head < 0) return NULL;
     ts_head_scan scan = { 0, 0, NULL };
     MHD_get_connection_values(connection, MHD_HEADER_KIND, ts_scan_header, &scan);
-    if (scan.has_body_header || scan.if_none_match_count > 1) return NULL;
-    if (scan.if_none_match && !ts_is_ascii(scan.if_none_match)) return NULL;
+    if (!ts_head_allows(&scan)) return NULL;
     char buffer[TS_HOT_MAX_TARGET];
     ts_target target = { buffer, 0, 0, 0 };
     ts_append(&target, url);
     MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, ts_append_argument, &target);
-    if (target.overflow) return NULL;
-    struct ts_hot_entry *entry = ts_hot_lookup(glue->hot, buffer, target.length);
+    int status = 0;
+    struct ts_hot_entry *entry = ts_hot_find(glue->hot, &scan, &target, &status);
     if (!entry) return NULL;
     ts_hot_exchange *hot = malloc(sizeof *hot);
     if (!hot) {
@@ -405,10 +427,37 @@ static ts_hot_exchange *ts_hot_begin(ts_http_glue *glue, struct MHD_Connection *
     hot->entry = entry;
     hot->start_ns = ts_now_ns();
     hot->had_if_none_match = scan.if_none_match != NULL;
-    hot->status = scan.if_none_match && ts_not_modified(scan.if_none_match, entry->etag) ? 304 : 200;
+    hot->status = status;
     hot->sent_status = 0;
     hot->is_head = is_head;
     return hot;
+}
+
+// ts_hot_begin's decision on a head given as arrays, through the same scan, rebuild and match: libmicrohttpd's
+// own parsing is all it leaves out.
+int ts_hot_decide(ts_hot_table *table, const char *method, const char *url,
+                  const char *const *argument_names, const char *const *argument_values, unsigned argument_count,
+                  const char *const *header_names, const char *const *header_values, unsigned header_count,
+                  char *looked_up, size_t *looked_up_length) {
+    *looked_up_length = 0;
+    if (!table || !url || !method || ts_hot_method(method) < 0) return 0;
+    ts_head_scan scan = { 0, 0, NULL };
+    for (unsigned i = 0; i < header_count; i++)
+        ts_scan_header(&scan, MHD_HEADER_KIND, header_names[i], header_values[i]);
+    if (!ts_head_allows(&scan)) return 0;
+    char buffer[TS_HOT_MAX_TARGET];
+    ts_target target = { buffer, 0, 0, 0 };
+    ts_append(&target, url);
+    for (unsigned i = 0; i < argument_count; i++)
+        ts_append_argument(&target, MHD_GET_ARGUMENT_KIND, argument_names[i], argument_values[i]);
+    if (target.overflow) return 0;
+    memcpy(looked_up, buffer, target.length);
+    *looked_up_length = target.length;
+    int status = 0;
+    struct ts_hot_entry *entry = ts_hot_find(table, &scan, &target, &status);
+    if (!entry) return 0;
+    ts_entry_release(entry);
+    return status;
 }
 
 static void ts_release_response_entry(void *cls) { ts_entry_release(cls); }

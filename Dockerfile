@@ -17,9 +17,13 @@ WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
+# The API contract (Sources/Tilescope/OpenAPI/openapi.json) is a SwiftPM resource: its bundle folder
+# goes beside the binary, where Bundle.module looks first; serve refuses to start without it.
 RUN swift build -c release --static-swift-stdlib --product tilescope \
- && install -D -m 755 "$(swift build -c release --show-bin-path)/tilescope" /out/tilescope \
- && strip /out/tilescope
+ && bin="$(swift build -c release --show-bin-path)" \
+ && install -D -m 755 "$bin/tilescope" /out/tilescope \
+ && strip /out/tilescope \
+ && cp -R "$bin/Tilescope_Tilescope.resources" /out/
 # The runtime libraries: exactly what the binary and libvips's HEIF module (HEIC/AVIF, documented
 # formats) load, found by ldd and copied under their own paths. Installing Debian's libvips42 instead
 # would also bring ImageMagick, poppler and OpenSlide for loaders Tilescope never uses
@@ -46,6 +50,7 @@ RUN --mount=type=bind,from=build,source=/out/root,target=/runtime \
  && mkdir -p /data /images \
  && chown tilescope:tilescope /data
 COPY --from=build /out/tilescope /usr/local/bin/tilescope
+COPY --from=build /out/Tilescope_Tilescope.resources /usr/local/bin/Tilescope_Tilescope.resources
 COPY Public /usr/local/share/tilescope/Public
 
 ENV TILESCOPE_HOST=0.0.0.0 \

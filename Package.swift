@@ -37,7 +37,10 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["CVipsShims", "CLibcShims", "CVips", "CTileDecoder", "CLibJXL", "ScrollGeometry"]),
         .target(name: "HTTPServer", dependencies: ["CHTTPShims", "CLibcShims", "CMicroHTTPD"]),
         .target(name: "Catalog", dependencies: ["CSQLite", "CLibPQ"]),
-        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "CLibcShims"]),
+        // openapi.json, the API contract (edited by hand, the only copy), is a resource: SwiftPM puts it in
+        // Tilescope_Tilescope.resources/ beside the executable, and the server sends it at GET /openapi.json.
+        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "CLibcShims"],
+                resources: [.copy("OpenAPI/openapi.json")]),
         // The built-in demo gallery's image painters: linked by the executable, unknown to the server.
         .target(name: "TilescopeDemo", dependencies: ["Imaging", "ScrollGeometry"]),
         .executableTarget(name: "tilescope", dependencies: ["Tilescope", "TilescopeDemo"]),

@@ -27,7 +27,7 @@ for suite in Tests/docs/run.sh Tests/fidelity/run.sh Tests/hostile/run.sh Tests/
   echo "== $suite" >&2
   "$suite"
 done
-# The OpenAPI contract (docs/openapi.yaml) against a live server with schemathesis: never skipped.
+# The OpenAPI contract (Sources/Tilescope/OpenAPI/openapi.json) against a live server with schemathesis: never skipped.
 echo "== Tests/contract/run.sh" >&2
 Tests/contract/run.sh
 # The Dockerfile built for real with podman and its image run (chroot): a Dockerfile that no longer

@@ -4,7 +4,7 @@ import Imaging
 
 /// `tilescope build`: builds pyramids for the given source files into the data folder,
 /// exactly as the server would (same store, same ids from the same catalog, same crash safety).
-public struct BuildCommand {
+public struct BuildCommand: Configuration {
     public var dataFolder = "data"
     public var quality = 85
     public var sources: [String] = []
@@ -12,8 +12,8 @@ public struct BuildCommand {
     public init() {}
 
     public static let settings: [Setting<BuildCommand>] = [
-        Setting("--data", env: "TILESCOPE_DATA", default: "data", "folder for pyramids") { $0.dataFolder = $1 },
-        Setting("--quality", env: "TILESCOPE_QUALITY", default: "85", "JPEG quality of pyramid tiles") {
+        Setting("--data", env: "TILESCOPE_DATA", default: \.dataFolder, "folder for pyramids") { $0.dataFolder = $1 },
+        Setting("--quality", env: "TILESCOPE_QUALITY", default: \.quality, "JPEG quality of pyramid tiles") {
             $0.quality = try SettingValue.integer($1, "quality", in: 1...100)
         },
     ]

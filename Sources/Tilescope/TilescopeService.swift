@@ -35,6 +35,8 @@ public final class TilescopeService: @unchecked Sendable {
         }
         self.config = config
         self.demo = demo
+        // The contract a running server sends at /openapi.json: a missing resource stops the start, not a request.
+        _ = try OpenAPIDocument.load()
         let descriptors = DescriptorBudget(limit: Self.raiseDescriptorLimit())
         try Vips.start()
         let catalog = try CatalogStores.open(config)

@@ -7,8 +7,11 @@ import Testing
 /// `GET /openapi.json` on a real server, and the contract's paths against the router.
 /// (Tests/contract/run.sh checks the live API against the contract with schemathesis.)
 @Suite struct OpenAPIEndpointTests {
+    /// The contract as committed: the one file, edited by hand.
+    static let path = TestServer.repositoryRoot + "/Sources/Tilescope/OpenAPI/openapi.json"
+
     static func document() throws -> [String: Any] {
-        let object = try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8))
+        let object = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: path)))
         return try #require(object as? [String: Any])
     }
 
@@ -16,6 +19,8 @@ import Testing
         let server = try TestServer(label: "openapi") { _ in }
         let reply = try server.get("/openapi.json")
         #expect(reply.status == 200)
+        // The file's bytes, as committed: the resource SwiftPM copied is that file, not a version of it.
+        #expect(Data(reply.body) == (try Data(contentsOf: URL(fileURLWithPath: Self.path))))
         #expect(reply.header("content-type") == "application/json")
         #expect(reply.header("access-control-allow-origin") == "*")
         #expect(reply.json?["openapi"] as? String == "3.1.0")
@@ -51,6 +56,6 @@ import Testing
         }
         let documented = Set(routes.map { Endpoint.routeNames[$0] })
         let all = Set(Endpoint.routeNames).subtracting(["unmatched"])
-        #expect(documented == all, "routes missing from docs/openapi.yaml: \(all.subtracting(documented).sorted())")
+        #expect(documented == all, "routes missing from Sources/Tilescope/OpenAPI/openapi.json: \(all.subtracting(documented).sorted())")
     }
 }

@@ -47,7 +47,9 @@ import Testing
         try Self.waitForLog(server, "stopping: no new connections")
         #expect(server.process.isRunning, "the server must wait for the download")
         // New connections are no longer accepted while it drains (they wait unanswered in the backlog).
-        let probe = HealthProbe.probe(HealthProbe.Target(port: server.port, path: "/healthz", timeoutSeconds: 1))
+        var target = HealthProbe.Target()
+        (target.port, target.path, target.timeoutSeconds) = (server.port, "/healthz", 1)
+        let probe = HealthProbe.probe(target)
         #expect((try? probe.get()) == nil)
         let body = try download.finish()
         #expect(download.status == 200)

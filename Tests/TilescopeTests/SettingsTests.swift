@@ -52,6 +52,44 @@ import Testing
         }
     }
 
+    /// Each default is written once, as the field's value in `ServeConfig()`; the text shown is made from
+    /// it, so giving that text back must change nothing.
+    @Test func theDefaultShownIsTheDefaultValue() throws {
+        let fresh = String(describing: ServeConfig())
+        for setting in ServeConfig.settings {
+            guard let value = setting.defaultValue else { continue }
+            var config = ServeConfig()
+            try setting.apply(&config, value)
+            #expect(String(describing: config) == fresh, "\(setting.flag) \(value)")
+        }
+        for setting in BuildCommand.settings {
+            var command = BuildCommand()
+            try setting.apply(&command, try #require(setting.defaultValue))
+            #expect(command.dataFolder == BuildCommand().dataFolder && command.quality == BuildCommand().quality)
+        }
+        for setting in HealthProbe.settings {
+            var target = HealthProbe.Target()
+            try setting.apply(&target, try #require(setting.defaultValue))
+            #expect(target == HealthProbe.Target(), "\(setting.flag)")
+        }
+        let shown = Dictionary(uniqueKeysWithValues: ServeConfig.settings.map { ($0.flag, $0.defaultText) })
+        #expect(shown["--port"] == "8080")
+        #expect(shown["--settle"] == "2")
+        #expect(shown["--log-format"] == "common")
+        #expect(shown["--quiet"] == "false")
+        #expect(shown["--max-upload-bytes"] == "1073741824 (1 GiB)")
+        #expect(shown["--threads"] == "number of cores")
+    }
+
+    @Test func byteCountsInBinaryUnits() {
+        #expect(SettingValue.binaryUnits(1 << 30) == "1 GiB")
+        #expect(SettingValue.binaryUnits(3 << 20) == "3 MiB")
+        #expect(SettingValue.binaryUnits(1536 << 10) == "1536 KiB")
+        #expect(SettingValue.binaryUnits(1536) == nil)
+        #expect(SettingValue.binaryUnits(1000) == nil)
+        #expect(SettingValue.binaryUnits(0) == nil)
+    }
+
     @Test func helpListsEverySettingWithItsDefault() {
         let help = SettingsParser.help(ServeConfig.settings)
         for setting in ServeConfig.settings {

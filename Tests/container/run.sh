@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The container test: builds the Dockerfile for real with podman, then runs the built image's
-# filesystem with chroot as its unprivileged user and checks /readyz, a tile, the image's own
-# HEALTHCHECK command, the read-only images mount, and SIGTERM -> exit 0.
+# filesystem with chroot as its unprivileged user and checks /readyz, a tile, /openapi.json (a
+# resource beside the binary), the image's own HEALTHCHECK command, the read-only images mount,
+# and SIGTERM -> exit 0.
 #
 # No Docker engine runs on these machines and base images cannot be pulled, so local stand-ins
 # are made under the official names (kept in podman's storage for the next run):
@@ -204,6 +205,9 @@ done
 [ -n "$(find "$run/data/pyramids" -type f -user "$uid" -name 'image.dzi')" ] || fail "pyramids not written by the user"
 grep -q '"GET /dzi/gradient_files/10/2_1.jpeg HTTP/1.1" 200' "$run/stdout.log" || fail "no access log line"
 curl -fsS -o "$run/metrics.txt" "http://127.0.0.1:$port/metrics" || fail "no /metrics"
+# The contract is a SwiftPM resource, copied beside the binary by the Dockerfile: the image must send it as committed.
+curl -fsS -o "$run/openapi.json" "http://127.0.0.1:$port/openapi.json" || fail "no /openapi.json"
+cmp -s "$run/openapi.json" "$ROOT/Sources/Tilescope/OpenAPI/openapi.json" || fail "/openapi.json differs from the committed contract"
 grep -q '^tilescope_tiles_served_total 2$' "$run/metrics.txt" || fail "metrics: $(grep tiles_served "$run/metrics.txt")"
 
 # Uploads and deletions write the images folder: on this read-only mount both are refused, plainly.

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The OpenAPI contract (docs/openapi.yaml) against a live tilescope, with schemathesis (PyPI).
+# The OpenAPI contract (Sources/Tilescope/OpenAPI/openapi.json) against a live tilescope, with
+# schemathesis (PyPI).
 #
-# 1. The contract must be valid OpenAPI 3.1 (openapi-spec-validator) and the committed JSON forms
-#    of it what the YAML gives (openapi_json.py --check).
+# 1. The contract must be JSON without repeated keys and valid OpenAPI 3.1 (validate_openapi.py,
+#    with openapi-spec-validator).
 # 2. A real `tilescope serve` on a free loopback port, with a small images folder (two images made
 #    with the vips CLI and one file that is not an image, so every build status is served) and an
 #    admin token, so uploads and deletions are on.
 # 3. `schemathesis run` against the server's own GET /openapi.json with every check on, in all
 #    phases (examples, coverage, fuzzing, stateful links upload -> job -> image -> rating), bounded
-#    by --max-examples and --max-time. Exits nonzero on any failure. Settings: schemathesis.toml.
+#    by --max-examples and --max-time, after checking that the server sends the file's bytes.
+#    Exits nonzero on any failure. Settings: schemathesis.toml.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/lib/server-port.sh
@@ -19,12 +21,13 @@ DELETE_TIME=${CONTRACT_DELETE_TIME:-25}
 TOKEN=contract-test-token
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -c "import schemathesis, yaml, openapi_spec_validator" 2>/dev/null \
-  || .venv/bin/pip install -q schemathesis pyyaml openapi-spec-validator
+.venv/bin/python -c "import schemathesis, openapi_spec_validator" 2>/dev/null \
+  || .venv/bin/pip install -q schemathesis openapi-spec-validator
 command -v vips > /dev/null || { echo "the vips CLI is missing: apt-get install libvips-tools" >&2; exit 1; }
 
-echo "== docs/openapi.yaml is valid OpenAPI 3.1 and the committed JSON matches it" >&2
-.venv/bin/python Tests/contract/openapi_json.py --check
+contract_file=Sources/Tilescope/OpenAPI/openapi.json
+echo "== $contract_file is valid OpenAPI 3.1" >&2
+.venv/bin/python Tests/contract/validate_openapi.py
 
 work=$(mktemp -d)
 server_pid=""
@@ -61,6 +64,10 @@ for id in tiny gradient; do
   done
   curl -sf "$base/api/images/$id" | grep -q '"status":"ready"' || { echo "image $id was not built" >&2; exit 1; }
 done
+
+# The server's contract is the file's bytes (a SwiftPM resource), not an older build's copy.
+curl -sf "$base/openapi.json" -o "$work/served.json" || { echo "GET /openapi.json failed" >&2; exit 1; }
+cmp -s "$work/served.json" "$contract_file" || { echo "GET /openapi.json differs from $contract_file" >&2; exit 1; }
 
 # CONTRACT_ARGS: extra schemathesis arguments, split on spaces (e.g. --include-path-regex ^/iiif).
 read -r -a extra_args <<< "${CONTRACT_ARGS:-}"

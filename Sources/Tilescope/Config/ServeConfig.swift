@@ -2,7 +2,7 @@ import Catalog
 import Foundation
 
 /// Everything `tilescope serve` can be told. Each field is a flag and an environment variable.
-public struct ServeConfig: Sendable {
+public struct ServeConfig: Configuration, Sendable {
     public var host = "0.0.0.0"
     public var port = 8080
     /// Empty: serve the demo gallery, generated into the data folder on first run.
@@ -51,16 +51,16 @@ public struct ServeConfig: Sendable {
     public var isDemo: Bool { imagesFolder.isEmpty }
 
     public static let settings: [Setting<ServeConfig>] = [
-        Setting("--port", env: "TILESCOPE_PORT", default: "8080", "TCP port to listen on (0 picks a free one)") {
+        Setting("--port", env: "TILESCOPE_PORT", default: \.port, "TCP port to listen on (0 picks a free one)") {
             $0.port = try SettingValue.integer($1, "port", in: 0...65535)
         },
-        Setting("--host", env: "TILESCOPE_HOST", default: "0.0.0.0", "IPv4 address to bind") { config, value in
+        Setting("--host", env: "TILESCOPE_HOST", default: \.host, "IPv4 address to bind") { config, value in
             guard value.split(separator: ".").count == 4, value.split(separator: ".").allSatisfy({ UInt8($0) != nil }) else {
                 throw UsageError("host must be an IPv4 address such as 127.0.0.1, not '\(value)'")
             }
             config.host = value
         },
-        Setting("--images", env: "TILESCOPE_IMAGES", default: "(the demo gallery)", "folder of source images") {
+        Setting("--images", env: "TILESCOPE_IMAGES", default: \.imagesFolder, shown: .meaning("(the demo gallery)"), "folder of source images") {
             config, value in
             guard SettingValue.folderState(value) == .folder else {
                 throw UsageError(SettingValue.folderState(value) == .missing
@@ -68,7 +68,7 @@ public struct ServeConfig: Sendable {
             }
             config.imagesFolder = value
         },
-        Setting("--data", env: "TILESCOPE_DATA", default: "data", "folder for pyramids, the database and staging") {
+        Setting("--data", env: "TILESCOPE_DATA", default: \.dataFolder, "folder for pyramids, the database and staging") {
             config, value in
             // A missing folder is created at start; something else in its place is a mistake to say now.
             guard SettingValue.folderState(value) != .other else {
@@ -76,17 +76,17 @@ public struct ServeConfig: Sendable {
             }
             config.dataFolder = value
         },
-        Setting("--public", env: "TILESCOPE_PUBLIC", default: "Public", "folder of the browser client") {
+        Setting("--public", env: "TILESCOPE_PUBLIC", default: \.publicFolder, "folder of the browser client") {
             $0.publicFolder = $1
         },
-        Setting("--cors-origin", env: "TILESCOPE_CORS_ORIGIN", default: "*", "Access-Control-Allow-Origin value: * or one origin such as https://example.org") {
+        Setting("--cors-origin", env: "TILESCOPE_CORS_ORIGIN", default: \.corsOrigin, "Access-Control-Allow-Origin value: * or one origin such as https://example.org") {
             config, value in
             guard CORSOrigin.isValid(value) else {
                 throw UsageError("cors origin must be * or one origin such as https://example.org:8443, not '\(value.debugDescription.dropFirst().dropLast())'")
             }
             config.corsOrigin = value
         },
-        Setting("--public-url", env: "TILESCOPE_PUBLIC_URL", default: "(from X-Forwarded-*/Host headers)",
+        Setting("--public-url", env: "TILESCOPE_PUBLIC_URL", default: \.publicURL, shown: .meaning("(from X-Forwarded-*/Host headers)"),
                 "base URL clients use, such as https://example.org/tiles (IIIF ids)") { config, value in
             guard value.hasPrefix("http://") || value.hasPrefix("https://"),
                   !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\"" || $0 == " " || $0 == "?" || $0 == "#" }) else {
@@ -94,15 +94,15 @@ public struct ServeConfig: Sendable {
             }
             config.publicURL = value
         },
-        Setting("--iiif-cache-mb", env: "TILESCOPE_IIIF_CACHE_MB", default: "256",
+        Setting("--iiif-cache-mb", env: "TILESCOPE_IIIF_CACHE_MB", default: \.iiifCacheMegabytes,
                 "megabytes of rendered IIIF images kept in memory (0: none)") {
             $0.iiifCacheMegabytes = try SettingValue.integer($1, "iiif-cache-mb", in: 0...1_000_000)
         },
-        Setting("--pyramid-cache-mb", env: "TILESCOPE_PYRAMID_CACHE_MB", default: "64",
+        Setting("--pyramid-cache-mb", env: "TILESCOPE_PYRAMID_CACHE_MB", default: \.pyramidCacheMegabytes,
                 "megabytes of hot pyramid files (tiles) kept in memory (0: none, every tile from its file)") {
             $0.pyramidCacheMegabytes = try SettingValue.integer($1, "pyramid-cache-mb", in: 0...1_000_000)
         },
-        Setting("--iiif-rights", env: "TILESCOPE_IIIF_RIGHTS", default: "(none)",
+        Setting("--iiif-rights", env: "TILESCOPE_IIIF_RIGHTS", default: \.iiifRights, shown: .meaning("(none)"),
                 "licence URI in IIIF manifests' rights, such as http://creativecommons.org/licenses/by/4.0/") { config, value in
             // Presentation 3.0 allows only Creative Commons and RightsStatements.org URIs here.
             let allowed = ["http://creativecommons.org/licenses/", "http://creativecommons.org/publicdomain/",
@@ -115,46 +115,46 @@ public struct ServeConfig: Sendable {
             }
             config.iiifRights = value
         },
-        Setting("--iiif-attribution", env: "TILESCOPE_IIIF_ATTRIBUTION", default: "(none)",
+        Setting("--iiif-attribution", env: "TILESCOPE_IIIF_ATTRIBUTION", default: \.iiifAttribution, shown: .meaning("(none)"),
                 "text of IIIF manifests' requiredStatement (Attribution)") { config, value in
             guard value.count <= 1000 else { throw UsageError("IIIF attribution must be at most 1000 characters") }
             config.iiifAttribution = value
         },
-        Setting("--iiif-collection-page", env: "TILESCOPE_IIIF_COLLECTION_PAGE", default: "100",
+        Setting("--iiif-collection-page", env: "TILESCOPE_IIIF_COLLECTION_PAGE", default: \.iiifCollectionPageSize,
                 "manifests per page of the IIIF collection") {
             $0.iiifCollectionPageSize = try SettingValue.integer($1, "iiif-collection-page", in: 1...10_000)
         },
-        Setting("--threads", env: "TILESCOPE_THREADS", default: "number of cores", "HTTP poll threads") {
+        Setting("--threads", env: "TILESCOPE_THREADS", default: \.pollThreads, shown: .meaning("number of cores"), "HTTP poll threads") {
             $0.pollThreads = try SettingValue.integer($1, "threads", in: 1...256)
         },
-        Setting("--workers", env: "TILESCOPE_WORKERS", default: "number of cores", "threads for rendering work") {
+        Setting("--workers", env: "TILESCOPE_WORKERS", default: \.workerThreads, shown: .meaning("number of cores"), "threads for rendering work") {
             $0.workerThreads = try SettingValue.integer($1, "workers", in: 1...256)
         },
-        Setting("--max-connections", env: "TILESCOPE_MAX_CONNECTIONS", default: "16384",
+        Setting("--max-connections", env: "TILESCOPE_MAX_CONNECTIONS", default: \.connectionLimit,
                 "connections open at once (lowered to fit the open-files limit); when full, the longest-waiting connection without a request is closed") {
             $0.connectionLimit = try SettingValue.integer($1, "max-connections", in: 1...1_000_000)
         },
-        Setting("--timeout", env: "TILESCOPE_TIMEOUT", default: "30", "seconds an idle keep-alive connection stays open") {
+        Setting("--timeout", env: "TILESCOPE_TIMEOUT", default: \.connectionTimeout, "seconds an idle keep-alive connection stays open") {
             $0.connectionTimeout = try SettingValue.integer($1, "timeout", in: 1...3600)
         },
-        Setting("--header-timeout", env: "TILESCOPE_HEADER_TIMEOUT", default: "10",
+        Setting("--header-timeout", env: "TILESCOPE_HEADER_TIMEOUT", default: \.headerTimeout,
                 "seconds a client has to send a whole request head (slow clients are closed)") {
             $0.headerTimeout = try SettingValue.integer($1, "header-timeout", in: 1...3600)
         },
-        Setting("--quality", env: "TILESCOPE_QUALITY", default: "85", "JPEG quality of pyramid tiles") {
+        Setting("--quality", env: "TILESCOPE_QUALITY", default: \.quality, "JPEG quality of pyramid tiles") {
             $0.quality = try SettingValue.integer($1, "quality", in: 1...100)
         },
-        Setting("--build-concurrency", env: "TILESCOPE_BUILD_CONCURRENCY", default: "1", "pyramids built at once") {
+        Setting("--build-concurrency", env: "TILESCOPE_BUILD_CONCURRENCY", default: \.buildConcurrency, "pyramids built at once") {
             $0.buildConcurrency = try SettingValue.integer($1, "build-concurrency", in: 1...64)
         },
-        Setting("--express-build-pixels", env: "TILESCOPE_EXPRESS_BUILD_PIXELS", default: "16777216",
+        Setting("--express-build-pixels", env: "TILESCOPE_EXPRESS_BUILD_PIXELS", default: \.expressBuildPixels,
                 "images of at most this many pixels also get a builder of their own, so a long build never holds them up (0: none)") {
             $0.expressBuildPixels = try SettingValue.integer($1, "express-build-pixels", in: 0...(1 << 50))
         },
-        Setting("--rescan", env: "TILESCOPE_RESCAN_SECONDS", default: "2", "seconds between images-folder scans") {
+        Setting("--rescan", env: "TILESCOPE_RESCAN_SECONDS", default: \.rescanSeconds, "seconds between images-folder scans") {
             $0.rescanSeconds = try SettingValue.integer($1, "rescan", in: 1...3600)
         },
-        Setting("--settle", env: "TILESCOPE_SETTLE_SECONDS", default: "2",
+        Setting("--settle", env: "TILESCOPE_SETTLE_SECONDS", default: \.settleSeconds,
                 "seconds a folder file's size and mtime must stay unchanged before it is built (a copy still arriving)") {
             config, value in
             guard let seconds = Double(value), seconds.isFinite, (0...3600).contains(seconds) else {
@@ -162,50 +162,50 @@ public struct ServeConfig: Sendable {
             }
             config.settleSeconds = seconds
         },
-        Setting("--shutdown-deadline", env: "TILESCOPE_SHUTDOWN_SECONDS", default: "10",
+        Setting("--shutdown-deadline", env: "TILESCOPE_SHUTDOWN_SECONDS", default: \.shutdownSeconds,
                 "seconds in-flight requests get after SIGTERM") {
             $0.shutdownSeconds = try SettingValue.integer($1, "shutdown-deadline", in: 0...3600)
         },
-        Setting("--log-format", env: "TILESCOPE_LOG_FORMAT", default: "common",
+        Setting("--log-format", env: "TILESCOPE_LOG_FORMAT", default: \.logFormat,
                 "access log on stdout: common (log format) or json (lines)") { config, value in
             guard let format = AccessLog.Format(rawValue: value) else {
                 throw UsageError("log format must be common or json, not '\(value)'")
             }
             config.logFormat = format
         },
-        Setting("--quiet", env: "TILESCOPE_QUIET", default: "false", "no access log and no informational lines") {
+        Setting("--quiet", env: "TILESCOPE_QUIET", default: \.quiet, "no access log and no informational lines") {
             $0.quiet = try SettingValue.boolean($1, "quiet")
         },
-        Setting("--demo-gigapixel", env: "TILESCOPE_DEMO_GIGAPIXEL", default: "true",
+        Setting("--demo-gigapixel", env: "TILESCOPE_DEMO_GIGAPIXEL", default: \.demoGigapixel,
                 "include the gigapixel image in the demo gallery") {
             $0.demoGigapixel = try SettingValue.boolean($1, "demo-gigapixel")
         },
-        Setting("--admin-token", env: "TILESCOPE_ADMIN_TOKEN", default: "(unset: uploads off)",
+        Setting("--admin-token", env: "TILESCOPE_ADMIN_TOKEN", default: \.adminToken, shown: .meaning("(unset: uploads off)"),
                 "secret for uploads and deletions (Authorization: Bearer); prefer the variable, flags show in ps") {
             $0.adminToken = $1.isEmpty ? nil : $1
         },
-        Setting("--max-upload-bytes", env: "TILESCOPE_MAX_UPLOAD_BYTES", default: "1073741824 (1 GiB)",
+        Setting("--max-upload-bytes", env: "TILESCOPE_MAX_UPLOAD_BYTES", default: \.maxUploadBytes, shown: .bytes,
                 "largest upload body accepted (413 above)") {
             $0.maxUploadBytes = try SettingValue.integer($1, "max-upload-bytes", in: 1...(1 << 50))
         },
-        Setting("--max-pixels", env: "TILESCOPE_MAX_PIXELS", default: "2000000000", "most pixels a source may declare: uploads get 422 above, folder files are listed as failed") {
+        Setting("--max-pixels", env: "TILESCOPE_MAX_PIXELS", default: \.maxPixels, "most pixels a source may declare: uploads get 422 above, folder files are listed as failed") {
             $0.maxPixels = try SettingValue.integer($1, "max-pixels", in: 1...(1 << 50))
         },
-        Setting("--database", env: "TILESCOPE_DATABASE", default: "(catalog.sqlite in the data folder)",
+        Setting("--database", env: "TILESCOPE_DATABASE", default: \.databaseURL, shown: .meaning("(catalog.sqlite in the data folder)"),
                 "the catalog: postgres://user@host:port/db to share it between replicas (docs/scale-out.md)") { config, value in
             guard value.isEmpty || value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") else {
                 throw UsageError("database must be a postgres:// or postgresql:// URL, not '\(PostgresDatabase.redacted(value))'")
             }
             config.databaseURL = value
         },
-        Setting("--replica-id", env: "TILESCOPE_REPLICA_ID", default: "(host name-pid)",
+        Setting("--replica-id", env: "TILESCOPE_REPLICA_ID", default: \.replicaID, shown: .meaning("(host name-pid)"),
                 "this replica's name in logs, metrics and build leases") { config, value in
             guard (1...64).contains(value.utf8.count),
                   value.utf8.allSatisfy({ $0 == 45 || $0 == 46 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })
             else { throw UsageError("replica-id must be 1 to 64 letters, digits, '-', '_' or '.', not '\(value)'") }
             config.replicaID = value
         },
-        Setting("--build-lease", env: "TILESCOPE_BUILD_LEASE_SECONDS", default: "30",
+        Setting("--build-lease", env: "TILESCOPE_BUILD_LEASE_SECONDS", default: \.buildLeaseSeconds,
                 "seconds a replica's build lease lasts unrenewed before another replica takes the build over (with --database postgres://)") {
             $0.buildLeaseSeconds = try SettingValue.integer($1, "build-lease", in: 3...3600)
         },

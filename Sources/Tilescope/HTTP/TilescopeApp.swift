@@ -188,7 +188,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         case .health: return .now(health(request))
         case .readiness: return .now(readiness(request))
         case .metrics: return .now(metricsExposition(request))
-        case .openAPI: return .now(openAPI(request))
+        case .openAPI: return .now(try openAPI(request))
         case .viewport(let id): return .now(try viewport(id, request))
         case .gallery: return .now(try gallery(request))
         case .iiifBase(let id): return .now(try iiifRedirect(id, request))

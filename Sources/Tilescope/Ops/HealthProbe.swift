@@ -3,27 +3,29 @@ import Foundation
 /// `tilescope health`: asks the server on this machine for `/readyz` and exits 0 when it
 /// answers 200, 1 otherwise. The container's HEALTHCHECK, with no curl in the slim image.
 public enum HealthProbe {
-    public struct Target: Equatable, Sendable {
+    public struct Target: Configuration, Equatable, Sendable {
         public var host = "127.0.0.1"
         public var port = 8080
         public var path = "/readyz"
         public var timeoutSeconds = 3
+
+        public init() {}
     }
 
     public static let settings: [Setting<Target>] = [
-        Setting("--port", env: "TILESCOPE_PORT", default: "8080", "port the server listens on") {
+        Setting("--port", env: "TILESCOPE_PORT", default: \.port, "port the server listens on") {
             $0.port = try SettingValue.integer($1, "port", in: 1...65535)
         },
-        Setting("--host", env: "TILESCOPE_HOST", default: "127.0.0.1", "address to ask (0.0.0.0 means this machine)") {
+        Setting("--host", env: "TILESCOPE_HOST", default: \.host, "address to ask (0.0.0.0 means this machine)") {
             $0.host = $1 == "0.0.0.0" ? "127.0.0.1" : $1
         },
-        Setting("--path", env: nil, default: "/readyz", "path to fetch (/healthz for liveness)") { target, value in
+        Setting("--path", env: nil, default: \.path, "path to fetch (/healthz for liveness)") { target, value in
             guard value.hasPrefix("/"), !value.contains(where: { $0 == " " || $0 == "\r" || $0 == "\n" }) else {
                 throw UsageError("path must start with / and contain no spaces")
             }
             target.path = value
         },
-        Setting("--timeout", env: nil, default: "3", "seconds to wait for the answer") {
+        Setting("--timeout", env: nil, default: \.timeoutSeconds, "seconds to wait for the answer") {
             $0.timeoutSeconds = try SettingValue.integer($1, "timeout", in: 1...60)
         },
     ]

@@ -86,14 +86,7 @@ import Testing
     static var canMount: Bool { geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount") }
 
     static func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try Command.run(tool, arguments).status
     }
 
     @Test(.enabled(if: geteuid() != 0 || canMount, "a read-only folder needs a mount as root"))

@@ -11,12 +11,8 @@ import Testing
         let command = try #require(["/usr/bin/vips", "/usr/local/bin/vips"].first {
             FileManager.default.isExecutableFile(atPath: $0)
         }, "the vips command is missing: scripts/install-deps.sh --test installs it")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "vips \(arguments.joined(separator: " "))")
+        let outcome = try Command.run(command, arguments)
+        #expect(outcome.status == 0, "vips \(arguments.joined(separator: " ")): \(outcome.output)")
     }
 
     /// An APP1 EXIF segment after SOI whose one tag is Orientation (0x0112), as a phone writes it.

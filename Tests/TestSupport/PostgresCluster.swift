@@ -121,32 +121,15 @@ public final class PostgresCluster: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Runs a tool and returns what it printed. `posix_spawn` and `waitpid` rather than Foundation's
-    /// `Process`, whose exit monitoring was seen to miss the exit of `runuser` here (left a zombie, waited
-    /// for good); output goes through a file, since `pg_ctl start` leaves the server holding inherited descriptors.
+    /// Runs a tool and returns what it printed (`Command`: output through a file, since `pg_ctl start`
+    /// leaves the server holding inherited descriptors).
     @discardableResult
     public static func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let outputPath = NSTemporaryDirectory() + "/pgcluster-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out"
-        defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([tool] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, tool, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw ClusterError("cannot run \(tool): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        guard exitCode == 0 else {
-            throw ClusterError("\((tool as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed (\(exitCode)): \(text)")
+        let outcome = try Command.run(tool, arguments)
+        guard outcome.status == 0 else {
+            throw ClusterError("\((tool as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed (\(outcome.status)): \(outcome.output)")
         }
-        return text
+        return outcome.output
     }
 }
 

@@ -95,17 +95,10 @@ import Testing
         let server = try ServerProcess(images: images, data: data)
         try Self.drop(into: images)
         // At once, while the server builds the same files.
-        let command = Process()
-        command.executableURL = URL(fileURLWithPath: ServerProcess.executable)
-        command.arguments = ["build", "--data", data] + Self.sources.map { images + "/" + $0.name }
-        command.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILESCOPE_") }
-        let output = Pipe()
-        command.standardOutput = output
-        command.standardError = output
-        try command.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        command.waitUntilExit()
-        #expect(command.terminationStatus == 0, "tilescope build: \(text)")
+        let build = try Command.run(ServerProcess.executable, ["build", "--data", data] + Self.sources.map { images + "/" + $0.name },
+                                    environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILESCOPE_") })
+        let text = build.output
+        #expect(build.status == 0, "tilescope build: \(text)")
         #expect(!text.contains("failed"), "tilescope build: \(text)")
         try Self.expectAllServed(server, "server")
         server.signal(SIGTERM)

@@ -65,8 +65,9 @@ struct DeepZoomFormatTiles: Sendable {
 
     /// The ETag of the tile's answer: the made tile's, or the kept JPEG's (other bytes, another tag).
     static func etag(version: String, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
-                     isJPEG: Bool) -> String {
-        "\"\(version)-\(level)-\(column)-\(row)-\(format.folderName)\(isJPEG ? "-huffman" : "")\""
+                     isJPEG: Bool) -> TileETag {
+        TileETag(version: version, .tile(level: level, column: column, row: row), encoding: format.folderName,
+                 bytes: isJPEG ? .keptJPEG : .encoded)
     }
 
     /// Where the stored tile's JPEG XL is kept (`JPEGXLAnswers`). It is there only where it is the tile's smallest
@@ -88,9 +89,9 @@ struct DeepZoomFormatTiles: Sendable {
     /// accept it (`JPEGXLAnswers`).
     func kept(level: Int, column: Int, row: Int, version: String, storedPath: String) -> KeptJPEG {
         let etag = Self.etag(version: version, level: level, column: column, row: row, format: format, isJPEG: true)
-        return KeptJPEG(path: jpegPath(level: level, column: column, row: row), etag: etag,
+        return KeptJPEG(path: jpegPath(level: level, column: column, row: row), etag: etag.text,
                         jxlPath: jxlPath(level: level, column: column, row: row),
-                        jxlETag: String(etag.dropLast("-huffman\"".count)) + "-jxl\"",
+                        jxlETag: etag.with(.keptJPEGXL).text,
                         storedPath: storedPath, name: "\(level)/\(column)_\(row)")
     }
 

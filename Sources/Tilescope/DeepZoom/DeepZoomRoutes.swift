@@ -12,7 +12,7 @@ extension TilescopeApp {
             // Without `?v=`, the descriptor names the current version's tiles folder, as the JPEG one does
             // (`VersionedTiles`): its tiles are immutable, where those beside an unversioned URL are not.
             let namesFolder = request.query["v"] == nil
-            let etag = "\"\(record.version)-dzi-\(format.rawValue)\(namesFolder ? "-url" : "")\""
+            let etag = TileETag(version: record.version, .descriptor(format: format, namesTilesFolder: namesFolder)).text
             var headers: [(name: String, value: String)] = [
                 ("Content-Type", "application/xml"), ("ETag", etag),
                 ("Cache-Control", HTTPCaching.cacheControl(for: request, currentVersion: record.version)),
@@ -25,13 +25,14 @@ extension TilescopeApp {
         }
         if request.query["v"] == nil { return try descriptorNamingVersionedTiles(record, request) }
         return try pyramidFile(store.descriptorPath(id: id, version: record.version), type: "application/xml",
-                               etag: "\"\(record.version)-dzi\"", record: record, request: request)
+                               etag: TileETag(version: record.version, .descriptor(format: nil, namesTilesFolder: false)).text,
+                               record: record, request: request)
     }
 
     func tile(_ id: String, level: Int, column: Int, row: Int, _ request: Request) throws -> Response {
         let (record, _) = try checkedTile(id, level: level, column: column, row: row)
         let path = store.tilePath(id: id, version: record.version, level: level, column: column, row: row)
-        return try pyramidFile(path, type: "image/jpeg", etag: "\"\(record.version)-\(level)-\(column)-\(row)\"",
+        return try pyramidFile(path, type: "image/jpeg", etag: TileETag(version: record.version, .tile(level: level, column: column, row: row)).text,
                                record: record, request: request)
     }
 
@@ -64,7 +65,7 @@ extension TilescopeApp {
         let version = record.version
         if let wantedVersion, wantedVersion != version { throw Self.noSuchVersion(id, wantedVersion) }
         let etag = DeepZoomFormatTiles.etag(version: version, level: level, column: column, row: row, format: format,
-                                            isJPEG: false)
+                                            isJPEG: false).text
         let cacheControl = wantedVersion != nil ? HTTPCaching.immutable
             : HTTPCaching.cacheControl(for: request, currentVersion: version)
         let jpegPath = store.tilePath(id: id, version: version, level: level, column: column, row: row)
@@ -149,7 +150,7 @@ extension TilescopeApp {
     func preview(_ id: String, _ request: Request) throws -> Response {
         let (record, _) = try publishedImage(id)
         return try pyramidFile(store.previewPath(id: id, version: record.version), type: "image/jpeg",
-                               etag: "\"\(record.version)-preview\"", record: record, request: request)
+                               etag: TileETag(version: record.version, .preview).text, record: record, request: request)
     }
 
     private func pyramidFile(_ path: String, type: String, etag: String, record: ImageRecord,

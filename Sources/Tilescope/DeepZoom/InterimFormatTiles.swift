@@ -25,7 +25,8 @@ extension TilescopeApp {
     func interimFormatTile(_ record: ImageRecord, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
                            acceptsJXL: Bool, _ request: Request) -> Reply {
         interimJPEG(at: store.tilePath(id: record.id, version: record.version, level: level, column: column, row: row),
-                    etag: "\"\(record.version)-\(level)-\(column)-\(row)-\(format.folderName)-interim\"",
+                    etag: TileETag(version: record.version, .tile(level: level, column: column, row: row),
+                                   encoding: format.folderName, bytes: .interimJPEG),
                     named: "\(level)/\(column)_\(row)", of: record.id, acceptsJXL: acceptsJXL, request)
     }
 
@@ -33,9 +34,9 @@ extension TilescopeApp {
     /// with optimized Huffman tables, or for a client that accepts JPEG XL its recompression when that is the
     /// smaller (`JPEGXLAnswers`: the same pixels again, tagged `{etag}-jxl`), under the interim `etag` and cache
     /// lifetime; 304 for either tag.
-    func interimJPEG(at path: String, etag: String, named name: String, of id: String, acceptsJXL: Bool,
+    func interimJPEG(at path: String, etag interim: TileETag, named name: String, of id: String, acceptsJXL: Bool,
                      _ request: Request) -> Reply {
-        let jxlETag = String(etag.dropLast()) + "-jxl\""
+        let etag = interim.text, jxlETag = interim.with(.interimJPEGXL).text
         @Sendable func headers(jxl: Bool) -> [(name: String, value: String)] {
             [("Content-Type", jxl ? JPEGXLAnswers.mediaType : "image/jpeg"), ("ETag", jxl ? jxlETag : etag),
              ("Cache-Control", Self.interimCacheControl), JPEGXLAnswers.vary]

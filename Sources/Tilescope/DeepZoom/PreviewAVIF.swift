@@ -47,15 +47,16 @@ struct PreviewAVIF: Sendable {
     var jpegPath: String { "\(versionFolder)/previews/\(Self.folderName).huffman.jpeg" }
 
     /// The ETag of the made preview, or of the kept JPEG (other bytes, another tag).
-    static func etag(version: String, isJPEG: Bool) -> String {
-        "\"\(version)-preview-\(folderName)\(isJPEG ? "-huffman" : "")\""
+    static func etag(version: String, isJPEG: Bool) -> TileETag {
+        TileETag(version: version, .preview, encoding: folderName, bytes: isJPEG ? .keptJPEG : .encoded)
     }
 
     /// The kept JPEG, and its JPEG XL (`previews/{folderName}.jxl`, `-jxl` tag) for the clients that accept it.
     func kept(version: String, storedPath: String) -> KeptJPEG {
-        KeptJPEG(path: jpegPath, etag: Self.etag(version: version, isJPEG: true),
+        KeptJPEG(path: jpegPath, etag: Self.etag(version: version, isJPEG: true).text,
                  jxlPath: "\(versionFolder)/previews/\(Self.folderName).jxl",
-                 jxlETag: "\"\(version)-preview-\(Self.folderName)-jxl\"", storedPath: storedPath, name: "preview")
+                 jxlETag: Self.etag(version: version, isJPEG: true).with(.keptJPEGXL).text, storedPath: storedPath,
+                 name: "preview")
     }
 
     /// True once either answer is stored.

@@ -17,7 +17,7 @@ extension TilescopeApp {
         let version = record.version
         let files = PreviewAVIF(versionFolder: store.versionFolder(id: id, version: version))
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: version)
-        if let stored = storedDerivedFile(files.path, type: "image/avif", etag: PreviewAVIF.etag(version: version, isJPEG: false),
+        if let stored = storedDerivedFile(files.path, type: "image/avif", etag: PreviewAVIF.etag(version: version, isJPEG: false).text,
                                           cacheControl: cacheControl, request) {
             return stored
         }
@@ -64,7 +64,8 @@ extension TilescopeApp {
     /// `preview.jpeg` re-encoded losslessly, briefly cached under a tag of its own (`InterimFormatTiles`).
     private func interimPreview(_ record: ImageRecord, acceptsJXL: Bool, _ request: Request) -> Reply {
         interimJPEG(at: store.previewPath(id: record.id, version: record.version),
-                    etag: "\"\(record.version)-preview-\(PreviewAVIF.folderName)-interim\"",
+                    etag: TileETag(version: record.version, .preview, encoding: PreviewAVIF.folderName,
+                                   bytes: .interimJPEG),
                     named: "preview", of: record.id, acceptsJXL: acceptsJXL, request)
     }
 }

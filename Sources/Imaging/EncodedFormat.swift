@@ -43,18 +43,6 @@ public enum EncodedFormat: String, Sendable, CaseIterable {
 }
 
 extension EncodedFormat {
-    /// The quality a tile or region in this format is encoded at, given the pyramid's JPEG quality.
-    /// WebP and AVIF tiles are made from the stored JPEG tiles; at these settings they keep within
-    /// about 0.005 of the JPEG tile's SSIM against the source at 86% (WebP) and 35% (AVIF) of its bytes
-    /// (bench/formats.sh, table in docs/api.md#measured). Formats without a quality scale ignore it.
-    public func quality(jpegQuality: Int) -> Int {
-        switch self {
-        case .webp: return 90
-        case .avif: return 50
-        default: return jpegQuality
-        }
-    }
-
     /// Whether the installed libvips can write this format: AVIF needs libheif with an AV1
     /// encoder (aom, rav1e or svt), which not every build has. Found once, by encoding one pixel.
     public var isAvailable: Bool {

@@ -25,9 +25,9 @@ enum DeepZoomTileFormat: String, CaseIterable, Sendable {
         case .jpeg: return "jpeg"
         case .webp: return "webp"
         case .avif:
-            let source = DeepZoomFormatTiles.sourceAVIFQualities.map(String.init).joined(separator: "-")
-            return "avif-finer-q\(DeepZoomFormatTiles.avifQuality)-e\(DeepZoomFormatTiles.avifEffort)-source-q\(source)"
-                + "-e\(DeepZoomFormatTiles.sourceAVIFEffort)"
+            let source = TileQualities.sourceAVIF
+            return "avif-finer-q\(TileQualities.finerLevelAVIFQuality)-e\(TileQualities.finerLevelAVIFEffort)"
+                + "-source-q\(source.qualities.map(String.init).joined(separator: "-"))-e\(source.effort)"
         }
     }
 

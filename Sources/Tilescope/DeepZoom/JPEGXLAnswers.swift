@@ -41,7 +41,7 @@ enum JPEGXLAnswers {
     /// refuses the bytes: a damaged stored file goes out as the JPEG it is).
     static func smaller(_ jpeg: [UInt8], than limit: Int, name: String) -> [UInt8]? {
         do {
-            let jxl = try JPEGXLRecompression.bytes(jpeg)
+            let jxl = try JPEGXLRecompression.bytes(jpeg, effort: TileQualities.jpegXLEffort)
             return jxl.count < limit ? jxl : nil
         } catch {
             Log.info("the stored file \(name) cannot be recompressed as JPEG XL, sent as JPEG: \(error)")

@@ -3,7 +3,7 @@ import Imaging
 
 /// The preview (`preview.jpeg`, the preview level's whole picture) in AVIF: the preview level made from the
 /// next finer level's stored tiles shrunk 2 x 2 (`PyramidRegionReader.levelFromFinerLevel`), as the AVIF
-/// tiles below the deepest level are, encoded at the lowest of `qualities` whose SSIM against those pixels
+/// tiles below the deepest level are, encoded at the lowest of `TileQualities.previewAVIF` whose SSIM against those pixels
 /// reaches `preview.jpeg`'s.
 ///
 /// Why: a viewer at fit draws the preview alone, and on bench/client's image it was an eighth of a DPR 1
@@ -26,17 +26,10 @@ import Imaging
 /// 1024 x 1024 preview. Stored in the version's folder under a name that says the encoding
 /// (`previews/{folderName}.avif`), outside `formats/`: part of what a finished build serves, like `preview.jpeg`.
 struct PreviewAVIF: Sendable {
-    /// Tried in turn until one reaches the JPEG's picture or its bytes; effort 3 (libheif's AV1 speed) made
-    /// the same bytes as 4 at the deepest level for a quarter of the CPU, and here the per-image check guards
-    /// the picture. On the grain of bench/client's image Q65 fell short of the JPEG's SSIM (0.9831 against
-    /// 0.9837), Q70 reached it at 55 % of its bytes; a smooth picture (the tests' `SmoothImages`) needs Q85,
-    /// at 37 % of them (the AVIF smooths what little texture there is). Q90 and above turn chroma
-    /// subsampling off, and are larger than the JPEG.
-    static let qualities = [70, 75, 80, 85, 89], effort = 3
-
     /// Names the encoding, so a preview made under other settings is never served for these.
     static var folderName: String {
-        "avif-finer-q\(qualities.map(String.init).joined(separator: "-"))-e\(effort)"
+        let ladder = TileQualities.previewAVIF
+        return "avif-finer-q\(ladder.qualities.map(String.init).joined(separator: "-"))-e\(ladder.effort)"
     }
 
     /// `.../pyramids/{id}/{version}`
@@ -82,24 +75,12 @@ struct PreviewAVIF: Sendable {
         return (kept, true)
     }
 
-    /// The first AVIF of `pixels` (at `qualities` in turn) smaller than `limit` bytes whose SSIM against
-    /// `pixels` reaches `jpeg`'s; nil if none does, or if the JPEG is not a picture of their size.
+    /// The first AVIF of `pixels` up the preview's ladder (`TileQualities.previewAVIF`) smaller than `limit`
+    /// bytes whose SSIM against `pixels` reaches `jpeg`'s; nil if none does, or if the JPEG is not a picture of
+    /// their size.
     static func avif(of pixels: RegionPixels, reaching jpeg: [UInt8], under limit: Int) throws -> [UInt8]? {
-        let (width, height, bands) = (pixels.width, pixels.height, pixels.bands)
-        let reference = pixels.bytes
-        func picture(_ bytes: [UInt8]) throws -> Double? {
-            let decoded = try VImage.decoding(bytes)
-            guard decoded.width == width, decoded.height == height else { return nil }
-            return LumaSSIM.score(reference, bands: bands, try decoded.pixels(), bands: decoded.bands,
-                                  width: width, height: height)
-        }
-        guard let target = try picture(jpeg) else { return nil }
-        let image = try pixels.image()
-        for quality in qualities {
-            let avif = try image.avifData(quality: quality, effort: effort)
-            guard avif.count < limit else { return nil }  // a higher quality only adds bytes
-            if let score = try picture(avif), score >= target { return avif }
-        }
-        return nil
+        try TileQualities.previewAVIF.firstAVIF(of: pixels.bytes, bands: pixels.bands, width: pixels.width,
+                                                height: pixels.height, image: { try pixels.image() },
+                                                reaching: jpeg, under: limit)
     }
 }

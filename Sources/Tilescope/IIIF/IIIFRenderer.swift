@@ -32,7 +32,7 @@ struct IIIFRenderer: Sendable {
         case .bitonal: image = try image.grayscale().thresholded(at: 128)
         }
         let format = request.format.encoded
-        return try image.encoded(as: format, quality: format.quality(jpegQuality: jpegQuality))
+        return try image.encoded(as: format, quality: TileQualities.quality(of: format, jpegQuality: jpegQuality))
     }
 }
 

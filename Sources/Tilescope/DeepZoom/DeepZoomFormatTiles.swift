@@ -148,16 +148,4 @@ struct DeepZoomFormatTiles: Sendable {
             return jpeg
         }
     }
-
-    /// The descriptor of the same pyramid in this format: dzsave's, with `Format` changed.
-    /// `tilesURL`, when given, is the `Url` attribute: the versioned tiles folder (`VersionedTiles`).
-    static func descriptor(_ pyramid: Pyramid, format: DeepZoomTileFormat, tilesURL: String? = nil) -> String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <Image \(tilesURL.map { "Url=\"\($0)\" " } ?? "")xmlns="http://schemas.microsoft.com/deepzoom/2008" Format="\(format.rawValue)" \
-        Overlap="\(pyramid.overlap)" TileSize="\(pyramid.tileSize)"><Size Height="\(pyramid.height)" \
-        Width="\(pyramid.width)"/></Image>
-
-        """
-    }
 }

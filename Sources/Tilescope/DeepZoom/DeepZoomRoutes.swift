@@ -19,8 +19,8 @@ extension TilescopeApp {
             ]
             if namesFolder { headers.append(("Vary", "Host, X-Forwarded-Host, X-Forwarded-Proto")) }
             if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
-            let body = DeepZoomFormatTiles.descriptor(manifest.pyramid, format: format,
-                                                      tilesURL: namesFolder ? versionedTilesFolder(record, request) : nil)
+            let body = DeepZoomDescriptor.xml(manifest.pyramid, format: format,
+                                              tilesURL: namesFolder ? versionedTilesFolder(record, request) : nil)
             return Response(status: 200, headers: headers, body: .bytes(Array(body.utf8)))
         }
         if request.query["v"] == nil { return try descriptorNamingVersionedTiles(record, request) }

@@ -22,10 +22,10 @@ extension TilescopeApp {
         ]
         if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
         guard let stored = FileManager.default.contents(atPath: store.descriptorPath(id: record.id, version: record.version)),
-              var xml = String(data: stored, encoding: .utf8), let image = xml.range(of: "<Image ") else {
+              let text = String(data: stored, encoding: .utf8),
+              let xml = DeepZoomDescriptor.naming(versionedTilesFolder(record, request), in: text) else {
             throw APIError.notFound("the pyramid of \(record.id) has no descriptor")
         }
-        xml.replaceSubrange(image, with: "<Image Url=\"\(versionedTilesFolder(record, request))\" ")
         return Response(status: 200, headers: headers, body: .bytes(Array(xml.utf8)))
     }
 

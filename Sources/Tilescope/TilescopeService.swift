@@ -72,8 +72,8 @@ public final class TilescopeService: @unchecked Sendable {
                                gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles,
                                pyramidCacheBytes: config.pyramidCacheMegabytes << 20)
         builds.whenPublished { [weak app] id, version, manifest in
-            app?.queuePreviewAVIF(id: id, version: version, manifest: manifest)
-            app?.queueFitLevelAVIF(id: id, version: version, manifest: manifest)
+            app?.derivedFormats.queuePreviewAVIF(id: id, version: version, manifest: manifest)
+            app?.derivedFormats.queueFitLevelAVIF(id: id, version: version, manifest: manifest)
         }
         if config.adminToken != nil, !Uploads.canWrite(imagesFolder) {
             Log.info(Uploads.readOnlyMessage)

@@ -47,7 +47,7 @@ import Testing
         let first = try server.get(path, headers: Self.jxl)
         #expect(first.status == 200 && first.header("content-type") == "image/jxl")
         #expect(first.header("server-timing")?.hasPrefix("tile;desc=interim") == true)
-        #expect(first.header("cache-control") == TilescopeApp.interimCacheControl)
+        #expect(first.header("cache-control") == DerivedFormats.interimCacheControl)
         #expect(first.header("vary") == "Accept")
         let etag = try #require(first.header("etag"))
         #expect(etag.hasSuffix("-interim-jxl\"") && etag.contains(record.version))

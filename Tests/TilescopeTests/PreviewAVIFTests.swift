@@ -83,7 +83,7 @@ import Testing
         #expect(first.status == 200 && first.header("content-type") == "image/jpeg")
         #expect(first.body == (try OptimizedJPEG.bytes(jpeg.body)) && first.body.count < jpeg.body.count)
         #expect(head.header("content-length") == String(first.body.count))
-        #expect(first.header("cache-control") == TilescopeApp.interimCacheControl)
+        #expect(first.header("cache-control") == DerivedFormats.interimCacheControl)
         #expect(first.header("server-timing")?.hasPrefix("tile;desc=interim") == true)
         let stand = try IIIFEndToEndTests.Decoded(first.body), stored = try IIIFEndToEndTests.Decoded(jpeg.body)
         #expect(stand.pixels == stored.pixels)

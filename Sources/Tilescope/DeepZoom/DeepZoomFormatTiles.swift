@@ -71,9 +71,8 @@ struct DeepZoomFormatTiles: Sendable {
     /// accept it (`JPEGXLAnswers`).
     func kept(level: Int, column: Int, row: Int, version: String, storedPath: String) -> KeptJPEG {
         let etag = Self.etag(version: version, level: level, column: column, row: row, format: format, isJPEG: true)
-        return KeptJPEG(path: jpegPath(level: level, column: column, row: row), etag: etag.text,
+        return KeptJPEG(path: jpegPath(level: level, column: column, row: row), etag: etag,
                         jxlPath: jxlPath(level: level, column: column, row: row),
-                        jxlETag: etag.with(.keptJPEGXL).text,
                         storedPath: storedPath, name: "\(level)/\(column)_\(row)")
     }
 

@@ -22,7 +22,7 @@ import Imaging
 /// JPEG one.
 ///
 /// Made once per version, when the build publishes the finer level or on the first request otherwise, one
-/// preview at a time (`TilescopeApp.previewEncodings`): about a second of CPU and a 35-40 MB encoder for a
+/// preview at a time (`DerivedFormats.previews`): about a second of CPU and a 35-40 MB encoder for a
 /// 1024 x 1024 preview. Stored in the version's folder under a name that says the encoding
 /// (`previews/{folderName}.avif`), outside `formats/`: part of what a finished build serves, like `preview.jpeg`.
 struct PreviewAVIF: Sendable {
@@ -46,10 +46,8 @@ struct PreviewAVIF: Sendable {
 
     /// The kept JPEG, and its JPEG XL (`previews/{folderName}.jxl`, `-jxl` tag) for the clients that accept it.
     func kept(version: String, storedPath: String) -> KeptJPEG {
-        KeptJPEG(path: jpegPath, etag: Self.etag(version: version, isJPEG: true).text,
-                 jxlPath: "\(versionFolder)/previews/\(Self.folderName).jxl",
-                 jxlETag: Self.etag(version: version, isJPEG: true).with(.keptJPEGXL).text, storedPath: storedPath,
-                 name: "preview")
+        KeptJPEG(path: jpegPath, etag: Self.etag(version: version, isJPEG: true),
+                 jxlPath: "\(versionFolder)/previews/\(Self.folderName).jxl", storedPath: storedPath, name: "preview")
     }
 
     /// True once either answer is stored.
@@ -82,5 +80,34 @@ struct PreviewAVIF: Sendable {
         try TileQualities.previewAVIF.firstAVIF(of: pixels.bytes, bands: pixels.bands, width: pixels.width,
                                                 height: pixels.height, image: { try pixels.image() },
                                                 reaching: jpeg, under: limit)
+    }
+}
+
+extension DerivedFormats {
+    /// Queues the making of the version's AVIF preview, unless it is made, queued, or the level it is made
+    /// from is not published yet (the build queues it when that level is, a request after that otherwise).
+    func queuePreviewAVIF(id: String, version: String, manifest: PyramidManifest) {
+        guard DeepZoomTileFormat.offered.contains(.avif) else { return }
+        let pyramid = manifest.pyramid
+        let level = pyramid.previewLevel()
+        guard manifest.isReady(level: min(level + 1, pyramid.maxLevel)) else { return }
+        let files = PreviewAVIF(versionFolder: store.versionFolder(id: id, version: version))
+        guard !files.isMade else { return }
+        let store = self.store
+        let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
+            store.tilePath(id: id, version: version, level: level, column: column, row: row)
+        })
+        let previewPath = store.previewPath(id: id, version: version)
+        previews.enqueue(files.path) {
+            guard !files.isMade else { return }  // made meanwhile by an earlier encoding
+            do {
+                try files.write(pyramid: reader, previewLevel: level, previewPath: previewPath)
+            } catch {
+                // The next request answers the JPEG again and queues it again.
+                Log.info("cannot make the AVIF preview of \(id): \(error)")
+            }
+            // The encoder's tens of megabytes, freed, would otherwise stay resident in this thread's arena.
+            FreedMemory.returnToSystem()
+        }
     }
 }

@@ -159,15 +159,10 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             }
             return .now(response)
         case let .deepZoomFormatTile(id, level, column, row, format):
-            guard let format = DeepZoomTileFormat(fileExtension: format) else {
-                throw APIError.notFound("\(format) tiles are not offered here (libvips has no encoder for them)")
-            }
-            return try formatTile(id, level: level, column: column, row: row, format: format, request)
+            return try formatTile(id, level: level, column: column, row: row, format: .offered(format), request)
         case let .deepZoomVersionedTile(id, version, level, column, row, format) where format != "jpeg":
-            guard let format = DeepZoomTileFormat(fileExtension: format) else {
-                throw APIError.notFound("\(format) tiles are not offered here (libvips has no encoder for them)")
-            }
-            return try formatTile(id, level: level, column: column, row: row, format: format, version: version, request)
+            return try formatTile(id, level: level, column: column, row: row, format: .offered(format), version: version,
+                                  request)
         case let .deepZoomVersionedTile(id, version, level, column, row, _):
             let generation = hotTiles?.generation  // before the version is read: see HotResponses
             var response = try versionedTile(id, version: version, level: level, column: column, row: row, request)

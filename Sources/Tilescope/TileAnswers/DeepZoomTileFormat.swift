@@ -42,6 +42,15 @@ enum DeepZoomTileFormat: String, CaseIterable, Sendable {
         self = format
     }
 
+    /// The format a tile URL's extension names (one of `URLShape.tileFormats`), or the 404 that says this server
+    /// makes none of it.
+    static func offered(_ fileExtension: String) throws -> DeepZoomTileFormat {
+        guard let format = DeepZoomTileFormat(fileExtension: fileExtension) else {
+            throw APIError.notFound("\(fileExtension) tiles are not offered here (libvips has no encoder for them)")
+        }
+        return format
+    }
+
     /// The descriptor's `format` query parameter: absent means the stored JPEG tiles; `jpg` is
     /// accepted for `jpeg`; anything else is a 400 naming what is offered.
     static func parse(query value: String?) throws -> DeepZoomTileFormat {

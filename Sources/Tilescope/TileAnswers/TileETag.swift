@@ -50,19 +50,17 @@ struct TileETag: Hashable, Sendable {
         TileETag(version: version, subject, encoding: encoding, bytes: bytes)
     }
 
-    /// The header's value, quotes included.
+    /// The header's value, quotes included. One interpolation a subject: a stored tile's tag is made on its
+    /// route's every answer not given from memory, and costs what the hand-written one did.
     var text: String {
-        var text = "\"" + version + "-"
+        let suffix = encoding.map { "-" + $0 + bytes.rawValue } ?? bytes.rawValue
         switch subject {
-        case .tile(let level, let column, let row): text += "\(level)-\(column)-\(row)"
-        case .preview: text += "preview"
-        case .descriptor(let format, let namesTilesFolder):
-            text += "dzi"
-            if let format { text += "-" + format.rawValue }
-            if namesTilesFolder { text += "-url" }
+        case let .tile(level, column, row): return "\"\(version)-\(level)-\(column)-\(row)\(suffix)\""
+        case .preview: return "\"\(version)-preview\(suffix)\""
+        case let .descriptor(format, namesTilesFolder):
+            let format = format.map { "-" + $0.rawValue } ?? ""
+            return "\"\(version)-dzi\(format)\(namesTilesFolder ? "-url" : "")\(suffix)\""
         }
-        if let encoding { text += "-" + encoding }
-        return text + bytes.rawValue + "\""
     }
 
     /// Whether the header value `etag` is the tag of an answer of `version`. By prefix, not by splitting at

@@ -95,7 +95,7 @@ struct DeepZoomFormatTiles: Sendable {
         guard let jpeg = FileManager.default.contents(atPath: jpegPath) else {
             throw APIError(500, "render_failed", "the stored tile \(level)/\(column)_\(row) cannot be read")
         }
-        let kept = Self.optimized([UInt8](jpeg), tile: "\(level)/\(column)_\(row)")
+        let kept = KeptJPEG.optimized([UInt8](jpeg), tile: "\(level)/\(column)_\(row)")
         if let bytes, bytes.count < kept.count {
             DerivedFile.publish(bytes, at: path(level: level, column: column, row: row), versionFolder: versionFolder)
             keepJPEGXL(of: [UInt8](jpeg), ifSmallerThan: bytes.count, level: level, column: column, row: row)
@@ -117,7 +117,7 @@ struct DeepZoomFormatTiles: Sendable {
             throw APIError(500, "render_failed", "the stored tile \(level)/\(column)_\(row) cannot be read")
         }
         let jpeg = [UInt8](stored)
-        let kept = Self.optimized(jpeg, tile: "\(level)/\(column)_\(row)")
+        let kept = KeptJPEG.optimized(jpeg, tile: "\(level)/\(column)_\(row)")
         if let tile, let avif = try Self.sourceAVIF(tile, reaching: jpeg, under: kept.count) {
             DerivedFile.publish(avif, at: target, versionFolder: versionFolder)
             keepJPEGXL(of: jpeg, ifSmallerThan: avif.count, level: level, column: column, row: row)
@@ -135,16 +135,5 @@ struct DeepZoomFormatTiles: Sendable {
             of: tile.pixels, bands: tile.bands, width: width, height: height,
             image: { try VImage.fromPixels(tile.pixels, width: width, height: height, bands: tile.bands) },
             reaching: jpeg, under: limit)
-    }
-
-    /// The stored tile with optimized Huffman tables (never more bytes); the stored tile itself if libjpeg
-    /// refuses it (a damaged file: the `.jpeg` URL serves it as it is too, and a viewer decodes what it can).
-    static func optimized(_ jpeg: [UInt8], tile: String) -> [UInt8] {
-        do {
-            return try OptimizedJPEG.bytes(jpeg)
-        } catch {
-            Log.info("the stored tile \(tile) cannot be re-encoded, kept as it is: \(error)")
-            return jpeg
-        }
     }
 }

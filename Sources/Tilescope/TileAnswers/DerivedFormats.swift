@@ -45,6 +45,16 @@ final class DerivedFormats: Sendable {
         self.previews = previews
     }
 
+    /// Follows `builds`: every manifest they publish queues what is made from its levels as soon as they are
+    /// out (the AVIF preview; the fit level's AVIF tiles once the build is complete). The build queue tells this
+    /// service, which it knows only as an observer, and nothing of HTTP.
+    func follow(_ builds: BuildQueue) {
+        builds.whenPublished { [weak self] id, version, manifest in
+            self?.queuePreviewAVIF(id: id, version: version, manifest: manifest)
+            self?.queueFitLevelAVIF(id: id, version: version, manifest: manifest)
+        }
+    }
+
     /// The answer to `question`: the bytes and how to send them, or the work that makes them.
     func answer(_ question: TileQuestion) -> TileAnswer {
         switch question.picture {

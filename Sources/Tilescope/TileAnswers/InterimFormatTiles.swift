@@ -55,7 +55,7 @@ extension DerivedFormats {
             let stored = memory.bytes(at: path).map { $0.withUnsafeBytes { Array($0) } }
                 ?? FileManager.default.contents(atPath: path).map { [UInt8]($0) }
             guard let stored else { return .failed(APIError.notFound("the pyramid of \(id) has no such file"), varies: false) }
-            let optimized = DeepZoomFormatTiles.optimized(stored, tile: name)
+            let optimized = KeptJPEG.optimized(stored, tile: name)
             let jxl = acceptsJXL ? JPEGXLAnswers.smaller(stored, than: optimized.count, name: name) : nil
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             return .bytes(.made(jxl ?? optimized), type: jxl != nil ? JPEGXLAnswers.mediaType : "image/jpeg",

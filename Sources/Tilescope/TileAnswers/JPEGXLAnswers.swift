@@ -57,22 +57,6 @@ enum JPEGXLAnswers {
     }
 }
 
-/// A tile or preview whose final answer is kept as JPEG (its encoding came out no smaller), and where its
-/// JPEG XL goes.
-struct KeptJPEG: Sendable {
-    /// The kept JPEG (`.huffman.jpeg`) and its ETag.
-    let path: String, etag: TileETag
-    /// Its JPEG XL, kept beside once made.
-    let jxlPath: String
-    /// The stored JPEG both are made from.
-    let storedPath: String
-    /// For the log: `12/3_4`, `preview`.
-    let name: String
-
-    /// The JPEG XL's ETag: other bytes, another tag.
-    var jxlETag: TileETag { etag.with(.keptJPEGXL) }
-}
-
 extension DerivedFormats {
     /// For a client that accepts JPEG XL, the `.jxl` kept beside a tile or preview: always its smallest answer
     /// (`DeepZoomFormatTiles.jxlPath`), so it is looked for first.

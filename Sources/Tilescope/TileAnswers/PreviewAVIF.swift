@@ -63,7 +63,7 @@ struct PreviewAVIF: Sendable {
             throw APIError(500, "render_failed", "the preview cannot be read")
         }
         let jpeg = [UInt8](stored)
-        let kept = DeepZoomFormatTiles.optimized(jpeg, tile: "preview")
+        let kept = KeptJPEG.optimized(jpeg, tile: "preview")
         if previewLevel < pyramid.pyramid.maxLevel,
            let avif = try Self.avif(of: pyramid.levelFromFinerLevel(previewLevel), reaching: jpeg, under: kept.count) {
             DerivedFile.publish(avif, at: path, versionFolder: versionFolder)

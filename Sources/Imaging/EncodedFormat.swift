@@ -34,27 +34,15 @@ public enum EncodedFormat: String, Sendable, CaseIterable {
         case .gif: return ".gif"
         case .tiff: return ".tif[compression=deflate,strip]"
         case .jp2: return ".jp2[Q=\(quality)]"
-        // AV1 in a HEIF container is AVIF. 8 bits (libvips's default of 12 is larger and no display
-        // shows it). Effort 2 of 9: about half the CPU of the default 4 (52 against 106 ms a 256 px tile
-        // of the demo images, at an SSIM 0.004 lower); efforts 0 and 1 lost 0.03 of SSIM.
+        // AV1 in a HEIF container is AVIF, as `avifData` writes it. 8 bits (libvips's default of 12 is larger
+        // and no display shows it). Effort 2 where the caller names none (the server's own encodings name
+        // theirs, each with its measured reason).
         case .avif: return ".heif[compression=av1,Q=\(quality),bitdepth=8,effort=2,strip]"
         }
     }
 }
 
 extension EncodedFormat {
-    /// The quality a tile or region in this format is encoded at, given the pyramid's JPEG quality.
-    /// WebP and AVIF tiles are made from the stored JPEG tiles; at these settings they keep within
-    /// about 0.005 of the JPEG tile's SSIM against the source at 86% (WebP) and 35% (AVIF) of its bytes
-    /// (bench/formats.sh, table in docs/api.md#measured). Formats without a quality scale ignore it.
-    public func quality(jpegQuality: Int) -> Int {
-        switch self {
-        case .webp: return 90
-        case .avif: return 50
-        default: return jpegQuality
-        }
-    }
-
     /// Whether the installed libvips can write this format: AVIF needs libheif with an AV1
     /// encoder (aom, rav1e or svt), which not every build has. Found once, by encoding one pixel.
     public var isAvailable: Bool {

@@ -11,16 +11,13 @@ import Glibc
 /// smaller than the JPEG) sends this instead to a client that accepts `image/jxl`: fewer bytes for the same
 /// pixels, cheap enough to make while the client waits (docs/api.md#tile-formats).
 public enum JPEGXLRecompression {
-    /// libjxl's encoder effort: 7 (its default) codes bench/client's tiles in 81.9 % of the stored JPEG's
-    /// bytes at 2.7-2.9 ms of CPU a tile; 8 in 81.4 % at 6.3 ms, 9 in 81.1 % at 16.6 ms, 3 in 81.9 % at
-    /// 4.5 ms, 1 in 87.2 % (level 12's 289 tiles, 2026-12-04).
-    static let effort: Int64 = 7
     /// Stored tiles are tens of kilobytes; anything far larger is not one of ours.
     static let maxInputBytes = 16 << 20
 
-    /// The JPEG XL recompression of the JPEG `jpeg`, whatever its size. Throws for anything libjxl cannot
+    /// The JPEG XL recompression of the JPEG `jpeg` at libjxl's encoder `effort` (1-9; the caller's constant),
+    /// whatever its size. Throws for anything libjxl cannot
     /// recompress (not a JPEG, truncated, corrupt; progressive and arithmetic-coded JPEGs it takes).
-    public static func bytes(_ jpeg: [UInt8]) throws -> [UInt8] {
+    public static func bytes(_ jpeg: [UInt8], effort: Int) throws -> [UInt8] {
         guard jpeg.count >= 4, jpeg.count <= maxInputBytes else {
             throw VipsError(message: "libjxl: \(jpeg.count) bytes is not a JPEG tile")
         }
@@ -29,7 +26,7 @@ public enum JPEGXLRecompression {
         // Keeps what reconstruction needs (the JPEG's markers, Huffman tables, order): a few hundred bytes.
         guard JxlEncoderStoreJPEGMetadata(encoder, JXL_TRUE) == JXL_ENC_SUCCESS,
               let settings = JxlEncoderFrameSettingsCreate(encoder, nil),
-              JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, effort) == JXL_ENC_SUCCESS
+              JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, Int64(effort)) == JXL_ENC_SUCCESS
         else { throw VipsError(message: "libjxl: cannot set up the encoder") }
         let added = jpeg.withUnsafeBufferPointer { JxlEncoderAddJPEGFrame(settings, $0.baseAddress, $0.count) }
         guard added == JXL_ENC_SUCCESS else {

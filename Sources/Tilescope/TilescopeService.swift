@@ -71,10 +71,7 @@ public final class TilescopeService: @unchecked Sendable {
                                                  collectionPageSize: config.iiifCollectionPageSize),
                                gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles,
                                pyramidCacheBytes: config.pyramidCacheMegabytes << 20)
-        builds.whenPublished { [weak app] id, version, manifest in
-            app?.queuePreviewAVIF(id: id, version: version, manifest: manifest)
-            app?.queueFitLevelAVIF(id: id, version: version, manifest: manifest)
-        }
+        app.derivedFormats.follow(builds)
         if config.adminToken != nil, !Uploads.canWrite(imagesFolder) {
             Log.info(Uploads.readOnlyMessage)
         }

@@ -7,10 +7,13 @@ import TestSupport
 /// stored tile's), smaller than the tile with optimized Huffman tables, and a clean error, never a crash or
 /// other bytes, for anything else.
 @Suite struct JPEGXLRecompressionTests {
+    /// libjxl's default, the server's (Tilescope's `TileQualities.jpegXLEffort`).
+    static let effort = 7
+
     @Test(arguments: OptimizedJPEGTests.tileKinds)
     func givesBackTheVeryJPEG(width: Int, height: Int, grey: Bool, quality: Int) throws {
         let jpeg = try OptimizedJPEGTests.tile(width: width, height: height, grey: grey, quality: quality)
-        let jxl = try JPEGXLRecompression.bytes(jpeg)
+        let jxl = try JPEGXLRecompression.bytes(jpeg, effort: Self.effort)
         #expect(Array(jxl.prefix(2)) == [0xFF, 0x0A] || Array(jxl.prefix(12)) == Self.containerSignature)
         #expect(try JPEGXLRecompression.reconstructedJPEG(jxl) == jpeg, "\(width)x\(height) grey \(grey) Q\(quality)")
         if width * height >= 128 * 128 && !grey {
@@ -28,7 +31,7 @@ import TestSupport
         let source = OptimizedJPEGTests.grainy(width: 256, height: 256, seed: 1)
         let jpeg = try OptimizedJPEGTests.tile(width: 256, height: 256)
         let libjpeg = try OptimizedJPEGTests.decoded(jpeg, folder, "stored")
-        let decoded = try VImage.decoding(try JPEGXLRecompression.bytes(jpeg))
+        let decoded = try VImage.decoding(try JPEGXLRecompression.bytes(jpeg, effort: Self.effort))
         #expect(decoded.width == 256 && decoded.height == 256 && decoded.bands == 3)
         let libjxl = try decoded.pixels()
         #expect(zip(libjxl, libjpeg).map { abs(Int($0) - Int($1)) }.max()! <= 6)
@@ -51,13 +54,13 @@ import TestSupport
             ("the first half", Array(good.prefix(good.count / 2))),
         ]
         for (label, bytes) in bad {
-            #expect(throws: VipsError.self, "\(label)") { _ = try JPEGXLRecompression.bytes(bytes) }
+            #expect(throws: VipsError.self, "\(label)") { _ = try JPEGXLRecompression.bytes(bytes, effort: Self.effort) }
         }
         // Cut or damaged anywhere: an error, or bytes that give back exactly what was given. Never other bytes.
         let inputs = Swift.stride(from: 1, to: good.count, by: 11).map { Array(good.prefix($0)) }
             + OptimizedJPEGTests.damaged(good, copies: 200)
         for input in inputs {
-            guard let jxl = try? JPEGXLRecompression.bytes(input) else { continue }
+            guard let jxl = try? JPEGXLRecompression.bytes(input, effort: Self.effort) else { continue }
             #expect(try JPEGXLRecompression.reconstructedJPEG(jxl) == input)
         }
     }
@@ -65,7 +68,7 @@ import TestSupport
     /// Without its JPEG reconstruction box a recompression is a JPEG XL like any other: it still decodes to
     /// pixels, but gives back no JPEG.
     @Test func reconstructionNeedsTheReconstructionBox() throws {
-        let jxl = try JPEGXLRecompression.bytes(try OptimizedJPEGTests.tile(width: 64, height: 64))
+        let jxl = try JPEGXLRecompression.bytes(try OptimizedJPEGTests.tile(width: 64, height: 64), effort: Self.effort)
         #expect(Array(jxl.prefix(12)) == Self.containerSignature)
         var boxes: [(type: String, bytes: ArraySlice<UInt8>)] = []
         var offset = 0

@@ -7,7 +7,7 @@ pyramid tilescope built from it (bench/out/client/data-16384/pyramids/{id}/{vers
 the deepest level; for each, the reference is the source's pixels of the tile (overlap included), as dzsave
 cuts them; "stored" is the stored tile. Each quality is an AVIF as the server makes the deepest level's (effort 3,
 or EFFORT from the environment; 8-bit): its bytes against the stored tile's, and how many tiles reach the stored tile's own SSIM, each tile
-against its own. The server tries `DeepZoomFormatTiles.sourceAVIFQualities` in turn and keeps the first AVIF
+against its own. The server tries `TileQualities.sourceAVIF` in turn and keeps the first AVIF
 that is smaller than the JPEG and reaches its SSIM (`LumaSSIM`, the same measure as picture.py), so the figures
 here say how many tiles each quality takes and what they cost.
 """

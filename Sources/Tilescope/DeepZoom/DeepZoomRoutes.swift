@@ -12,26 +12,27 @@ extension TilescopeApp {
             // Without `?v=`, the descriptor names the current version's tiles folder, as the JPEG one does
             // (`VersionedTiles`): its tiles are immutable, where those beside an unversioned URL are not.
             let namesFolder = request.query["v"] == nil
-            let etag = "\"\(record.version)-dzi-\(format.rawValue)\(namesFolder ? "-url" : "")\""
+            let etag = TileETag(version: record.version, .descriptor(format: format, namesTilesFolder: namesFolder)).text
             var headers: [(name: String, value: String)] = [
                 ("Content-Type", "application/xml"), ("ETag", etag),
                 ("Cache-Control", HTTPCaching.cacheControl(for: request, currentVersion: record.version)),
             ]
             if namesFolder { headers.append(("Vary", "Host, X-Forwarded-Host, X-Forwarded-Proto")) }
             if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
-            let body = DeepZoomFormatTiles.descriptor(manifest.pyramid, format: format,
-                                                      tilesURL: namesFolder ? versionedTilesFolder(record, request) : nil)
+            let body = DeepZoomDescriptor.xml(manifest.pyramid, format: format,
+                                              tilesURL: namesFolder ? versionedTilesFolder(record, request) : nil)
             return Response(status: 200, headers: headers, body: .bytes(Array(body.utf8)))
         }
         if request.query["v"] == nil { return try descriptorNamingVersionedTiles(record, request) }
         return try pyramidFile(store.descriptorPath(id: id, version: record.version), type: "application/xml",
-                               etag: "\"\(record.version)-dzi\"", record: record, request: request)
+                               etag: TileETag(version: record.version, .descriptor(format: nil, namesTilesFolder: false)).text,
+                               record: record, request: request)
     }
 
     func tile(_ id: String, level: Int, column: Int, row: Int, _ request: Request) throws -> Response {
         let (record, _) = try checkedTile(id, level: level, column: column, row: row)
         let path = store.tilePath(id: id, version: record.version, level: level, column: column, row: row)
-        return try pyramidFile(path, type: "image/jpeg", etag: "\"\(record.version)-\(level)-\(column)-\(row)\"",
+        return try pyramidFile(path, type: "image/jpeg", etag: TileETag(version: record.version, .tile(level: level, column: column, row: row)).text,
                                record: record, request: request)
     }
 
@@ -46,88 +47,26 @@ extension TilescopeApp {
         return ReuseKey(target: path + "?v=" + PyramidURLs.percentEncoded(version), group: id, generation: generation)
     }
 
-    /// A tile in WebP or AVIF: the file if it was made before; else, for AVIF (a sixth to two fifths of a
-    /// second of CPU), the JPEG tile at once with a short cache lifetime while the AVIF is made behind the
-    /// reply (`interimFormatTile`; below the deepest level from the finer level, `FormatTileEncodings`; at
-    /// it from the source, `SourceTilePasses`); else (WebP: 9 ms) made (`DeepZoomFormatTiles`) on a worker
-    /// thread, stored, and answered.
+    /// A tile in WebP or AVIF, as `DerivedFormats` answers it: the file if it was made before; else, for AVIF (a
+    /// sixth to two fifths of a second of CPU), the JPEG tile at once with a short cache lifetime while the
+    /// AVIF is made behind the reply; else (WebP: 9 ms) made on a worker thread, stored, and answered.
     ///
     /// `wantedVersion` is the version of `/dzi/{id}/{version}_files/` (`VersionedTiles`): a tile there is
     /// immutable when it is the current version's (made from its files: the record is read once) and 404
     /// otherwise; without it, `?v=` decides as for every pyramid URL. The JPEG stand-in of an AVIF still
-    /// being made is never immutable (`interimFormatTile`).
+    /// being made is never immutable (`InterimFormatTiles`).
     func formatTile(_ id: String, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
                     version wantedVersion: String? = nil, _ request: Request) throws -> Reply {
         guard format != .jpeg else { return .now(try tile(id, level: level, column: column, row: row, request)) }
         let (record, manifest) = try checkedTile(id, level: level, column: column, row: row)
-        let pyramid = manifest.pyramid
         let version = record.version
         if let wantedVersion, wantedVersion != version { throw Self.noSuchVersion(id, wantedVersion) }
-        let etag = DeepZoomFormatTiles.etag(version: version, level: level, column: column, row: row, format: format,
-                                            isJPEG: false)
-        let cacheControl = wantedVersion != nil ? HTTPCaching.immutable
-            : HTTPCaching.cacheControl(for: request, currentVersion: version)
-        let jpegPath = store.tilePath(id: id, version: version, level: level, column: column, row: row)
-        let files = DeepZoomFormatTiles(versionFolder: store.versionFolder(id: id, version: version), format: format)
-        let type = format.encoded.mediaType
-        let kept = files.kept(level: level, column: column, row: row, version: version, storedPath: jpegPath)
-        let acceptsJXL = JPEGXLAnswers.accepted(by: request)
-        if let stored = keptJPEGXLFile(kept, acceptsJXL: acceptsJXL, cacheControl: cacheControl, request) {
-            return stored
-        }
-        if let stored = storedDerivedFile(files.path(level: level, column: column, row: row), type: type, etag: etag,
-                                          cacheControl: cacheControl, request) {
-            return stored
-        }
-        if let answer = keptAnswer(kept, acceptsJXL: acceptsJXL, versionFolder: files.versionFolder,
-                                   cacheControl: cacheControl, request) {
-            return answer
-        }
-        let quality = iiif.jpegQuality
-        let store = self.store
-        let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
-            store.tilePath(id: id, version: version, level: level, column: column, row: row)
-        })
-        if format == .avif && level == pyramid.maxLevel {
-            // From the source, in a pass down it with the other tiles wanted. HEAD never starts one.
-            if request.method == "GET" {
-                let pass = SourceTilePass(record: record, pyramid: pyramid, files: files) { column, row in
-                    store.tilePath(id: id, version: version, level: level, column: column, row: row)
-                }
-                sourcePasses.want("\(id)/\(version)", column: column, row: row, pass: pass.run)
-            }
-            return interimFormatTile(record, level: level, column: column, row: row, format: format, acceptsJXL: acceptsJXL, request)
-        }
-        if format == .avif {
-            // Made from the finer level: while a progressive build has not published it, the JPEG answers
-            // and nothing is queued (a later request queues it). HEAD never starts an encoding.
-            if manifest.isReady(level: level + 1) && request.method == "GET" {
-                queueAVIFFromFinerLevel(id: id, version: version, pyramid: pyramid, level: level, column: column, row: row)
-            }
-            return interimFormatTile(record, level: level, column: column, row: row, format: format, acceptsJXL: acceptsJXL, request)
-        }
-        let headers: [(name: String, value: String)] = [("Content-Type", type), ("ETag", etag), ("Cache-Control", cacheControl),
-                                                        JPEGXLAnswers.vary]
-        let openFiles = pyramidFiles
-        return .later {
-            let start = DispatchTime.now().uptimeNanoseconds
-            do {
-                let (body, isJPEG) = try files.write(level: level, column: column, row: row, from: jpegPath,
-                                                     jpegQuality: quality, pyramid: reader)
-                if isJPEG && acceptsJXL {
-                    return Self.makeKeptJPEGXL(kept, keptSize: body.count, versionFolder: files.versionFolder,
-                                               cacheControl: cacheControl, request, files: openFiles)
-                }
-                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                var headers = headers
-                if isJPEG { headers[0...1] = [("Content-Type", "image/jpeg"), ("ETag", kept.etag)] }
-                return Response(status: 200, headers: headers + [
-                    ("Server-Timing", "tile;desc=written, render;dur=" + ServerTiming.milliseconds(seconds)),
-                ], body: .bytes(body))
-            } catch {
-                return APIError(500, "render_failed", "cannot make the \(format.rawValue) tile: \(error)").response
-            }
-        }
+        return reply(derivedFormats.answer(TileQuestion(
+            record: record, manifest: manifest, picture: .tile(level: level, column: column, row: row), format: format,
+            acceptsJXL: JPEGXLAnswers.accepted(by: request),
+            cacheControl: wantedVersion != nil ? HTTPCaching.immutable
+                : HTTPCaching.cacheControl(for: request, currentVersion: version),
+            mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })))
     }
 
     /// The image's record and pyramid, if the tile is one of its pyramid's; otherwise the 400 that says why.
@@ -149,7 +88,7 @@ extension TilescopeApp {
     func preview(_ id: String, _ request: Request) throws -> Response {
         let (record, _) = try publishedImage(id)
         return try pyramidFile(store.previewPath(id: id, version: record.version), type: "image/jpeg",
-                               etag: "\"\(record.version)-preview\"", record: record, request: request)
+                               etag: TileETag(version: record.version, .preview).text, record: record, request: request)
     }
 
     private func pyramidFile(_ path: String, type: String, etag: String, record: ImageRecord,

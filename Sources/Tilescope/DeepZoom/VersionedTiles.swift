@@ -15,17 +15,17 @@ import HTTPServer
 /// (`formatTile` with a version).
 extension TilescopeApp {
     func descriptorNamingVersionedTiles(_ record: ImageRecord, _ request: Request) throws -> Response {
-        let etag = "\"\(record.version)-dzi-url\""
+        let etag = TileETag(version: record.version, .descriptor(format: nil, namesTilesFolder: true)).text
         let headers: [(name: String, value: String)] = [
             ("Content-Type", "application/xml"), ("ETag", etag), ("Cache-Control", HTTPCaching.revalidate),
             ("Vary", "Host, X-Forwarded-Host, X-Forwarded-Proto"),
         ]
         if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
         guard let stored = FileManager.default.contents(atPath: store.descriptorPath(id: record.id, version: record.version)),
-              var xml = String(data: stored, encoding: .utf8), let image = xml.range(of: "<Image ") else {
+              let text = String(data: stored, encoding: .utf8),
+              let xml = DeepZoomDescriptor.naming(versionedTilesFolder(record, request), in: text) else {
             throw APIError.notFound("the pyramid of \(record.id) has no descriptor")
         }
-        xml.replaceSubrange(image, with: "<Image Url=\"\(versionedTilesFolder(record, request))\" ")
         return Response(status: 200, headers: headers, body: .bytes(Array(xml.utf8)))
     }
 
@@ -59,7 +59,7 @@ extension TilescopeApp {
         guard library.record(id)?.version == version else { throw gone }
         var response = try tile(id, level: level, column: column, row: row, request)
         // The source may have changed between the check and the file: the tile's ETag says which version it is.
-        guard response.header("ETag")?.hasPrefix("\"\(version)-") == true else { throw gone }
+        guard let etag = response.header("ETag"), TileETag.isTag(etag, ofVersion: version) else { throw gone }
         response.setHeader("Cache-Control", HTTPCaching.immutable)
         return response
     }

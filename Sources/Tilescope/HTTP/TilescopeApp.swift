@@ -23,20 +23,15 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     /// only; an image's entries are dropped when its version or build state changes. Nil when
     /// `pyramidCacheBytes` is 0 (no shared bytes to answer from).
     let hotTiles: HotResponses?
-    /// AVIF Deep Zoom tiles being made behind the JPEG answers that stand in for them: below the deepest
-    /// level one by one, at it in passes down the source.
-    let formatEncodings: FormatTileEncodings
-    let sourcePasses: SourceTilePasses
-    /// AVIF previews being made (`PreviewAVIF`): one at a time, on a thread of their own, since each takes
-    /// the encoder 35-40 MB where a tile takes a few (docs/benchmarks.md#client-vs-openseadragon).
-    let previewEncodings: FormatTileEncodings
+    /// What the WebP and AVIF tiles and the AVIF preview answer, and the work that makes them.
+    let derivedFormats: DerivedFormats
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
                 gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20) {
-        formatEncodings = FormatTileEncodings()
-        sourcePasses = SourceTilePasses()
-        previewEncodings = FormatTileEncodings(name: "avif-previews", encoders: 1, capacity: 64)
+        let formatEncodings = FormatTileEncodings()
+        let sourcePasses = SourceTilePasses()
+        let previewEncodings = FormatTileEncodings(name: "avif-previews", encoders: 1, capacity: 64)
         Self.registerGauges(of: formatEncodings, sourcePasses, previewEncodings, in: operations.metrics)
         for queue in [formatEncodings.queue, sourcePasses.queue, previewEncodings.queue, iiif.tileWrites.queue] {
             operations.adopt(queue)
@@ -44,6 +39,9 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         pyramidFiles = OpenFileCache(capacity: openFiles)
         pyramidBytes = FileBytesCache(capacity: pyramidCacheBytes)
         Self.registerGauges(of: pyramidBytes, in: operations.metrics)
+        derivedFormats = DerivedFormats(store: store, files: pyramidFiles, memory: pyramidBytes,
+                                        jpegQuality: iiif.jpegQuality, encodings: formatEncodings,
+                                        passes: sourcePasses, previews: previewEncodings)
         // Bounded like the pyramid bytes it shares; an entry per 2 KB of them at most (tiles are larger).
         hotTiles = pyramidCacheBytes > 0
             ? HotResponses(maxEntries: min(1 << 18, max(1024, pyramidCacheBytes / 2048)), maxBytes: pyramidCacheBytes) : nil
@@ -161,15 +159,10 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             }
             return .now(response)
         case let .deepZoomFormatTile(id, level, column, row, format):
-            guard let format = DeepZoomTileFormat(fileExtension: format) else {
-                throw APIError.notFound("\(format) tiles are not offered here (libvips has no encoder for them)")
-            }
-            return try formatTile(id, level: level, column: column, row: row, format: format, request)
+            return try formatTile(id, level: level, column: column, row: row, format: .offered(format), request)
         case let .deepZoomVersionedTile(id, version, level, column, row, format) where format != "jpeg":
-            guard let format = DeepZoomTileFormat(fileExtension: format) else {
-                throw APIError.notFound("\(format) tiles are not offered here (libvips has no encoder for them)")
-            }
-            return try formatTile(id, level: level, column: column, row: row, format: format, version: version, request)
+            return try formatTile(id, level: level, column: column, row: row, format: .offered(format), version: version,
+                                  request)
         case let .deepZoomVersionedTile(id, version, level, column, row, _):
             let generation = hotTiles?.generation  // before the version is read: see HotResponses
             var response = try versionedTile(id, version: version, level: level, column: column, row: row, request)

@@ -34,7 +34,7 @@ struct URLShape: Sendable {
     let make: @Sendable (Values) -> Endpoint
 
     /// Tile files' extensions: the stored JPEG and the formats made from it (`DeepZoomTileFormat`).
-    static let tileFormats = ["jpeg", "webp", "avif"]
+    static let tileFormats = DeepZoomTileFormat.allCases.map(\.rawValue)
 
     static func literal(_ text: String) -> Part { .literal(text) }
     static let id = Part.value(suffix: "", nonEmpty: false)

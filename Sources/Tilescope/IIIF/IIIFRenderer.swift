@@ -32,7 +32,9 @@ struct IIIFRenderer: Sendable {
         case .bitonal: image = try image.grayscale().thresholded(at: 128)
         }
         let format = request.format.encoded
-        return try image.encoded(as: format, quality: format.quality(jpegQuality: jpegQuality))
+        let quality = TileQualities.quality(of: format, jpegQuality: jpegQuality)
+        if format == .avif { return try image.avifData(quality: quality, effort: TileQualities.iiifAVIFEffort) }
+        return try image.encoded(as: format, quality: quality)
     }
 }
 

@@ -16,7 +16,7 @@ import ScrollGeometry
 /// threads (about half the cores), at most 81 tiles; nothing for images whose fit level is their deepest (at
 /// most 2048 pixels a side), whose deepest tiles come from the source only when asked for
 /// (`SourceTilePasses`).
-extension TilescopeApp {
+extension DerivedFormats {
     /// Queues the AVIF tile `level`/`column`_`row` of an image version, made from the finer level's stored tiles,
     /// unless it is made (or kept as JPEG), queued, or the queue is full. The finer level must be published.
     func queueAVIFFromFinerLevel(id: String, version: String, pyramid: Pyramid, level: Int, column: Int, row: Int) {
@@ -25,8 +25,8 @@ extension TilescopeApp {
         let target = files.path(level: level, column: column, row: row)
         let kept = files.jpegPath(level: level, column: column, row: row)
         let jpegPath = store.tilePath(id: id, version: version, level: level, column: column, row: row)
-        let quality = iiif.jpegQuality
-        formatEncodings.enqueue(target) {
+        let quality = jpegQuality
+        encodings.enqueue(target) {
             // Made meanwhile by an earlier encoding of the same tile: nothing to do.
             guard access(target, F_OK) != 0 && access(kept, F_OK) != 0 else { return }
             let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in

@@ -41,7 +41,7 @@ enum JPEGXLAnswers {
     /// refuses the bytes: a damaged stored file goes out as the JPEG it is).
     static func smaller(_ jpeg: [UInt8], than limit: Int, name: String) -> [UInt8]? {
         do {
-            let jxl = try JPEGXLRecompression.bytes(jpeg)
+            let jxl = try JPEGXLRecompression.bytes(jpeg, effort: TileQualities.jpegXLEffort)
             return jxl.count < limit ? jxl : nil
         } catch {
             Log.info("the stored file \(name) cannot be recompressed as JPEG XL, sent as JPEG: \(error)")
@@ -57,69 +57,39 @@ enum JPEGXLAnswers {
     }
 }
 
-/// A tile or preview whose final answer is kept as JPEG (its encoding came out no smaller), and where its
-/// JPEG XL goes.
-struct KeptJPEG: Sendable {
-    /// The kept JPEG (`.huffman.jpeg`) and its ETag.
-    let path: String, etag: String
-    /// Its JPEG XL, kept beside once made, and that one's ETag.
-    let jxlPath: String, jxlETag: String
-    /// The stored JPEG both are made from.
-    let storedPath: String
-    /// For the log: `12/3_4`, `preview`.
-    let name: String
-}
-
-extension TilescopeApp {
-    /// A file made for a derived-format route (a tile, a preview, a kept JPEG or its JPEG XL), if it is there:
-    /// sent from the open-file cache, saying that the route's answers vary with `Accept`.
-    func storedDerivedFile(_ path: String, type: String, etag: String, cacheControl: String, _ request: Request) -> Reply? {
-        guard var stored = HTTPCaching.file(at: path, contentType: type, etag: etag, cacheControl: cacheControl,
-                                            request: request, descriptors: pyramidFiles) else { return nil }
-        if stored.status == 200 { stored.setHeader("Server-Timing", "tile;desc=stored") }
-        stored.headers.append(JPEGXLAnswers.vary)
-        return .now(stored)
-    }
-
-    /// For a client that accepts JPEG XL (`acceptsJXL`, read once per request), the `.jxl` kept beside a tile or
-    /// preview: always its smallest answer (`DeepZoomFormatTiles.jxlPath`), so it is looked for first.
-    func keptJPEGXLFile(_ kept: KeptJPEG, acceptsJXL: Bool, cacheControl: String, _ request: Request) -> Reply? {
-        guard acceptsJXL else { return nil }
-        return storedDerivedFile(kept.jxlPath, type: JPEGXLAnswers.mediaType, etag: kept.jxlETag,
-                                 cacheControl: cacheControl, request)
+extension DerivedFormats {
+    /// For a client that accepts JPEG XL, the `.jxl` kept beside a tile or preview: always its smallest answer
+    /// (`DeepZoomFormatTiles.jxlPath`), so it is looked for first.
+    func keptJPEGXLFile(_ kept: KeptJPEG, _ question: TileQuestion) -> TileAnswer? {
+        guard question.acceptsJXL else { return nil }
+        return stored(kept.jxlPath, type: JPEGXLAnswers.mediaType, etag: kept.jxlETag,
+                      cacheControl: question.cacheControl, question)
     }
 
     /// The final answer of a tile or preview `kept` as JPEG, once `keptJPEGXLFile` found no `.jxl`: to a client
     /// that accepts JPEG XL, its recompression, made and kept on this first request where it is the smaller;
     /// else the kept JPEG. Nil when nothing is kept as JPEG.
-    func keptAnswer(_ kept: KeptJPEG, acceptsJXL: Bool, versionFolder: String, cacheControl: String,
-                    _ request: Request) -> Reply? {
-        if acceptsJXL, let keptSize = JPEGXLAnswers.fileSize(kept.path) {
-            let files = pyramidFiles
-            return .soon { Self.makeKeptJPEGXL(kept, keptSize: keptSize, versionFolder: versionFolder,
-                                               cacheControl: cacheControl, request, files: files) }
+    func keptAnswer(_ kept: KeptJPEG, versionFolder: String, _ question: TileQuestion) -> TileAnswer? {
+        if question.acceptsJXL, let keptSize = JPEGXLAnswers.fileSize(kept.path) {
+            return .made(soon: true) { [self] in
+                makeKeptJPEGXL(kept, keptSize: keptSize, versionFolder: versionFolder, question)
+            }
         }
-        return storedDerivedFile(kept.path, type: "image/jpeg", etag: kept.etag, cacheControl: cacheControl, request)
+        return stored(kept.path, type: "image/jpeg", etag: kept.etag, cacheControl: question.cacheControl, question)
     }
 
     /// Makes and keeps the JPEG XL of a tile or preview `kept` as JPEG (`keptSize` bytes) and answers it; the
     /// kept JPEG instead where the JPEG XL is not the smaller (or libjxl refuses the stored file).
-    static func makeKeptJPEGXL(_ kept: KeptJPEG, keptSize: Int, versionFolder: String, cacheControl: String,
-                               _ request: Request, files: OpenFileCache) -> Response {
+    func makeKeptJPEGXL(_ kept: KeptJPEG, keptSize: Int, versionFolder: String, _ question: TileQuestion) -> TileAnswer {
         let start = DispatchTime.now().uptimeNanoseconds
         guard let jpeg = FileManager.default.contents(atPath: kept.storedPath),
               let jxl = JPEGXLAnswers.smaller([UInt8](jpeg), than: keptSize, name: kept.name) else {
-            var answer = HTTPCaching.file(at: kept.path, contentType: "image/jpeg", etag: kept.etag,
-                                          cacheControl: cacheControl, request: request, descriptors: files)
-                ?? APIError.notFound("the pyramid has no such file").response
-            answer.headers.append(JPEGXLAnswers.vary)
-            return answer
+            return stored(kept.path, type: "image/jpeg", etag: kept.etag, cacheControl: question.cacheControl, question)
+                ?? .failed(APIError.notFound("the pyramid has no such file"), varies: true)
         }
         DerivedFile.publish(jxl, at: kept.jxlPath, versionFolder: versionFolder)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return Response(status: 200, headers: [
-            ("Content-Type", JPEGXLAnswers.mediaType), ("ETag", kept.jxlETag), ("Cache-Control", cacheControl),
-            JPEGXLAnswers.vary, ("Server-Timing", "tile;desc=written, render;dur=" + ServerTiming.milliseconds(seconds)),
-        ], body: .bytes(jxl))
+        return .bytes(.made(jxl), type: JPEGXLAnswers.mediaType, etag: kept.jxlETag, cacheControl: question.cacheControl,
+                      timing: "tile;desc=written, render;dur=" + ServerTiming.milliseconds(seconds))
     }
 }

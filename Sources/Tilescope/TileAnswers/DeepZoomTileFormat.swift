@@ -25,9 +25,9 @@ enum DeepZoomTileFormat: String, CaseIterable, Sendable {
         case .jpeg: return "jpeg"
         case .webp: return "webp"
         case .avif:
-            let source = DeepZoomFormatTiles.sourceAVIFQualities.map(String.init).joined(separator: "-")
-            return "avif-finer-q\(DeepZoomFormatTiles.avifQuality)-e\(DeepZoomFormatTiles.avifEffort)-source-q\(source)"
-                + "-e\(DeepZoomFormatTiles.sourceAVIFEffort)"
+            let source = TileQualities.sourceAVIF
+            return "avif-finer-q\(TileQualities.finerLevelAVIFQuality)-e\(TileQualities.finerLevelAVIFEffort)"
+                + "-source-q\(source.qualities.map(String.init).joined(separator: "-"))-e\(source.effort)"
         }
     }
 
@@ -40,6 +40,15 @@ enum DeepZoomTileFormat: String, CaseIterable, Sendable {
             return nil
         }
         self = format
+    }
+
+    /// The format a tile URL's extension names (one of `URLShape.tileFormats`), or the 404 that says this server
+    /// makes none of it.
+    static func offered(_ fileExtension: String) throws -> DeepZoomTileFormat {
+        guard let format = DeepZoomTileFormat(fileExtension: fileExtension) else {
+            throw APIError.notFound("\(fileExtension) tiles are not offered here (libvips has no encoder for them)")
+        }
+        return format
     }
 
     /// The descriptor's `format` query parameter: absent means the stored JPEG tiles; `jpg` is

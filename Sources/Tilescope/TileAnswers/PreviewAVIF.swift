@@ -3,7 +3,7 @@ import Imaging
 
 /// The preview (`preview.jpeg`, the preview level's whole picture) in AVIF: the preview level made from the
 /// next finer level's stored tiles shrunk 2 x 2 (`PyramidRegionReader.levelFromFinerLevel`), as the AVIF
-/// tiles below the deepest level are, encoded at the lowest of `qualities` whose SSIM against those pixels
+/// tiles below the deepest level are, encoded at the lowest of `TileQualities.previewAVIF` whose SSIM against those pixels
 /// reaches `preview.jpeg`'s.
 ///
 /// Why: a viewer at fit draws the preview alone, and on bench/client's image it was an eighth of a DPR 1
@@ -22,21 +22,14 @@ import Imaging
 /// JPEG one.
 ///
 /// Made once per version, when the build publishes the finer level or on the first request otherwise, one
-/// preview at a time (`TilescopeApp.previewEncodings`): about a second of CPU and a 35-40 MB encoder for a
+/// preview at a time (`DerivedFormats.previews`): about a second of CPU and a 35-40 MB encoder for a
 /// 1024 x 1024 preview. Stored in the version's folder under a name that says the encoding
 /// (`previews/{folderName}.avif`), outside `formats/`: part of what a finished build serves, like `preview.jpeg`.
 struct PreviewAVIF: Sendable {
-    /// Tried in turn until one reaches the JPEG's picture or its bytes; effort 3 (libheif's AV1 speed) made
-    /// the same bytes as 4 at the deepest level for a quarter of the CPU, and here the per-image check guards
-    /// the picture. On the grain of bench/client's image Q65 fell short of the JPEG's SSIM (0.9831 against
-    /// 0.9837), Q70 reached it at 55 % of its bytes; a smooth picture (the tests' `SmoothImages`) needs Q85,
-    /// at 37 % of them (the AVIF smooths what little texture there is). Q90 and above turn chroma
-    /// subsampling off, and are larger than the JPEG.
-    static let qualities = [70, 75, 80, 85, 89], effort = 3
-
     /// Names the encoding, so a preview made under other settings is never served for these.
     static var folderName: String {
-        "avif-finer-q\(qualities.map(String.init).joined(separator: "-"))-e\(effort)"
+        let ladder = TileQualities.previewAVIF
+        return "avif-finer-q\(ladder.qualities.map(String.init).joined(separator: "-"))-e\(ladder.effort)"
     }
 
     /// `.../pyramids/{id}/{version}`
@@ -47,15 +40,14 @@ struct PreviewAVIF: Sendable {
     var jpegPath: String { "\(versionFolder)/previews/\(Self.folderName).huffman.jpeg" }
 
     /// The ETag of the made preview, or of the kept JPEG (other bytes, another tag).
-    static func etag(version: String, isJPEG: Bool) -> String {
-        "\"\(version)-preview-\(folderName)\(isJPEG ? "-huffman" : "")\""
+    static func etag(version: String, isJPEG: Bool) -> TileETag {
+        TileETag(version: version, .preview, encoding: folderName, bytes: isJPEG ? .keptJPEG : .encoded)
     }
 
     /// The kept JPEG, and its JPEG XL (`previews/{folderName}.jxl`, `-jxl` tag) for the clients that accept it.
     func kept(version: String, storedPath: String) -> KeptJPEG {
         KeptJPEG(path: jpegPath, etag: Self.etag(version: version, isJPEG: true),
-                 jxlPath: "\(versionFolder)/previews/\(Self.folderName).jxl",
-                 jxlETag: "\"\(version)-preview-\(Self.folderName)-jxl\"", storedPath: storedPath, name: "preview")
+                 jxlPath: "\(versionFolder)/previews/\(Self.folderName).jxl", storedPath: storedPath, name: "preview")
     }
 
     /// True once either answer is stored.
@@ -71,7 +63,7 @@ struct PreviewAVIF: Sendable {
             throw APIError(500, "render_failed", "the preview cannot be read")
         }
         let jpeg = [UInt8](stored)
-        let kept = DeepZoomFormatTiles.optimized(jpeg, tile: "preview")
+        let kept = KeptJPEG.optimized(jpeg, tile: "preview")
         if previewLevel < pyramid.pyramid.maxLevel,
            let avif = try Self.avif(of: pyramid.levelFromFinerLevel(previewLevel), reaching: jpeg, under: kept.count) {
             DerivedFile.publish(avif, at: path, versionFolder: versionFolder)
@@ -81,24 +73,41 @@ struct PreviewAVIF: Sendable {
         return (kept, true)
     }
 
-    /// The first AVIF of `pixels` (at `qualities` in turn) smaller than `limit` bytes whose SSIM against
-    /// `pixels` reaches `jpeg`'s; nil if none does, or if the JPEG is not a picture of their size.
+    /// The first AVIF of `pixels` up the preview's ladder (`TileQualities.previewAVIF`) smaller than `limit`
+    /// bytes whose SSIM against `pixels` reaches `jpeg`'s; nil if none does, or if the JPEG is not a picture of
+    /// their size.
     static func avif(of pixels: RegionPixels, reaching jpeg: [UInt8], under limit: Int) throws -> [UInt8]? {
-        let (width, height, bands) = (pixels.width, pixels.height, pixels.bands)
-        let reference = pixels.bytes
-        func picture(_ bytes: [UInt8]) throws -> Double? {
-            let decoded = try VImage.decoding(bytes)
-            guard decoded.width == width, decoded.height == height else { return nil }
-            return LumaSSIM.score(reference, bands: bands, try decoded.pixels(), bands: decoded.bands,
-                                  width: width, height: height)
+        try TileQualities.previewAVIF.firstAVIF(of: pixels.bytes, bands: pixels.bands, width: pixels.width,
+                                                height: pixels.height, image: { try pixels.image() },
+                                                reaching: jpeg, under: limit)
+    }
+}
+
+extension DerivedFormats {
+    /// Queues the making of the version's AVIF preview, unless it is made, queued, or the level it is made
+    /// from is not published yet (the build queues it when that level is, a request after that otherwise).
+    func queuePreviewAVIF(id: String, version: String, manifest: PyramidManifest) {
+        guard DeepZoomTileFormat.offered.contains(.avif) else { return }
+        let pyramid = manifest.pyramid
+        let level = pyramid.previewLevel()
+        guard manifest.isReady(level: min(level + 1, pyramid.maxLevel)) else { return }
+        let files = PreviewAVIF(versionFolder: store.versionFolder(id: id, version: version))
+        guard !files.isMade else { return }
+        let store = self.store
+        let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
+            store.tilePath(id: id, version: version, level: level, column: column, row: row)
+        })
+        let previewPath = store.previewPath(id: id, version: version)
+        previews.enqueue(files.path) {
+            guard !files.isMade else { return }  // made meanwhile by an earlier encoding
+            do {
+                try files.write(pyramid: reader, previewLevel: level, previewPath: previewPath)
+            } catch {
+                // The next request answers the JPEG again and queues it again.
+                Log.info("cannot make the AVIF preview of \(id): \(error)")
+            }
+            // The encoder's tens of megabytes, freed, would otherwise stay resident in this thread's arena.
+            FreedMemory.returnToSystem()
         }
-        guard let target = try picture(jpeg) else { return nil }
-        let image = try pixels.image()
-        for quality in qualities {
-            let avif = try image.avifData(quality: quality, effort: effort)
-            guard avif.count < limit else { return nil }  // a higher quality only adds bytes
-            if let score = try picture(avif), score >= target { return avif }
-        }
-        return nil
     }
 }

@@ -6,7 +6,7 @@ import ScrollGeometry
 /// and then served as a file, like IIIF's coinciding tiles (`IIIFTileFiles`).
 ///
 /// WebP is made from the stored tile, overlap included, so it is the same square of pixels a JPEG
-/// client gets: decoded, then encoded at WebP's tile quality (`EncodedFormat.quality`), a second
+/// client gets: decoded, then encoded at WebP's tile quality (`TileQualities.quality`), a second
 /// generation slightly softer than the JPEG. AVIF is made from the next finer level's stored tiles
 /// shrunk 2 x 2 (`PyramidRegionReader.tileFromFinerLevel`), pixels closer to the source than the
 /// stored tile, at a quality and effort whose SSIM against the source reaches the stored JPEG tile's
@@ -32,24 +32,6 @@ import ScrollGeometry
 /// tile's own, as `{column}_{row}.jpeg`; such files are no longer read, and the tile is made again.) The
 /// plain `.jpeg` URL keeps serving the stored tile byte for byte.
 struct DeepZoomFormatTiles: Sendable {
-    /// AVIF's quality and encoder effort. Q83 at effort 4 is the lowest that reaches the stored
-    /// tiles' SSIM at every level bench/client draws (levels 11-13: 50-86% of the JPEG's bytes);
-    /// effort 2 needs Q85 and then makes tiles larger than the JPEG on that image. Not effort 3, as
-    /// at the deepest level: these tiles get no check of their own, and on the grain of
-    /// `TileFormatTests` effort 3 at Q83 came out softer than the JPEG tile (luma squared error 1.03x),
-    /// where effort 4 is 0.91x.
-    static let avifQuality = 83, avifEffort = 4
-    /// The deepest level's AVIF qualities, from the source's pixels, tried in turn until the tile's SSIM
-    /// reaches the stored tile's: at effort 3 Q88 does on 94 of 96 tiles of bench/client's grainy image at
-    /// 78 % of the JPEG's bytes, Q89 (83 %) on one more; Q90 and above turn chroma subsampling off and are
-    /// larger than the JPEG (bench/formats/deepest.py, docs/api.md#tile-formats).
-    static let sourceAVIFQualities = [88, 89]
-    /// The deepest level's encoder effort: 3 makes the same bytes as 4 there (78 against 77 % of the JPEG's,
-    /// 94 against 95 of 96 tiles reaching its picture) for a quarter of the CPU (40-47 against 167-182 ms a
-    /// tile; bench/formats/deepest.py, 2026-12-04), and each tile is checked against the source's pixels
-    /// anyway. Efforts 0 and 2 reach the JPEG's picture on at most 18 of 48 tiles, and then in more bytes.
-    static let sourceAVIFEffort = 3
-
     /// `.../pyramids/{id}/{version}`
     let versionFolder: String
     let format: DeepZoomTileFormat
@@ -65,8 +47,9 @@ struct DeepZoomFormatTiles: Sendable {
 
     /// The ETag of the tile's answer: the made tile's, or the kept JPEG's (other bytes, another tag).
     static func etag(version: String, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
-                     isJPEG: Bool) -> String {
-        "\"\(version)-\(level)-\(column)-\(row)-\(format.folderName)\(isJPEG ? "-huffman" : "")\""
+                     isJPEG: Bool) -> TileETag {
+        TileETag(version: version, .tile(level: level, column: column, row: row), encoding: format.folderName,
+                 bytes: isJPEG ? .keptJPEG : .encoded)
     }
 
     /// Where the stored tile's JPEG XL is kept (`JPEGXLAnswers`). It is there only where it is the tile's smallest
@@ -90,7 +73,6 @@ struct DeepZoomFormatTiles: Sendable {
         let etag = Self.etag(version: version, level: level, column: column, row: row, format: format, isJPEG: true)
         return KeptJPEG(path: jpegPath(level: level, column: column, row: row), etag: etag,
                         jxlPath: jxlPath(level: level, column: column, row: row),
-                        jxlETag: String(etag.dropLast("-huffman\"".count)) + "-jxl\"",
                         storedPath: storedPath, name: "\(level)/\(column)_\(row)")
     }
 
@@ -103,17 +85,17 @@ struct DeepZoomFormatTiles: Sendable {
         switch format {
         case .avif where level < pyramid.pyramid.maxLevel:
             bytes = try pyramid.tileFromFinerLevel(level: level, column: column, row: row).image()
-                .avifData(quality: Self.avifQuality, effort: Self.avifEffort)
+                .avifData(quality: TileQualities.finerLevelAVIFQuality, effort: TileQualities.finerLevelAVIFEffort)
         case .avif, .jpeg:
             bytes = nil
         case .webp:
             let encoded = format.encoded
-            bytes = try VImage.open(jpegPath).encoded(as: encoded, quality: encoded.quality(jpegQuality: jpegQuality))
+            bytes = try VImage.open(jpegPath).encoded(as: encoded, quality: TileQualities.quality(of: encoded, jpegQuality: jpegQuality))
         }
         guard let jpeg = FileManager.default.contents(atPath: jpegPath) else {
             throw APIError(500, "render_failed", "the stored tile \(level)/\(column)_\(row) cannot be read")
         }
-        let kept = Self.optimized([UInt8](jpeg), tile: "\(level)/\(column)_\(row)")
+        let kept = KeptJPEG.optimized([UInt8](jpeg), tile: "\(level)/\(column)_\(row)")
         if let bytes, bytes.count < kept.count {
             DerivedFile.publish(bytes, at: path(level: level, column: column, row: row), versionFolder: versionFolder)
             keepJPEGXL(of: [UInt8](jpeg), ifSmallerThan: bytes.count, level: level, column: column, row: row)
@@ -135,7 +117,7 @@ struct DeepZoomFormatTiles: Sendable {
             throw APIError(500, "render_failed", "the stored tile \(level)/\(column)_\(row) cannot be read")
         }
         let jpeg = [UInt8](stored)
-        let kept = Self.optimized(jpeg, tile: "\(level)/\(column)_\(row)")
+        let kept = KeptJPEG.optimized(jpeg, tile: "\(level)/\(column)_\(row)")
         if let tile, let avif = try Self.sourceAVIF(tile, reaching: jpeg, under: kept.count) {
             DerivedFile.publish(avif, at: target, versionFolder: versionFolder)
             keepJPEGXL(of: jpeg, ifSmallerThan: avif.count, level: level, column: column, row: row)
@@ -145,46 +127,13 @@ struct DeepZoomFormatTiles: Sendable {
         return false
     }
 
-    /// The first AVIF of `tile` (at `sourceAVIFQualities` in turn) smaller than `limit` bytes whose SSIM
-    /// against the tile's source pixels reaches the stored tile `jpeg`'s; nil if none does.
+    /// The first AVIF of `tile` up the deepest level's ladder (`TileQualities.sourceAVIF`) smaller than `limit`
+    /// bytes whose SSIM against the tile's source pixels reaches the stored tile `jpeg`'s; nil if none does.
     static func sourceAVIF(_ tile: SourceTileRows.Tile, reaching jpeg: [UInt8], under limit: Int) throws -> [UInt8]? {
         let (width, height) = (tile.rect.width, tile.rect.height)
-        func picture(_ bytes: [UInt8]) throws -> Double? {
-            let decoded = try VImage.decoding(bytes)
-            guard decoded.width == width, decoded.height == height else { return nil }
-            return LumaSSIM.score(tile.pixels, bands: tile.bands, try decoded.pixels(), bands: decoded.bands,
-                                  width: width, height: height)
-        }
-        guard let target = try picture(jpeg) else { return nil }
-        let image = try VImage.fromPixels(tile.pixels, width: width, height: height, bands: tile.bands)
-        for quality in sourceAVIFQualities {
-            let avif = try image.avifData(quality: quality, effort: sourceAVIFEffort)
-            guard avif.count < limit else { return nil }  // a higher quality only adds bytes
-            if let score = try picture(avif), score >= target { return avif }
-        }
-        return nil
-    }
-
-    /// The stored tile with optimized Huffman tables (never more bytes); the stored tile itself if libjpeg
-    /// refuses it (a damaged file: the `.jpeg` URL serves it as it is too, and a viewer decodes what it can).
-    static func optimized(_ jpeg: [UInt8], tile: String) -> [UInt8] {
-        do {
-            return try OptimizedJPEG.bytes(jpeg)
-        } catch {
-            Log.info("the stored tile \(tile) cannot be re-encoded, kept as it is: \(error)")
-            return jpeg
-        }
-    }
-
-    /// The descriptor of the same pyramid in this format: dzsave's, with `Format` changed.
-    /// `tilesURL`, when given, is the `Url` attribute: the versioned tiles folder (`VersionedTiles`).
-    static func descriptor(_ pyramid: Pyramid, format: DeepZoomTileFormat, tilesURL: String? = nil) -> String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <Image \(tilesURL.map { "Url=\"\($0)\" " } ?? "")xmlns="http://schemas.microsoft.com/deepzoom/2008" Format="\(format.rawValue)" \
-        Overlap="\(pyramid.overlap)" TileSize="\(pyramid.tileSize)"><Size Height="\(pyramid.height)" \
-        Width="\(pyramid.width)"/></Image>
-
-        """
+        return try TileQualities.sourceAVIF.firstAVIF(
+            of: tile.pixels, bands: tile.bands, width: width, height: height,
+            image: { try VImage.fromPixels(tile.pixels, width: width, height: height, bands: tile.bands) },
+            reaching: jpeg, under: limit)
     }
 }

@@ -19,42 +19,48 @@ import HTTPServer
 /// a year's cache on the versioned URL) once it is. Not `no-cache`: every reuse of a tile during a zoom
 /// would then cost a request until it is made. Not longer: the JPEG is at least 1.15x the AVIF's bytes,
 /// and a year of `immutable` on the versioned URL would keep them for good.
-extension TilescopeApp {
+extension DerivedFormats {
     static let interimCacheControl = "public, max-age=10"
 
-    func interimFormatTile(_ record: ImageRecord, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
-                           acceptsJXL: Bool, _ request: Request) -> Reply {
-        interimJPEG(at: store.tilePath(id: record.id, version: record.version, level: level, column: column, row: row),
-                    etag: "\"\(record.version)-\(level)-\(column)-\(row)-\(format.folderName)-interim\"",
-                    named: "\(level)/\(column)_\(row)", of: record.id, acceptsJXL: acceptsJXL, request)
+    func interimTile(_ question: TileQuestion, level: Int, column: Int, row: Int) -> TileAnswer {
+        let record = question.record
+        return interimJPEG(at: store.tilePath(id: record.id, version: record.version, level: level, column: column, row: row),
+                           etag: TileETag(version: record.version, .tile(level: level, column: column, row: row),
+                                          encoding: question.format.folderName, bytes: .interimJPEG),
+                           named: "\(level)/\(column)_\(row)", question)
+    }
+
+    /// `preview.jpeg` re-encoded losslessly, briefly cached under a tag of its own.
+    func interimPreview(_ question: TileQuestion) -> TileAnswer {
+        let record = question.record
+        return interimJPEG(at: store.previewPath(id: record.id, version: record.version),
+                           etag: TileETag(version: record.version, .preview, encoding: PreviewAVIF.folderName,
+                                          bytes: .interimJPEG),
+                           named: "preview", question)
     }
 
     /// The stand-in for a file not made yet: the stored JPEG at `path` (a tile, the preview) re-encoded losslessly
     /// with optimized Huffman tables, or for a client that accepts JPEG XL its recompression when that is the
     /// smaller (`JPEGXLAnswers`: the same pixels again, tagged `{etag}-jxl`), under the interim `etag` and cache
     /// lifetime; 304 for either tag.
-    func interimJPEG(at path: String, etag: String, named name: String, of id: String, acceptsJXL: Bool,
-                     _ request: Request) -> Reply {
-        let jxlETag = String(etag.dropLast()) + "-jxl\""
-        @Sendable func headers(jxl: Bool) -> [(name: String, value: String)] {
-            [("Content-Type", jxl ? JPEGXLAnswers.mediaType : "image/jpeg"), ("ETag", jxl ? jxlETag : etag),
-             ("Cache-Control", Self.interimCacheControl), JPEGXLAnswers.vary]
+    private func interimJPEG(at path: String, etag: TileETag, named name: String, _ question: TileQuestion) -> TileAnswer {
+        let jxlETag = etag.with(.interimJPEGXL), cacheControl = Self.interimCacheControl
+        if question.holds(etag.text) { return .notModified(type: "image/jpeg", etag: etag, cacheControl: cacheControl) }
+        if question.acceptsJXL && question.holds(jxlETag.text) {
+            return .notModified(type: JPEGXLAnswers.mediaType, etag: jxlETag, cacheControl: cacheControl)
         }
-        if HTTPCaching.notModified(request, etag: etag) { return .now(Response(status: 304, headers: headers(jxl: false))) }
-        if acceptsJXL && HTTPCaching.notModified(request, etag: jxlETag) {
-            return .now(Response(status: 304, headers: headers(jxl: true)))
-        }
-        let memory = pyramidBytes
-        return .soon {
+        let memory = self.memory, id = question.record.id, acceptsJXL = question.acceptsJXL
+        return .made(soon: true) {
             let start = DispatchTime.now().uptimeNanoseconds
             let stored = memory.bytes(at: path).map { $0.withUnsafeBytes { Array($0) } }
                 ?? FileManager.default.contents(atPath: path).map { [UInt8]($0) }
-            guard let stored else { return APIError.notFound("the pyramid of \(id) has no such file").response }
-            let optimized = DeepZoomFormatTiles.optimized(stored, tile: name)
+            guard let stored else { return .failed(APIError.notFound("the pyramid of \(id) has no such file"), varies: false) }
+            let optimized = KeptJPEG.optimized(stored, tile: name)
             let jxl = acceptsJXL ? JPEGXLAnswers.smaller(stored, than: optimized.count, name: name) : nil
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            let timing = ("Server-Timing", "tile;desc=interim, render;dur=" + ServerTiming.milliseconds(seconds))
-            return Response(status: 200, headers: headers(jxl: jxl != nil) + [timing], body: .bytes(jxl ?? optimized))
+            return .bytes(.made(jxl ?? optimized), type: jxl != nil ? JPEGXLAnswers.mediaType : "image/jpeg",
+                          etag: jxl != nil ? jxlETag : etag, cacheControl: cacheControl,
+                          timing: "tile;desc=interim, render;dur=" + ServerTiming.milliseconds(seconds))
         }
     }
 }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Schedules passes down a source image that make the deepest level's AVIF tiles from the source's
 /// own pixels (`SourceTileRows`, `DeepZoomFormatTiles.writeFromSource`), behind the JPEG answers that
-/// stand in for them meanwhile (`interimFormatTile`).
+/// stand in for them meanwhile (`DerivedFormats.interimTile`).
 ///
 /// Why passes and not one job per tile: a tile of a plain JPEG source cannot be read alone (everything
 /// above it is decoded to reach it), so the tiles asked for are gathered per image and made in one pass

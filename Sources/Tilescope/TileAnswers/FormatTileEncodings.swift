@@ -3,7 +3,7 @@ import Synchronization
 
 /// Makes derived Deep Zoom tiles (AVIF below the deepest level) behind the reply, on a `WorkQueue` of their
 /// own, so that no viewer waits for an encoding: the request that finds a tile not made yet is answered at
-/// once with the JPEG tile's pixels (`TilescopeApp.interimFormatTile`), and its encoding is queued here.
+/// once with the JPEG tile's pixels (`DerivedFormats.interimTile`), and its encoding is queued here.
 ///
 /// Why: an AVIF tile made from the finer level costs a third to two fifths of a second of CPU, once; a cold
 /// view of 50 to 150 such tiles waited a minute or more for its picture on the server's worker pool, and

@@ -1,0 +1,28 @@
+import HTTPServer
+
+/// What a client asks of a derived-format route, once the route has found the image, checked the tile is
+/// one of its published pyramid's, and read what the request says: which picture (a tile, the preview), in
+/// which format, whether the client takes JPEG XL, how long the answer may be cached, and which tags the
+/// client holds already.
+struct TileQuestion: Sendable {
+    enum Picture: Sendable, Equatable {
+        case tile(level: Int, column: Int, row: Int)
+        case preview
+    }
+
+    let record: ImageRecord
+    let manifest: PyramidManifest
+    let picture: Picture
+    /// `.webp` or `.avif` for a tile; `.avif` for the preview.
+    let format: DeepZoomTileFormat
+    /// Whether `Accept` names `image/jxl` (`JPEGXLAnswers.accepted`), read once per request.
+    let acceptsJXL: Bool
+    /// The `Cache-Control` of the final answer; a stand-in has its own (`InterimFormatTiles`).
+    let cacheControl: String
+    /// GET may set an encoding going; HEAD never does.
+    let mayStartWork: Bool
+    /// Whether the client's `If-None-Match` names this tag (or is `*`): it holds those bytes already.
+    let holds: @Sendable (_ etag: String) -> Bool
+
+    var version: String { record.version }
+}

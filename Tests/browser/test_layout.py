@@ -112,6 +112,9 @@ def test_phone_caption_expands_on_tap_and_a_single_tap_hides_the_bars(browser, s
         top_before = session.state()['insets']['top']
         toggle.tap()
         page.wait_for_function("document.querySelector('.caption-toggle').getAttribute('aria-expanded') === 'true'")
+        # The insets follow the bar's new height when the ResizeObserver reports it, after the next layout:
+        # wait for that (a deadline that fails), not only for the view to be idle.
+        page.wait_for_function(f'window.tilescope.state().insets.top > {top_before}', timeout=10000)
         session.wait_idle()
         assert caption.bounding_box()['height'] >= one_line + 20, 'the whole caption shows, on more lines'
         assert session.state()['insets']['top'] > top_before, 'the insets follow the taller bar'

@@ -10,6 +10,9 @@ import Foundation
 /// catalog gives each new name an id no other name ever had, see docs/ids.md.)
 public enum UploadName {
     static let maxStemLength = 100
+    /// File systems take names of at most 255 bytes (`NAME_MAX`): the stem keeps room for `-{counter}.{ext}`.
+    /// One character can be many bytes (a letter with a dozen combining marks), so both bounds hold.
+    static let maxStemBytes = 200
 
     /// The sanitised stem (file name without extension) of a requested name; "upload" when nothing is left.
     public static func stem(of requested: String?) -> (stem: String, extension: String?) {
@@ -25,8 +28,20 @@ public enum UploadName {
             stem = String(trimmed[..<dot]).trimmingCharacters(in: CharacterSet(charactersIn: ". "))
             ext = String(trimmed[trimmed.index(after: dot)...]).lowercased()
         }
-        stem = String(stem.prefix(maxStemLength))
+        stem = bounded(stem)
         return (stem.isEmpty ? "upload" : stem, ext)
+    }
+
+    /// The first `maxStemLength` characters of `text` that fit in `maxStemBytes` bytes of UTF-8, whole
+    /// characters only.
+    static func bounded(_ text: String) -> String {
+        var kept = "", bytes = 0
+        for character in text.prefix(maxStemLength) {
+            bytes += character.utf8.count
+            guard bytes <= maxStemBytes else { break }
+            kept.append(character)
+        }
+        return kept
     }
 
     /// A free name for an upload of `format`: the requested one if it can be had, else a numbered one.

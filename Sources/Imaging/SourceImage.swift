@@ -90,11 +90,11 @@ public enum SourceImage {
         var result = image
         let grey = result.interpretation == VIPS_INTERPRETATION_B_W || result.interpretation == VIPS_INTERPRETATION_GREY16
             || result.bands <= 2
-        if let profileSource, hasProfileToConvert(profileSource), ts_has_icc(result.pointer) == 0 {
-            result = try VImage.make { ts_with_icc_of(result.pointer, profileSource.pointer, $0) }
-        }
+        // The image whose profile counts, tried once (`hasProfileToConvert` runs a colour transform).
+        let holder = ts_has_icc(result.pointer) == 0 ? profileSource ?? result : result
         var profiled = false
-        if hasProfileToConvert(result) {
+        if hasProfileToConvert(holder) {
+            if holder !== result { result = try VImage.make { ts_with_icc_of(result.pointer, holder.pointer, $0) } }
             // A profile that does not fit the pixels (an RGB profile on grey pixels, a damaged one):
             // libvips's own conversion by the interpretation, below, as if there were none.
             if let converted = try? VImage.make({ ts_icc_to_srgb(result.pointer, $0) }) {

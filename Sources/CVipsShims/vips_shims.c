@@ -62,6 +62,20 @@ int ts_dzsave(VipsImage *in, const char *basename, int tile_size, int overlap, i
         NULL);
 }
 
+/* The deepest level of a transparent image's PNG tiles (8-bit, alpha kept), in `{basename}_files/0/`: the
+ * coarser levels are shrunk from it weighting each pixel by its alpha, which dzsave's mean does not. */
+int ts_dzsave_png_deepest(VipsImage *in, const char *basename, int tile_size, int overlap) {
+    return vips_dzsave(in, basename,
+        "layout", VIPS_FOREIGN_DZ_LAYOUT_DZ,
+        "tile_size", tile_size,
+        "overlap", overlap,
+        "suffix", ".png",
+        "depth", VIPS_FOREIGN_DZ_DEPTH_ONE,
+        NULL);
+}
+
+int ts_bandjoin2(VipsImage *a, VipsImage *b, VipsImage **out) { return vips_bandjoin2(a, b, out, NULL); }
+
 int ts_jpegsave(VipsImage *in, const char *path, int quality) {
     return vips_jpegsave(in, path, "Q", quality, NULL);
 }
@@ -133,7 +147,7 @@ static void ts_free_pixels(VipsImage *image, void *data) {
 VipsImage *ts_image_from_malloc(void *data, size_t size, int width, int height, int bands) {
     VipsImage *image = vips_image_new_from_memory(data, size, width, height, bands, VIPS_FORMAT_UCHAR);
     if (!image) return NULL;
-    image->Type = bands == 1 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;
+    image->Type = bands <= 2 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;  /* grey, grey + alpha */
     g_signal_connect(image, "postclose", G_CALLBACK(ts_free_pixels), data);
     return image;
 }

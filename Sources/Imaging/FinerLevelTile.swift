@@ -36,9 +36,11 @@ extension PyramidRegionReader {
 extension RegionPixels {
     /// Each output pixel the rounded mean of its 2 x 2 block (dzsave's shrink); where the block
     /// runs past an odd edge, the edge pixel stands for the missing one, as dzsave extends an odd
-    /// level by copying its edge.
+    /// level by copying its edge. With alpha (2 or 4 bands, the last the alpha) the colour is weighted
+    /// by it (`halvedWeightingAlpha`).
     func halved(to size: PixelSize) throws -> RegionPixels {
         precondition((width + 1) / 2 >= size.width && (height + 1) / 2 >= size.height)
+        if bands == 2 || bands == 4 { return try halvedWeightingAlpha(to: size) }
         let out = try RegionPixels(width: size.width, height: size.height, bands: bands)
         let input = buffer.bytes, output = out.buffer.bytes
         let stride = self.stride, outStride = out.stride, bands = self.bands
@@ -53,6 +55,40 @@ extension RegionPixels {
                         + Int(bottom[left + band]) + Int(bottom[right + band])
                     row[x * bands + band] = UInt8((sum + 2) >> 2)
                 }
+            }
+        }
+        return out
+    }
+
+    /// As `halved`, for pixels with alpha: the alpha the mean of the block's, each colour the mean of the block's
+    /// weighted by their alphas (the mean of premultiplied colours, divided by the mean alpha), so that an
+    /// invisible pixel's colour counts for nothing; a wholly clear block keeps the plain mean. Laid over any
+    /// background, the result is the background-laid finer level shrunk 2 x 2, as the JPEG levels are.
+    private func halvedWeightingAlpha(to size: PixelSize) throws -> RegionPixels {
+        let out = try RegionPixels(width: size.width, height: size.height, bands: bands)
+        let input = buffer.bytes, output = out.buffer.bytes
+        let stride = self.stride, outStride = out.stride, bands = self.bands, alpha = bands - 1
+        for y in 0..<size.height {
+            let top = input + 2 * y * stride
+            let bottom = input + min(2 * y + 1, height - 1) * stride
+            let row = output + y * outStride
+            for x in 0..<size.width {
+                let left = 2 * x * bands, right = min(2 * x + 1, width - 1) * bands
+                let pixels = [top + left, top + right, bottom + left, bottom + right]
+                let alphas = pixels.map { Int($0[alpha]) }
+                let weight = alphas.reduce(0, +)
+                for band in 0..<alpha {
+                    let value: Int
+                    if weight == 0 {
+                        value = (pixels.reduce(0) { $0 + Int($1[band]) } + 2) >> 2
+                    } else {
+                        var sum = 0
+                        for index in 0..<4 { sum += Int(pixels[index][band]) * alphas[index] }
+                        value = (sum + weight / 2) / weight
+                    }
+                    row[x * bands + band] = UInt8(value)
+                }
+                row[x * bands + alpha] = UInt8((weight + 2) >> 2)
             }
         }
         return out

@@ -7,7 +7,10 @@ import ScrollGeometry
 /// progressively: the preview and the coarse levels first, then the finer levels, coarse to fine.
 ///
 /// A published pyramid folder holds `image.dzi`, `image_files/{level}/{col}_{row}.jpeg` and
-/// `preview.jpeg`. The build hands these over in parts (`PyramidPart`), each complete on disk:
+/// `preview.jpeg`, transparent pixels laid over `background`. A transparent source (one with an alpha
+/// band) also gets `{col}_{row}.png` beside every tile and `preview.png`, alpha kept (`addAlphaTiles`).
+/// The build hands these over
+/// in parts (`PyramidPart`), each complete on disk:
 ///
 /// 1. the base: the descriptor, the preview and levels 0 to the preview level. For a JPEG it is
 ///    made before the full pass, from a decode at 1/8 scale (libjpeg's shrink-on-load: the
@@ -22,17 +25,23 @@ public struct PyramidBuilder: Sendable {
     public var overlap: Int
     public var quality: Int
     public var previewMaxSide: Int
+    /// What transparent pixels are laid over in the JPEG tiles and preview.
+    public var background: Background
 
-    public init(tileSize: Int = 254, overlap: Int = 1, quality: Int = 85, previewMaxSide: Int = 1024) {
+    public init(tileSize: Int = 254, overlap: Int = 1, quality: Int = 85, previewMaxSide: Int = 1024,
+                background: Background = .white) {
         self.tileSize = tileSize
         self.overlap = overlap
         self.quality = quality
         self.previewMaxSide = previewMaxSide
+        self.background = background
     }
 
     public static let descriptorName = "image.dzi"
     public static let tilesFolderName = "image_files"
     public static let previewName = "preview.jpeg"
+    /// The preview of a transparent source with its alpha (`PyramidPart.alpha`).
+    public static let alphaPreviewName = "preview.png"
 
     /// Writes the whole pyramid into `folder` (which must exist) and returns its geometry: the
     /// parts of `build(source:into:progress:finished:)` assembled in place, for callers that
@@ -88,14 +97,18 @@ public struct PyramidBuilder: Sendable {
         // Strict: a truncated or corrupt source (an upload cut short, say) fails with libvips's
         // reason instead of publishing a pyramid with grey where the pixels were missing.
         let stored = try VImage.open(source, sequential: true, strict: true)
-        let image = try SourceImage.displayable(SourceImage.upright(stored, scratch: folder))
+        let upright = try SourceImage.upright(stored, scratch: folder)
+        let alpha = upright.hasAlpha
+        let image = try SourceImage.displayable(upright, alpha: .flattened(onto: background))
         let pyramid = Pyramid(width: image.width, height: image.height, tileSize: tileSize, overlap: overlap)
         let previewLevel = pyramid.previewLevel(maxSide: previewMaxSide)
         let base = (folder as NSString).appendingPathComponent("base")
         let rest = (folder as NSString).appendingPathComponent("rest")
         for path in [base, rest] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-        let basePart = PyramidPart(kind: .base, folder: base, levels: 0...previewLevel, pyramid: pyramid)
-        let preview = Self.decodesReduced(source) ? try reducedPreview(of: source, stored: stored, pyramid: pyramid, level: previewLevel) : nil
+        let basePart = PyramidPart(kind: .base, folder: base, levels: 0...previewLevel, pyramid: pyramid, alpha: alpha)
+        // A JPEG has no alpha, so a transparent source never takes the reduced decode.
+        let preview = !alpha && Self.decodesReduced(source)
+            ? try reducedPreview(of: source, stored: stored, pyramid: pyramid, level: previewLevel) : nil
         let baseFirst = preview != nil
         if let preview {
             try writeBase(from: preview, of: pyramid, into: base)
@@ -107,15 +120,25 @@ public struct PyramidBuilder: Sendable {
             vips_cache_set_max(cached)
             try finished(basePart)
         }
-        try dzsave(image, into: rest, source: source, progress: progress)
+        // A transparent source's two passes share the progress: each is half the work.
+        let passProgress: @Sendable (BuildProgress) -> Void = { (step: BuildProgress) in
+            progress(alpha ? BuildProgress(percent: step.percent / 2, etaSeconds: step.etaSeconds) : step)
+        }
+        try dzsave(image, into: rest, source: source, progress: passProgress)
         let restTiles = (rest as NSString).appendingPathComponent(Self.tilesFolderName)
+        if alpha {
+            try addAlphaTiles(of: source, pyramid: pyramid, scratch: folder, into: restTiles) { (step: BuildProgress) in
+                progress(BuildProgress(percent: 50 + step.percent / 2, etaSeconds: step.etaSeconds))
+            }
+        }
         if !baseFirst {
-            try assembleBase(of: pyramid, fromTilesIn: rest, into: base)
+            try assembleBase(of: pyramid, fromTilesIn: rest, into: base, alpha: alpha)
             try finished(basePart)
         }
         if previewLevel < pyramid.maxLevel {
             for level in (previewLevel + 1)...pyramid.maxLevel {
-                try finished(PyramidPart(kind: .level, folder: "\(restTiles)/\(level)", levels: level...level, pyramid: pyramid))
+                try finished(PyramidPart(kind: .level, folder: "\(restTiles)/\(level)", levels: level...level, pyramid: pyramid,
+                                         alpha: alpha))
             }
         }
         progress(BuildProgress(percent: 100, etaSeconds: 0))  // libvips's last eval may stop short of 100
@@ -135,6 +158,48 @@ public struct PyramidBuilder: Sendable {
         guard saved == 0 else {
             let text = VipsErrorLedger.take(for: [source, folder])
             throw VipsError(message: text.isEmpty ? "dzsave failed (libvips gave no reason)" : text)
+        }
+    }
+
+    /// The second pass of a transparent source: the same grid of tiles as PNG with the alpha kept, beside the
+    /// JPEGs in `tilesFolder` (`{level}/{col}_{row}.png`). The deepest level is the source's pixels, from a dzsave
+    /// pass of its own (the source is read again rather than kept: the first pass streamed it, and holding it
+    /// decoded would cost its whole size in memory). Each coarser level is shrunk from the finer one's tiles
+    /// 2 x 2, as dzsave does, but weighting each pixel by its alpha (`RegionPixels.halved`): dzsave's plain mean
+    /// would mix the colour of invisible pixels into their visible neighbours (a dark fringe round a logo cut
+    /// out of black), where a flatten of these tiles now gives the JPEG levels' picture.
+    private func addAlphaTiles(of source: String, pyramid: Pyramid, scratch folder: String, into tilesFolder: String,
+                               progress: @escaping @Sendable (BuildProgress) -> Void) throws {
+        let stored = try VImage.open(source, sequential: true, strict: true)
+        let image = try SourceImage.displayable(SourceImage.upright(stored, scratch: folder), alpha: .kept)
+        guard image.width == pyramid.width, image.height == pyramid.height else {
+            throw VipsError(message: "the source changed between the build's two passes")
+        }
+        let work = (folder as NSString).appendingPathComponent("alpha")
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let basename = (work as NSString).appendingPathComponent("image")
+        try PyramidFolders.prepare(basename: basename, maxLevel: 0)
+        let saved = ProgressRelay(progress).observing(image) {
+            ts_dzsave_png_deepest(image.pointer, basename, Int32(tileSize), Int32(overlap))
+        }
+        guard saved == 0 else {
+            let text = VipsErrorLedger.take(for: [source, folder])
+            throw VipsError(message: text.isEmpty ? "dzsave failed (libvips gave no reason)" : text)
+        }
+        let deepest = (work as NSString).appendingPathComponent(Self.tilesFolderName) + "/0"
+        for name in try FileManager.default.contentsOfDirectory(atPath: deepest) where name.hasSuffix(".png") {
+            try Self.move("\(deepest)/\(name)", to: "\(tilesFolder)/\(pyramid.maxLevel)/\(name)")
+        }
+        try FileManager.default.removeItem(atPath: work)
+        let reader = PyramidRegionReader(pyramid: pyramid) { level, column, row in "\(tilesFolder)/\(level)/\(column)_\(row).png" }
+        for level in stride(from: pyramid.maxLevel - 1, through: 0, by: -1) {
+            let grid = pyramid.tileGrid(ofLevel: level)
+            for row in 0..<grid.rows {
+                for column in 0..<grid.columns {
+                    let tile = try reader.tileFromFinerLevel(level: level, column: column, row: row).image().pngData()
+                    try Data(tile).write(to: URL(fileURLWithPath: "\(tilesFolder)/\(level)/\(column)_\(row).png"))
+                }
+            }
         }
     }
 
@@ -194,7 +259,7 @@ public struct PyramidBuilder: Sendable {
 
     /// The base from a finished full pass: its descriptor and coarse levels moved over, and the
     /// preview stitched from the preview level's tiles.
-    private func assembleBase(of pyramid: Pyramid, fromTilesIn rest: String, into folder: String) throws {
+    private func assembleBase(of pyramid: Pyramid, fromTilesIn rest: String, into folder: String, alpha: Bool) throws {
         let restTiles = (rest as NSString).appendingPathComponent(Self.tilesFolderName)
         let baseTiles = (folder as NSString).appendingPathComponent(Self.tilesFolderName)
         try FileManager.default.createDirectory(atPath: baseTiles, withIntermediateDirectories: true)
@@ -203,6 +268,10 @@ public struct PyramidBuilder: Sendable {
         let previewLevel = pyramid.previewLevel(maxSide: previewMaxSide)
         for level in 0...previewLevel { try Self.move("\(restTiles)/\(level)", to: "\(baseTiles)/\(level)") }
         try writePreview(of: pyramid, tilesFolder: baseTiles, to: (folder as NSString).appendingPathComponent(Self.previewName))
+        if alpha {
+            try writePreview(of: pyramid, tilesFolder: baseTiles,
+                             to: (folder as NSString).appendingPathComponent(Self.alphaPreviewName), png: true)
+        }
     }
 
     /// Whether libvips can decode the file at a fraction of its size without decoding it whole:
@@ -221,14 +290,15 @@ public struct PyramidBuilder: Sendable {
     /// Encoded like the tiles, as clients draw it in place of the preview level's tiles.
     /// The preview is the preview level itself, stitched from its tiles with the overlap
     /// cut away, so a client can swap it for tiles of that level without any shift.
-    private func writePreview(of pyramid: Pyramid, tilesFolder: String, to path: String) throws {
+    /// `png`: from the PNG tiles, alpha kept, saved as PNG.
+    private func writePreview(of pyramid: Pyramid, tilesFolder: String, to path: String, png: Bool = false) throws {
         let level = pyramid.previewLevel(maxSide: previewMaxSide)
         let grid = pyramid.tileGrid(ofLevel: level)
         let size = pyramid.size(ofLevel: level)
         var pieces: [VImage] = []
         for row in 0..<grid.rows {
             for column in 0..<grid.columns {
-                let tile = try VImage.open("\(tilesFolder)/\(level)/\(column)_\(row).jpeg")
+                let tile = try VImage.open("\(tilesFolder)/\(level)/\(column)_\(row).\(png ? "png" : "jpeg")")
                 let rect = pyramid.tileRect(level: level, column: column, row: row)
                 let x = column * tileSize - rect.x
                 let y = row * tileSize - rect.y
@@ -239,8 +309,11 @@ public struct PyramidBuilder: Sendable {
         }
         // arrayjoin spaces cells by the largest piece (a full tile), padding the short last
         // column and row; cutting back to the level size removes that padding.
-        try VImage.join(pieces, across: grid.columns)
-            .crop(x: 0, y: 0, width: size.width, height: size.height)
-            .saveJPEG(to: path, quality: quality)
+        let preview = try VImage.join(pieces, across: grid.columns).crop(x: 0, y: 0, width: size.width, height: size.height)
+        if png {
+            try Data(try preview.pngData()).write(to: URL(fileURLWithPath: path))
+        } else {
+            try preview.saveJPEG(to: path, quality: quality)
+        }
     }
 }

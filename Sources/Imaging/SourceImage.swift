@@ -4,10 +4,17 @@ import Foundation
 
 /// A source image as every answer shows it: upright (its EXIF or TIFF orientation applied), in sRGB
 /// (through its embedded ICC profile, relative colorimetric, as libvips's `icc_transform` converts),
-/// 8 bits a channel, alpha flattened onto white, and carrying no profile, EXIF or orientation of its
-/// own. The pyramid's tiles, its preview, the lossless copy and the rows the deepest tiles are cut from
+/// 8 bits a channel, alpha flattened onto a background (`Background`, white unless set) or kept, and
+/// carrying no profile, EXIF or orientation of its own. The pyramid's tiles, its preview, the lossless copy and the rows the deepest tiles are cut from
 /// all come from this one reading, so every level, format and IIIF answer shows the same picture.
 public enum SourceImage {
+    /// What becomes of an alpha band: laid over a colour (JPEG answers, which cannot carry one), or kept
+    /// (the PNG tiles of a transparent image, from which its PNG, WebP, AVIF and IIIF answers are made).
+    public enum Alpha: Sendable, Equatable {
+        case flattened(onto: Background)
+        case kept
+    }
+
     /// Decoded pixels up to this size are held in memory to be turned upright; a larger source is written
     /// once to a scratch file of libvips's own format first (random access is what a rotation needs).
     static let uprightInMemoryBytes = 256 << 20
@@ -15,9 +22,10 @@ public enum SourceImage {
     /// Opens `path` for one top-to-bottom pass and converts it as shown. `strict` fails on the first
     /// decode error. `scratch` is a folder for a rotated source too large for memory (its scratch file is
     /// unlinked at once and goes when the image does).
-    public static func open(_ path: String, strict: Bool = true, scratch: String = NSTemporaryDirectory()) throws -> VImage {
+    public static func open(_ path: String, strict: Bool = true, scratch: String = NSTemporaryDirectory(),
+                            alpha: Alpha = .flattened(onto: .white)) throws -> VImage {
         let image = try VImage.open(path, sequential: true, strict: strict)
-        return try displayable(upright(image, scratch: scratch))
+        return try displayable(upright(image, scratch: scratch), alpha: alpha)
     }
 
     /// The EXIF or TIFF orientation (1 to 8) of an opened image; 1 when it has none.
@@ -84,9 +92,10 @@ public enum SourceImage {
         return try VImage.make { ts_autorot(decoded.pointer, $0) }
     }
 
-    /// 8-bit sRGB or greyscale without alpha, the colours of its ICC profile (or of `profileSource`'s:
-    /// a reduced decode made without libvips carries none of its own), and no profile left on it.
-    static func displayable(_ image: VImage, profileSource: VImage? = nil) throws -> VImage {
+    /// 8-bit sRGB or greyscale, alpha flattened or kept as `alpha` says, the colours of its ICC profile (or of
+    /// `profileSource`'s: a reduced decode made without libvips carries none of its own), and no profile left on it.
+    static func displayable(_ image: VImage, profileSource: VImage? = nil,
+                            alpha: Alpha = .flattened(onto: .white)) throws -> VImage {
         var result = image
         let grey = result.interpretation == VIPS_INTERPRETATION_B_W || result.interpretation == VIPS_INTERPRETATION_GREY16
             || result.bands <= 2
@@ -104,10 +113,21 @@ public enum SourceImage {
                 _ = VipsError.take(or: "")
             }
         }
-        if result.hasAlpha { result = try result.flatten() }
-        // A grey source stays one band: through its profile a neutral grey comes out with red, green and
-        // blue equal.
-        if profiled && grey && result.bands >= 3 { result = try VImage.make { ts_extract_band(result.pointer, $0, 1) } }
+        if result.hasAlpha, case let .flattened(background) = alpha {
+            result = try result.flatten(red: Double(background.red), green: Double(background.green),
+                                        blue: Double(background.blue))
+        }
+        // A grey source stays one band (and its alpha): through its profile a neutral grey comes out with red,
+        // green and blue equal.
+        if profiled && grey && result.bands >= 3 {
+            let green = try VImage.make { ts_extract_band(result.pointer, $0, 1) }
+            if result.bands == 4 {
+                let opacity = try VImage.make { ts_extract_band(result.pointer, $0, 3) }
+                result = try VImage.make { ts_bandjoin2(green.pointer, opacity.pointer, $0) }
+            } else {
+                result = green
+            }
+        }
         let interpretation = result.interpretation
         let plain = interpretation == VIPS_INTERPRETATION_sRGB || interpretation == VIPS_INTERPRETATION_B_W
         if !plain || result.format != VIPS_FORMAT_UCHAR { result = try result.toSRGB() }

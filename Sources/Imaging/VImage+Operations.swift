@@ -35,6 +35,11 @@ extension VImage {
         try VImage.make { ts_colourspace_srgb(pointer, $0) }
     }
 
+    /// Band `index` alone (the alpha of an RGBA image is band 3).
+    public func extractBand(_ index: Int) throws -> VImage {
+        try VImage.make { ts_extract_band(pointer, $0, Int32(index)) }
+    }
+
     public func castToUChar() throws -> VImage {
         try VImage.make { ts_cast_uchar(pointer, $0) }
     }

@@ -7,6 +7,7 @@ import Imaging
 public struct BuildCommand: Configuration {
     public var dataFolder = "data"
     public var quality = 85
+    public var background = Background.white
     public var sources: [String] = []
 
     public init() {}
@@ -15,6 +16,13 @@ public struct BuildCommand: Configuration {
         Setting("--data", env: "TILESCOPE_DATA", default: \.dataFolder, "folder for pyramids") { $0.dataFolder = $1 },
         Setting("--quality", env: "TILESCOPE_QUALITY", default: \.quality, "JPEG quality of pyramid tiles") {
             $0.quality = try SettingValue.integer($1, "quality", in: 1...100)
+        },
+        Setting("--background", env: "TILESCOPE_BACKGROUND", default: \.background,
+                "colour (#rrggbb, white or black) that transparent pixels are laid over in JPEG tiles, previews and JPEG answers; PNG, WebP, AVIF and TIFF answers keep the transparency") {
+            guard let colour = Background($1) else {
+                throw UsageError("background '\($1.prefix(40))' is not #rrggbb, white or black")
+            }
+            $0.background = colour
         },
     ]
 
@@ -26,7 +34,7 @@ public struct BuildCommand: Configuration {
         try Vips.start()
         let store = try FilePyramidStore(dataFolder: dataFolder)
         let ids = try Self.ids(of: sources, dataFolder: dataFolder)
-        let builder = PyramidBuilder(quality: quality)
+        let builder = PyramidBuilder(quality: quality, background: background)
         var failures = 0
         for source in sources {
             let name = (source as NSString).lastPathComponent

@@ -49,7 +49,7 @@ public final class TilescopeService: @unchecked Sendable {
         self.operations = operations
         ratings = catalog.ratings
         let failures = catalog.failures
-        builds = BuildQueue(store: store, library: library, builder: PyramidBuilder(quality: config.quality),
+        builds = BuildQueue(store: store, library: library, builder: PyramidBuilder(quality: config.quality, background: config.background),
                             concurrency: config.buildConcurrency, expressPixels: config.expressBuildPixels,
                             failures: failures, leases: catalog.leases, log: Log.info,
                             finished: { operations.metrics.recordBuild(outcome: $0, seconds: $1) })
@@ -66,7 +66,8 @@ public final class TilescopeService: @unchecked Sendable {
         let app = TilescopeApp(library: library, store: store, publicFolder: config.publicFolder,
                                corsOrigin: config.corsOrigin, operations: operations,
                                iiif: IIIFService(publicURL: config.publicURL, cacheBytes: config.iiifCacheMegabytes << 20,
-                                                 jpegQuality: config.quality, rights: config.iiifRights,
+                                                 jpegQuality: config.quality, background: config.background,
+                                                 rights: config.iiifRights,
                                                  attribution: config.iiifAttribution,
                                                  collectionPageSize: config.iiifCollectionPageSize),
                                gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles,

@@ -9,7 +9,7 @@ import Testing
     static func image(_ i: Int, built: Bool) -> CataloguedImage {
         CataloguedImage(id: String(format: "img-%05d", i), fileName: String(format: "img-%05d.jpg", i), size: 100 + i,
                         modifiedNanoseconds: 1_000_000_007 * i, version: String(format: "%016x", i), width: 16 + i % 7,
-                        height: 12, built: built ? (tileSize: 254, overlap: 1) : nil)
+                        height: 12, built: built ? (tileSize: 254, overlap: 1) : nil, alpha: built && i % 2 == 0)
     }
 
     @Test(arguments: CatalogEngine.allCases)

@@ -48,6 +48,29 @@ public enum TestImages {
         try Data(image.encoded(as: .tiff)).write(to: URL(fileURLWithPath: path))
     }
 
+    /// A transparent source: the pattern under an alpha that runs from clear at the left to opaque at the right,
+    /// its top 16 rows wholly clear (pixels whose colour no answer should show); `grey`: one band and alpha.
+    public static func writeTransparentPNG(width: Int, height: Int, to path: String, grey: Bool = false) throws {
+        let rgb = pixels(width: width, height: height)
+        let bands = grey ? 2 : 4
+        var out = [UInt8](repeating: 0, count: width * height * bands)
+        for y in 0..<height {
+            for x in 0..<width {
+                let index = y * width + x
+                let alpha = y < 16 ? 0 : UInt8(x * 255 / max(1, width - 1))
+                if grey {
+                    out[index * 2] = rgb[index * 3 + 1]
+                    out[index * 2 + 1] = alpha
+                } else {
+                    for band in 0..<3 { out[index * 4 + band] = rgb[index * 3 + band] }
+                    out[index * 4 + 3] = alpha
+                }
+            }
+        }
+        let image = try VImage.fromPixels(out, width: width, height: height, bands: bands)
+        try Data(image.pngData()).write(to: URL(fileURLWithPath: path))
+    }
+
     public static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
         precondition(a.count == b.count && !a.isEmpty)
         var sum = 0.0

@@ -20,7 +20,8 @@ import Testing
                     == .deepZoomVersionedTile(id: "tiger", version: "00ab", level: 12, column: 3, row: 45, format: format))
         }
         #expect(try Endpoint.parse(["images", "tiger", "preview.jpeg"]) == .preview(id: "tiger"))
-        #expect(try Endpoint.parse(["images", "tiger", "preview.avif"]) == .previewAVIF(id: "tiger"))
+        #expect(try Endpoint.parse(["images", "tiger", "preview.avif"]) == .previewFormat(id: "tiger", format: "avif"))
+        #expect(try Endpoint.parse(["images", "tiger", "preview.png"]) == .previewFormat(id: "tiger", format: "png"))
         #expect(throws: APIError.self) { try Endpoint.parse(["images", "tiger", "preview.webp"]) }
         #expect(try Endpoint.parse([]) == .staticFile(path: []))
         #expect(try Endpoint.parse(["js", "main.js"]) == .staticFile(path: ["js", "main.js"]))
@@ -39,7 +40,7 @@ import Testing
         do { _ = try Endpoint.parse(segments) } catch let error as APIError { #expect(error.status == 400) } catch {}
     }
 
-    @Test(arguments: [["dzi"], ["dzi", "t_files", "1"], ["dzi", "t_files", "1", "0_0.png"], ["dzi", "t.xml"],
+    @Test(arguments: [["dzi"], ["dzi", "t_files", "1"], ["dzi", "t_files", "1", "0_0.gif"], ["dzi", "t.xml"],
                       ["api"], ["api", "images", "t", "other"], ["images", "t"], ["images", "t", "full.jpeg"]])
     func unknownShapesAre404(segments: [String]) {
         do {

@@ -96,6 +96,8 @@ int ts_icc_to_srgb(VipsImage *in, VipsImage **out);
 int ts_without_profile(VipsImage *in, VipsImage **out);
 /// Band `band` alone.
 int ts_extract_band(VipsImage *in, VipsImage **out, int band);
+int ts_bandjoin2(VipsImage *a, VipsImage *b, VipsImage **out);
+int ts_dzsave_png_deepest(VipsImage *in, const char *basename, int tile_size, int overlap);
 /// Enlarged to `width` x `height` at the top left, the new pixels copies of the nearest edge.
 int ts_embed_copy(VipsImage *in, VipsImage **out, int width, int height);
 /// Writes the image to `path` in libvips's own format, streaming it; the path is taken literally.

@@ -13,9 +13,11 @@ public struct CataloguedImage: Sendable, Equatable {
     public var height: Int
     /// The published pyramid's tile size and overlap; nil while the version is not built.
     public var built: (tileSize: Int, overlap: Int)?
+    /// Whether the published pyramid holds PNG tiles with the alpha of a transparent source.
+    public var alpha: Bool
 
     public init(id: String, fileName: String, size: Int, modifiedNanoseconds: Int, version: String,
-                width: Int, height: Int, built: (tileSize: Int, overlap: Int)?) {
+                width: Int, height: Int, built: (tileSize: Int, overlap: Int)?, alpha: Bool = false) {
         self.id = id
         self.fileName = fileName
         self.size = size
@@ -24,11 +26,12 @@ public struct CataloguedImage: Sendable, Equatable {
         self.width = width
         self.height = height
         self.built = built
+        self.alpha = alpha
     }
 
     public static func == (a: Self, b: Self) -> Bool {
         a.id == b.id && a.fileName == b.fileName && a.size == b.size && a.modifiedNanoseconds == b.modifiedNanoseconds
             && a.version == b.version && a.width == b.width && a.height == b.height
-            && a.built?.tileSize == b.built?.tileSize && a.built?.overlap == b.built?.overlap
+            && a.built?.tileSize == b.built?.tileSize && a.built?.overlap == b.built?.overlap && a.alpha == b.alpha
     }
 }

@@ -51,5 +51,8 @@ public enum PostgresSchema {
                 overlap BIGINT
             );
             """),
+        DatabaseMigration(version: 4, name: "library_images.alpha: pyramids with the PNG tiles of a transparent source", sql: """
+            ALTER TABLE library_images ADD COLUMN alpha BIGINT;  -- 1 when they are there, else NULL (CatalogSchema, version 5)
+            """),
     ]
 }

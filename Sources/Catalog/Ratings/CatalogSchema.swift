@@ -50,5 +50,8 @@ public enum CatalogSchema {
                 overlap INTEGER
             ) WITHOUT ROWID;
             """),
+        DatabaseMigration(version: 5, name: "library_images.alpha: pyramids with the PNG tiles of a transparent source", sql: """
+            ALTER TABLE library_images ADD COLUMN alpha INTEGER;  -- 1 when they are there, else NULL
+            """),
     ]
 }

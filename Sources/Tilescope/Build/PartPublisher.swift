@@ -24,7 +24,7 @@ struct PartPublisher {
         // The source may have changed while it was read: publish only what matches the fingerprint.
         guard SourceFingerprint.compute(sourcePath)?.0.value == version else { throw SourceChanged() }
         let manifest = PyramidManifest(pyramid: part.pyramid, source: fileName, version: version,
-                                       readyLevels: part.levels.upperBound + 1)
+                                       readyLevels: part.levels.upperBound + 1, alpha: part.alpha)
         switch part.kind {
         case .base:
             guard try store.publish(stagingFolder: part.folder, manifest: manifest, id: id, version: version)

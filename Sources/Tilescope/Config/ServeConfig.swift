@@ -1,4 +1,5 @@
 import Catalog
+import Imaging
 import Foundation
 
 /// Everything `tilescope serve` can be told. Each field is a flag and an environment variable.
@@ -16,6 +17,7 @@ public struct ServeConfig: Configuration, Sendable {
     public var connectionTimeout = 30
     public var headerTimeout = 10
     public var quality = 85
+    public var background = Background.white
     public var buildConcurrency = 1
     /// Images of at most this many pixels also have a builder of their own (0: none).
     public var expressBuildPixels = 16_777_216
@@ -143,6 +145,13 @@ public struct ServeConfig: Configuration, Sendable {
         },
         Setting("--quality", env: "TILESCOPE_QUALITY", default: \.quality, "JPEG quality of pyramid tiles") {
             $0.quality = try SettingValue.integer($1, "quality", in: 1...100)
+        },
+        Setting("--background", env: "TILESCOPE_BACKGROUND", default: \.background,
+                "colour (#rrggbb, white or black) that transparent pixels are laid over in JPEG tiles, previews and JPEG answers; PNG, WebP, AVIF and TIFF answers keep the transparency") {
+            guard let colour = Background($1) else {
+                throw UsageError("background '\($1.prefix(40))' is not #rrggbb, white or black")
+            }
+            $0.background = colour
         },
         Setting("--build-concurrency", env: "TILESCOPE_BUILD_CONCURRENCY", default: \.buildConcurrency, "pyramids built at once") {
             $0.buildConcurrency = try SettingValue.integer($1, "build-concurrency", in: 1...64)

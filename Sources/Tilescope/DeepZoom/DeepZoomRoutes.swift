@@ -8,6 +8,7 @@ extension TilescopeApp {
     func descriptor(_ id: String, _ request: Request) throws -> Response {
         let format = try DeepZoomTileFormat.parse(query: request.query["format"])
         let (record, manifest) = try publishedImage(id)
+        if format == .png && !manifest.isTransparent { throw DerivedFormats.noPNG(id) }
         if format != .jpeg {
             // Without `?v=`, the descriptor names the current version's tiles folder, as the JPEG one does
             // (`VersionedTiles`): its tiles are immutable, where those beside an unversioned URL are not.

@@ -2,7 +2,8 @@ import Foundation
 import HTTPServer
 import Imaging
 
-/// `/images/{id}/preview.avif`: the preview in AVIF (`PreviewAVIF`), for the viewers that ask for AVIF tiles.
+/// `/images/{id}/preview.avif`: the preview in AVIF (`PreviewAVIF`), for the viewers that ask for AVIF tiles; and
+/// `/images/{id}/preview.png`, a transparent image's preview with its alpha (`TransparentAnswers`: 404 for others).
 ///
 /// Made once per version, behind the replies, like the AVIF tiles: when the build publishes the level the
 /// preview is made from (`DerivedFormats.queuePreviewAVIF`, called by the build queue), or on the first GET for a pyramid
@@ -12,10 +13,10 @@ import Imaging
 /// bytes), as `image/jpeg` under the AVIF URL with the interim tiles' short cache (`DerivedFormats.interimCacheControl`)
 /// and a tag of its own; once made, with the file, for a year on the versioned URL.
 extension TilescopeApp {
-    func previewFormat(_ id: String, _ request: Request) throws -> Reply {
+    func previewFormat(_ id: String, format: DeepZoomTileFormat, _ request: Request) throws -> Reply {
         let (record, manifest) = try publishedImage(id)
         return reply(derivedFormats.answer(TileQuestion(
-            record: record, manifest: manifest, picture: .preview, format: .avif,
+            record: record, manifest: manifest, picture: .preview, format: format,
             acceptsJXL: JPEGXLAnswers.accepted(by: request),
             cacheControl: HTTPCaching.cacheControl(for: request, currentVersion: record.version),
             mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })))

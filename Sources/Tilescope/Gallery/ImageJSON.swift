@@ -22,6 +22,9 @@ public struct ImageJSON: Encodable, Sendable {
     /// Levels `0..<readyLevels` are served (the descriptor and preview too once it is above 0):
     /// a progressive build publishes the coarse levels first, then the finer ones.
     public var readyLevels: Int?
+    /// Whether the image is transparent: its PNG, WebP and AVIF tiles and `preview.png` keep the alpha, and
+    /// its JPEG ones are laid over the server's background (`--background`). false until a pyramid says so.
+    public var alpha: Bool
     public var status: String
     public var reason: String?
     public var progress: Int?
@@ -42,6 +45,7 @@ public struct ImageJSON: Encodable, Sendable {
         overlap = pyramid?.overlap ?? 1
         maxLevel = pyramid?.maxLevel
         previewLevel = pyramid?.previewLevel()
+        alpha = (record.manifest ?? record.partial)?.isTransparent ?? false
         status = record.status.name
         switch record.status {
         case .ready: readyLevels = pyramid.map { $0.maxLevel + 1 }
@@ -62,7 +66,7 @@ public struct ImageJSON: Encodable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, title, caption, fileName, width, height, tileSize, overlap, maxLevel, previewLevel, readyLevels
+        case id, title, caption, fileName, width, height, tileSize, overlap, maxLevel, previewLevel, readyLevels, alpha
         case status, reason, progress, etaSeconds, version, rating, urls
     }
 
@@ -80,6 +84,7 @@ public struct ImageJSON: Encodable, Sendable {
         try container.encodeIfPresent(maxLevel, forKey: .maxLevel)
         try container.encodeIfPresent(previewLevel, forKey: .previewLevel)
         try container.encodeIfPresent(readyLevels, forKey: .readyLevels)
+        try container.encode(alpha, forKey: .alpha)
         try container.encode(status, forKey: .status)
         try container.encodeIfPresent(reason, forKey: .reason)
         try container.encodeIfPresent(progress, forKey: .progress)

@@ -18,8 +18,9 @@ public enum Endpoint: Equatable, Sendable {
     /// without `?v=` names, in every format a descriptor offers (`format` is the extension).
     case deepZoomVersionedTile(id: String, version: String, level: Int, column: Int, row: Int, format: String)
     case preview(id: String)
-    /// `/images/{id}/preview.avif`: the preview in AVIF (`PreviewAVIF`).
-    case previewAVIF(id: String)
+    /// `/images/{id}/preview.avif`: the preview in AVIF (`PreviewAVIF`); `preview.png`, a transparent image's
+    /// with its alpha (`TransparentAnswers`). `format` is the extension.
+    case previewFormat(id: String, format: String)
     case staticFile(path: [String])
     case health
     case readiness

@@ -172,11 +172,11 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             }
             return .now(response)
         case .preview(let id): return .now(try preview(id, request))
-        case .previewAVIF(let id):
-            guard DeepZoomTileFormat.offered.contains(.avif) else {
-                throw APIError.notFound("AVIF previews are not offered here (libvips has no AV1 encoder)")
+        case .previewFormat(let id, let format):
+            guard let format = DeepZoomTileFormat(fileExtension: format) else {
+                throw APIError.notFound("\(format.uppercased()) previews are not offered here (libvips has no encoder for them)")
             }
-            return try previewFormat(id, request)
+            return try previewFormat(id, format: format, request)
         case .staticFile(let path): return .now(try staticFile(path, request))
         case .health: return .now(health(request))
         case .readiness: return .now(readiness(request))

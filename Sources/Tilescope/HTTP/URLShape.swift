@@ -71,7 +71,7 @@ struct URLShape: Sendable {
                 values.level = level
             case .tile:
                 guard let format = Self.tileFormats.first(where: { segment.hasSuffix("." + $0) }) else {
-                    throw APIError.notFound("tiles are .jpeg, .webp or .avif files")
+                    throw APIError.notFound("tiles are .jpeg, .webp, .avif or .png files")
                 }
                 let name = segment.dropLast(format.count + 1).split(separator: "_", omittingEmptySubsequences: false)
                 guard name.count == 2, let column = Endpoint.naturalNumber(name[0]), let row = Endpoint.naturalNumber(name[1]) else {
@@ -149,9 +149,12 @@ extension URLShape {
 
     static let preview = URLShape(parts: [literal("images"), id, literal("preview.jpeg")], route: .preview) { .preview(id: $0.strings[0]) }
     static let previewAVIF = URLShape(parts: [literal("images"), id, literal("preview.avif")], route: .preview) {
-        .previewAVIF(id: $0.strings[0])
+        .previewFormat(id: $0.strings[0], format: "avif")
     }
-    static let previews = [preview, previewAVIF]
+    static let previewPNG = URLShape(parts: [literal("images"), id, literal("preview.png")], route: .preview) {
+        .previewFormat(id: $0.strings[0], format: "png")
+    }
+    static let previews = [preview, previewAVIF, previewPNG]
 
     static let operations: [URLShape] = [
         URLShape(parts: [literal("healthz")], route: .health) { _ in .health },

@@ -70,18 +70,22 @@ extension TilescopeApp {
         if HTTPCaching.notModified(request, etag: etag) { return .now(Response(status: 304, headers: headers)) }
         let store = self.store
         let version = record.version
+        // A transparent image's regions come from its PNG tiles, alpha kept; their deepest level is the source's
+        // own pixels, so it needs no lossless copy.
+        let transparent = manifest.isTransparent
         let pyramidReader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
-            store.tilePath(id: id, version: version, level: level, column: column, row: row)
+            transparent ? store.alphaTilePath(id: id, version: version, level: level, column: column, row: row)
+                : store.tilePath(id: id, version: version, level: level, column: column, row: row)
         })
         let versionFolder = store.versionFolder(id: id, version: version)
         let lossless = iiif.lossless
         // Runs on the worker thread: finding (or writing) the lossless copy reads files.
         let reader: @Sendable () throws -> any RegionReading = {
-            guard rendering.wantsSourcePixels,
+            guard rendering.wantsSourcePixels, !transparent,
                   let copy = try lossless.copy(of: record, in: versionFolder) else { return pyramidReader }
             return copy
         }
-        let quality = iiif.jpegQuality
+        let quality = iiif.jpegQuality, background = iiif.background
         if let tile = IIIFTileFiles.tile(for: rendering, in: pyramid) {
             let files = IIIFTileFiles(versionFolder: versionFolder)
             if let stored = storedTile(at: files.path(tile), format: rendering.format) {
@@ -96,13 +100,14 @@ extension TilescopeApp {
             let commonHeaders = headers
             let work: @Sendable () -> Response = {
                 Self.timed(commonHeaders, "tile;desc=written", rendering) {
-                    try files.write(tile, rendering: rendering, reader: reader(), jpegQuality: quality, writes: writes)
+                    try files.write(tile, rendering: rendering, reader: reader(), jpegQuality: quality, background: background,
+                                    writes: writes)
                 }
             }
             // One stored tile decoded and encoded, about a millisecond, may run on the poll thread
             // (`Reply.soon`), unless it could block: a lossless copy to look for (or write), or a
             // tile write that would have to happen before the reply (the writers' queue full).
-            let bounded = (!rendering.wantsSourcePixels || lossless.knownToHaveNoCopy(record)) && writes.hasRoom
+            let bounded = (!rendering.wantsSourcePixels || transparent || lossless.knownToHaveNoCopy(record)) && writes.hasRoom
             return bounded ? .soon(work) : .later(work)
         }
         let key = "\(id)/\(record.version)/\(rendering.canonical)"
@@ -114,7 +119,7 @@ extension TilescopeApp {
         let commonHeaders = headers
         return .later {
             Self.timed(commonHeaders, "cache;desc=miss", rendering) {
-                let body = try IIIFRenderer(reader: reader(), jpegQuality: quality).render(rendering)
+                let body = try IIIFRenderer(reader: reader(), jpegQuality: quality, background: background).render(rendering)
                 cache.put(key, DerivativeCache.Item(body: body, contentType: rendering.format.encoded.mediaType))
                 return body
             }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Imaging
 
 /// IIIF settings and state shared by all requests: the public base URL, the limits
 /// advertised in info.json, and the cache of rendered derivatives.
@@ -10,6 +11,8 @@ public final class IIIFService: Sendable {
     /// Largest output in pixels; info.json's `maxArea`.
     let maxArea: Int
     let jpegQuality: Int
+    /// What a transparent image is laid over in formats without alpha (JPEG): the pyramid's own.
+    let background: Background
     let cache: DerivativeCache
     /// Coinciding tiles on their way to their files.
     let tileWrites = IIIFTileWrites()
@@ -24,7 +27,7 @@ public final class IIIFService: Sendable {
     public static let prefix = "/iiif/3/"
 
     public init(publicURL: String? = nil, cacheBytes: Int = 256 << 20, maxArea: Int = 4096 * 4096, jpegQuality: Int = 85,
-                rights: String? = nil, attribution: String? = nil, collectionPageSize: Int = 100) {
+                background: Background = .white, rights: String? = nil, attribution: String? = nil, collectionPageSize: Int = 100) {
         self.rights = rights.flatMap { $0.isEmpty ? nil : $0 }
         self.attribution = attribution.flatMap { $0.isEmpty ? nil : $0 }
         self.collectionPageSize = max(1, collectionPageSize)
@@ -33,6 +36,7 @@ public final class IIIFService: Sendable {
         self.publicURL = url.isEmpty ? nil : url
         self.maxArea = maxArea
         self.jpegQuality = jpegQuality
+        self.background = background
         cache = DerivativeCache(capacityBytes: cacheBytes)
     }
 

@@ -55,8 +55,8 @@ struct IIIFTileFiles: Sendable {
     /// Renders the tile and stores it (behind the reply, through `writes`); a failure to store only
     /// costs the next request a render.
     func write(_ tile: Tile, rendering: IIIFRendering, reader: any RegionReading, jpegQuality: Int,
-               writes: IIIFTileWrites) throws -> [UInt8] {
-        let bytes = try IIIFRenderer(reader: reader, jpegQuality: jpegQuality).render(rendering)
+               background: Background, writes: IIIFTileWrites) throws -> [UInt8] {
+        let bytes = try IIIFRenderer(reader: reader, jpegQuality: jpegQuality, background: background).render(rendering)
         writes.publish(bytes, at: path(tile), versionFolder: versionFolder, synced: !StoredTileCheck.isChecked(tile.format))
         return bytes
     }

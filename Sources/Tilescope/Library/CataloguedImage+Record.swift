@@ -17,7 +17,8 @@ extension CataloguedImage {
         self.init(id: record.id, fileName: record.fileName, size: record.stamp.size,
                   modifiedNanoseconds: record.stamp.modifiedNanoseconds, version: record.version,
                   width: header.width, height: header.height,
-                  built: record.manifest.map { (tileSize: $0.tileSize, overlap: $0.overlap) })
+                  built: record.manifest.map { (tileSize: $0.tileSize, overlap: $0.overlap) },
+                  alpha: record.manifest?.isTransparent ?? false)
     }
 }
 
@@ -30,7 +31,7 @@ extension ImageRecord {
         if let built = image.built {
             status = .ready(PyramidManifest(pyramid: Pyramid(width: image.width, height: image.height,
                                                              tileSize: built.tileSize, overlap: built.overlap),
-                                            source: image.fileName, version: image.version))
+                                            source: image.fileName, version: image.version, alpha: image.alpha))
         }
         catalogued = true
     }

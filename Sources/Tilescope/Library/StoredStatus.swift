@@ -22,6 +22,8 @@ enum StoredStatus: Sendable {
         let overlap: Int32
         /// -1 for nil (every level).
         let readyLevels: Int32
+        /// `PyramidManifest.isTransparent`.
+        let alpha: Bool
     }
 
     final class WholeManifest: Sendable {
@@ -66,7 +68,7 @@ enum StoredStatus: Sendable {
         PyramidManifest(pyramid: Pyramid(width: Int(geometry.width), height: Int(geometry.height),
                                          tileSize: Int(geometry.tileSize), overlap: Int(geometry.overlap)),
                         source: source, version: version,
-                        readyLevels: geometry.readyLevels < 0 ? nil : Int(geometry.readyLevels))
+                        readyLevels: geometry.readyLevels < 0 ? nil : Int(geometry.readyLevels), alpha: geometry.alpha)
     }
 
     /// The geometry, if the manifest made again from it is `manifest` itself.
@@ -77,7 +79,8 @@ enum StoredStatus: Sendable {
               let tileSize = Int32(exactly: manifest.tileSize), let overlap = Int32(exactly: manifest.overlap),
               let readyLevels = manifest.readyLevels.map(Int32.init(exactly:)) ?? -1 else { return nil }
         // The round trip decides: a manifest that would come back any different is kept whole.
-        let geometry = ReadyGeometry(width: width, height: height, tileSize: tileSize, overlap: overlap, readyLevels: readyLevels)
+        let geometry = ReadyGeometry(width: width, height: height, tileSize: tileSize, overlap: overlap, readyLevels: readyLevels,
+                                     alpha: manifest.isTransparent)
         guard Self.manifest(geometry, source: manifest.source, version: manifest.version) == manifest else { return nil }
         return geometry
     }

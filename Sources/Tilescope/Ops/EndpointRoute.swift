@@ -52,7 +52,7 @@ extension Endpoint {
         case .gallery: return .gallery
         case .deepZoomDescriptor: return .deepZoomDescriptor
         case .deepZoomTile, .deepZoomFormatTile, .deepZoomVersionedTile: return .deepZoomTile
-        case .preview, .previewAVIF: return .preview
+        case .preview, .previewFormat: return .preview
         case .staticFile: return .staticFile
         case .health: return .health
         case .readiness: return .readiness

@@ -167,6 +167,14 @@ public struct FilePyramidStore: PyramidStore {
         "\(folder(id: id, version: version))/\(PyramidBuilder.previewName)"
     }
 
+    public func alphaTilePath(id: String, version: String, level: Int, column: Int, row: Int) -> String {
+        "\(folder(id: id, version: version))/\(PyramidBuilder.tilesFolderName)/\(level)/\(column)_\(row).png"
+    }
+
+    public func alphaPreviewPath(id: String, version: String) -> String {
+        "\(folder(id: id, version: version))/\(PyramidBuilder.alphaPreviewName)"
+    }
+
     public func descriptorPath(id: String, version: String) -> String {
         "\(folder(id: id, version: version))/\(PyramidBuilder.descriptorName)"
     }

@@ -15,6 +15,12 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
     public var version: String
     /// Levels `0..<readyLevels` are published; nil (absent from the file) means all of them.
     public var readyLevels: Int?
+    /// true when the source is transparent: every tile has a PNG beside its JPEG, alpha kept, and the
+    /// folder a `preview.png` (`PyramidPart.alpha`). Absent from the file for an opaque one.
+    public var alpha: Bool?
+
+    /// Whether the pyramid holds the PNG tiles of a transparent source.
+    public var isTransparent: Bool { alpha == true }
 
     public var pyramid: Pyramid {
         Pyramid(width: width, height: height, tileSize: tileSize, overlap: overlap)
@@ -28,7 +34,7 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
     public func isReady(level: Int) -> Bool { level >= 0 && level < levelsReady }
 
     /// `readyLevels` nil: the whole pyramid.
-    public init(pyramid: Pyramid, source: String, version: String, readyLevels: Int? = nil) {
+    public init(pyramid: Pyramid, source: String, version: String, readyLevels: Int? = nil, alpha: Bool = false) {
         width = pyramid.width
         height = pyramid.height
         tileSize = pyramid.tileSize
@@ -37,10 +43,11 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
         self.source = source
         self.version = version
         self.readyLevels = readyLevels.flatMap { $0 > pyramid.maxLevel ? nil : $0 }
+        self.alpha = alpha ? true : nil
     }
 
     /// The same pyramid with levels `0..<count` published (all of them: the complete manifest).
     public func with(readyLevels count: Int) -> PyramidManifest {
-        PyramidManifest(pyramid: pyramid, source: source, version: version, readyLevels: count)
+        PyramidManifest(pyramid: pyramid, source: source, version: version, readyLevels: count, alpha: isTransparent)
     }
 }

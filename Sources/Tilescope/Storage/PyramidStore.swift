@@ -33,6 +33,9 @@ public protocol PyramidStore: Sendable {
     /// Local paths for sendfile.
     func tilePath(id: String, version: String, level: Int, column: Int, row: Int) -> String
     func previewPath(id: String, version: String) -> String
+    /// A transparent image's PNG tile (alpha kept) beside its JPEG one, and its PNG preview.
+    func alphaTilePath(id: String, version: String, level: Int, column: Int, row: Int) -> String
+    func alphaPreviewPath(id: String, version: String) -> String
     func descriptorPath(id: String, version: String) -> String
     /// The folder of one version: files derived from it (IIIF tiles, other formats) are kept there and go with it.
     func versionFolder(id: String, version: String) -> String

@@ -86,7 +86,7 @@ struct DeepZoomFormatTiles: Sendable {
         case .avif where level < pyramid.pyramid.maxLevel:
             bytes = try pyramid.tileFromFinerLevel(level: level, column: column, row: row).image()
                 .avifData(quality: TileQualities.finerLevelAVIFQuality, effort: TileQualities.finerLevelAVIFEffort)
-        case .avif, .jpeg:
+        case .avif, .jpeg, .png:  // PNG: a transparent image's, stored (`TransparentAnswers`)
             bytes = nil
         case .webp:
             let encoded = format.encoded

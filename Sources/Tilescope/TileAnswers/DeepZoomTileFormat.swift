@@ -2,18 +2,20 @@ import Imaging
 
 /// The encoding of a Deep Zoom pyramid's tiles as served: the stored JPEG tiles themselves, WebP tiles
 /// made from them, or AVIF tiles made from the next finer level's stored tiles (at the deepest level,
-/// from the source's pixels), on first request (`DeepZoomFormatTiles`).
+/// from the source's pixels), on first request (`DeepZoomFormatTiles`). A transparent image also has PNG
+/// tiles (stored, alpha kept), and its WebP and AVIF are made from those (`TransparentAnswers`).
 ///
 /// A client picks one with `?format=` on the descriptor (`/dzi/{id}.dzi?format=webp`), which answers
 /// `Format="webp"`; viewers then ask for `{level}/{column}_{row}.webp`.
 enum DeepZoomTileFormat: String, CaseIterable, Sendable {
-    case jpeg, webp, avif
+    case jpeg, webp, avif, png
 
     var encoded: EncodedFormat {
         switch self {
         case .jpeg: return .jpeg
         case .webp: return .webp
         case .avif: return .avif
+        case .png: return .png
         }
     }
 
@@ -23,6 +25,7 @@ enum DeepZoomTileFormat: String, CaseIterable, Sendable {
     var folderName: String {
         switch self {
         case .jpeg: return "jpeg"
+        case .png: return "png"
         case .webp: return "webp"
         case .avif:
             let source = TileQualities.sourceAVIF
@@ -33,6 +36,15 @@ enum DeepZoomTileFormat: String, CaseIterable, Sendable {
 
     /// The formats this server can write here (AVIF only where libvips has an AV1 encoder).
     static var offered: [DeepZoomTileFormat] { allCases.filter(\.encoded.isAvailable) }
+
+    /// The formats offered for `manifest`'s image: PNG for a transparent one only (an opaque image's PNG tiles would
+    /// be its JPEG's pixels in several times the bytes).
+    static func offered(for manifest: PyramidManifest) -> [DeepZoomTileFormat] {
+        offered.filter { $0 != .png || manifest.isTransparent }
+    }
+
+    /// The formats every image is offered in.
+    static var offeredForEveryImage: [DeepZoomTileFormat] { offered.filter { $0 != .png } }
 
     /// The tile file extension a request names: `jpeg`, `webp` or `avif`, when offered.
     init?(fileExtension: some StringProtocol) {

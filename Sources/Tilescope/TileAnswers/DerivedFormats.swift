@@ -17,6 +17,7 @@ import Imaging
 ///    (`SourceTilePasses`);
 /// 5. for WebP (9 ms), the tile made on a worker, stored, and answered.
 /// The preview (`PreviewAVIF`) looks for its AVIF first, then 1, 3, and the stand-in while it is made.
+/// A transparent image's answers keep its alpha and come from its PNG tiles instead (`TransparentAnswers`).
 /// Every step's 304 is answered before its file is opened, as for every pyramid file (`HTTPCaching.file`).
 final class DerivedFormats: Sendable {
     let store: any PyramidStore
@@ -64,7 +65,9 @@ final class DerivedFormats: Sendable {
     }
 
     private func tile(_ question: TileQuestion, level: Int, column: Int, row: Int) -> TileAnswer {
+        if question.manifest.isTransparent { return transparentTile(question, level: level, column: column, row: row) }
         let id = question.record.id, version = question.version, format = question.format
+        if format == .png { return .failed(Self.noPNG(id), varies: false) }
         let pyramid = question.manifest.pyramid
         let etag = DeepZoomFormatTiles.etag(version: version, level: level, column: column, row: row, format: format,
                                             isJPEG: false)
@@ -121,8 +124,16 @@ final class DerivedFormats: Sendable {
         }
     }
 
+    /// PNG tiles and previews are kept for transparent images only: an opaque one's would be its JPEG's pixels
+    /// in several times the bytes.
+    static func noPNG(_ id: String) -> APIError {
+        APIError.notFound("\(id) has no transparency, so no PNG tiles or preview: its tiles are .jpeg, .webp or .avif")
+    }
+
     private func preview(_ question: TileQuestion) -> TileAnswer {
+        if question.manifest.isTransparent { return transparentPreview(question) }
         let id = question.record.id, version = question.version
+        if question.format == .png { return .failed(Self.noPNG(id), varies: false) }
         let files = PreviewAVIF(versionFolder: store.versionFolder(id: id, version: version))
         if let stored = stored(files.path, type: "image/avif", etag: PreviewAVIF.etag(version: version, isJPEG: false),
                                cacheControl: question.cacheControl, question) {

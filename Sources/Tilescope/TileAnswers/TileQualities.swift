@@ -52,6 +52,12 @@ enum TileQualities {
     /// and above turn chroma subsampling off, and are larger than the JPEG.
     static let previewAVIF = SSIMQualityLadder(qualities: [70, 75, 80, 85, 89], effort: 3)
 
+    /// A transparent image's AVIF tiles and preview (`TransparentAnswers`), made from its lossless PNG tiles before
+    /// the first reply (no JPEG could stand in: it would lose the alpha): the quality of the tiles made from the
+    /// finer level, which reaches the stored JPEG's picture there, at the effort of the deepest level (a quarter of
+    /// effort 4's CPU for the same bytes there), since a client waits for it.
+    static let transparentAVIFQuality = finerLevelAVIFQuality, transparentAVIFEffort = 3
+
     /// libjxl's encoder effort for the JPEG XL recompression of stored JPEGs (`JPEGXLAnswers`): 7 (its default)
     /// codes bench/client's tiles in 81.9 % of the stored JPEG's bytes at 2.7-2.9 ms of CPU a tile; 8 in 81.4 %
     /// at 6.3 ms, 9 in 81.1 % at 16.6 ms, 3 in 81.9 % at 4.5 ms, 1 in 87.2 % (level 12's 289 tiles, 2026-12-04).

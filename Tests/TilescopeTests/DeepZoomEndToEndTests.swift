@@ -37,13 +37,35 @@ import Testing
         #expect(wide["tileSize"] as? Int == 254 && wide["overlap"] as? Int == 1 && wide["maxLevel"] as? Int == 11)
         #expect(wide["title"] as? String == "Wide Shot")
         #expect(wide.keys.contains("rating"))
-        let urls = try #require(wide["urls"] as? [String: String])
+        let urls = try #require(wide["urls"] as? [String: Any])
         let version = try #require(wide["version"] as? String)
-        #expect(urls["dzi"] == "/dzi/wide-shot.dzi?v=\(version)")
-        #expect(urls["preview"] == "/images/wide-shot/preview.jpeg?v=\(version)")
+        #expect(urls["dzi"] as? String == "/dzi/wide-shot.dzi?v=\(version)")
+        #expect(urls["preview"] as? String == "/images/wide-shot/preview.jpeg?v=\(version)")
         let broken = try #require(byID["broken"])
         #expect(broken["status"] as? String == "failed")
         #expect((broken["reason"] as? String)?.isEmpty == false)
+    }
+
+    /// `urls.formats` names every tile format this server makes, and each one's URLs answer in it: the client
+    /// takes them as they are (`Public/js/tiles/TileFormat.js`), so they must be URLs the server serves.
+    @Test func everyFormatTheImageOffersIsServedAtItsURLs() throws {
+        let image = try #require(server.get("/api/images/wide-shot").json)
+        let urls = try #require(image["urls"] as? [String: Any])
+        let formats = try #require(urls["formats"] as? [String: [String: String]])
+        #expect(Set(formats.keys) == Set(["jpeg", "webp"] + (EncodedFormat.avif.isAvailable ? ["avif"] : [])))
+        #expect(formats["jpeg"]?["tiles"] == urls["tiles"] as? String && formats["jpeg"]?["preview"] == urls["preview"] as? String)
+        for (format, links) in formats {
+            let template = try #require(links["tiles"])
+            let tile = template.replacingOccurrences(of: "{level}", with: "11").replacingOccurrences(of: "{col}", with: "1")
+                .replacingOccurrences(of: "{row}", with: "0")
+            let reply = try server.get(tile)
+            #expect(reply.status == 200, "\(tile)")
+            // A tile not made yet, or no smaller made, is the JPEG's bytes (docs/api.md#tile-formats).
+            #expect(["image/\(format)", "image/jpeg"].contains(reply.header("content-type") ?? ""), "\(tile)")
+            let preview = try #require(links["preview"])
+            #expect(try server.get(preview).status == 200, "\(preview)")
+            #expect(preview.contains(format == "avif" ? "/preview.avif?" : "/preview.jpeg?"), "\(preview)")
+        }
     }
 
     @Test func descriptorIsDeepZoomXML() throws {

@@ -1,4 +1,6 @@
+import Catalog
 import HTTPServer
+import Imaging
 import ScrollGeometry
 import SeededRandom
 import Testing
@@ -114,5 +116,44 @@ import Testing
         #expect(urls.dzi == "/dzi/a%20b.dzi?v=00ff")
         #expect(urls.tile(TileAddress(level: 3, column: 1, row: 2)) == "/dzi/a%20b_files/3/1_2.jpeg?v=00ff")
         #expect(URLShape.deepZoomTile.template(names: ["id"]) == "/dzi/{id}_files/{level}/{col}_{row}.jpeg")
+    }
+
+    /// Each format's tiles template and preview, as `ImageJSON.urls.formats` hands them to clients, filled in
+    /// parse back to that format's tile and the preview that goes with it: the client never spells a format.
+    @Test func everyFormatsURLsParseBackToThatFormat() throws {
+        let urls = PyramidURLs(imageID: "a b/ü", version: "00ff")
+        for format in DeepZoomTileFormat.allCases {
+            let tile = urls.tiles(in: format).replacingOccurrences(of: "{level}", with: "12")
+                .replacingOccurrences(of: "{col}", with: "3").replacingOccurrences(of: "{row}", with: "45")
+            let expected: Endpoint = format == .jpeg ? .deepZoomTile(id: "a b/ü", level: 12, column: 3, row: 45)
+                : .deepZoomFormatTile(id: "a b/ü", level: 12, column: 3, row: 45, format: format.rawValue)
+            #expect(try Self.parse(tile) == expected, "\(tile)")
+            #expect(tile.hasSuffix("?v=00ff"))
+            let preview = urls.preview(for: format)
+            #expect(try Self.parse(preview) == (format == .avif ? .previewAVIF(id: "a b/ü") : .preview(id: "a b/ü")), "\(preview)")
+        }
+        #expect(urls.tiles(in: .jpeg) == urls.tiles && urls.preview(for: .jpeg) == urls.preview)
+        #expect(urls.tiles(in: .webp) == "/dzi/a%20b%2F%C3%BC_files/{level}/{col}_{row}.webp?v=00ff")
+        #expect(urls.preview(for: .avif) == "/images/a%20b%2F%C3%BC/preview.avif?v=00ff")
+    }
+
+    /// `url`'s path as the server parses it (its query set aside).
+    static func parse(_ url: String) throws -> Endpoint {
+        let path = String(url.prefix { $0 != "?" })
+        return try Endpoint.parse(try #require(Request(method: "GET", rawPath: path).pathSegments))
+    }
+
+    /// The image record offers the formats this server makes, no others, each with its own URLs.
+    @Test func theImageJSONOffersEachFormatThisServerMakes() throws {
+        let record = ImageRecord(id: "a", fileName: "a.jpg", folder: "/images", version: "00ff",
+                                 stamp: SourceFingerprint.Stamp(size: 1, modifiedNanoseconds: 1),
+                                 header: ImageHeader(width: 4000, height: 3000, bands: 3), status: .queued)
+        let json = ImageJSON(record, title: "a")
+        #expect(Set(json.urls.formats.keys) == Set(DeepZoomTileFormat.offered.map(\.rawValue)))
+        for format in DeepZoomTileFormat.offered {
+            #expect(json.urls.formats[format.rawValue]
+                    == ImageJSON.FormatURLs(tiles: record.urls.tiles(in: format), preview: record.urls.preview(for: format)))
+        }
+        #expect(json.urls.formats["jpeg"] == ImageJSON.FormatURLs(tiles: json.urls.tiles, preview: json.urls.preview))
     }
 }

@@ -57,6 +57,8 @@ import Testing
         #expect(ld.header("content-type") == "application/ld+json;profile=\"http://iiif.io/api/image/2/context.json\"")
         #expect(ld.header("etag") != reply.header("etag"))
         let etag = try #require(reply.header("etag"))
+        let version = try #require(server.service.library.record("scene")?.version)
+        #expect(etag == TileETag(version: version, .iiifInfo(apiVersion: 2, base: "http://127.0.0.1/iiif/2/scene", jsonLD: false)).text)
         #expect(try server.get("/iiif/2/scene/info.json", headers: ["If-None-Match": etag]).status == 304)
     }
 

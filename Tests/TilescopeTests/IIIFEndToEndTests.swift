@@ -285,10 +285,15 @@ import Testing
         #expect(second.header("server-timing")?.contains("cache;desc=hit") == true)
         #expect(first.body == second.body)
         let etag = try #require(first.header("etag"))
+        let version = try #require(server.service.library.record("scene")?.version)
+        // Of the canonical path the Link header names (the version's and the rendering's, not the URL's spelling).
+        let link = try #require(first.header("link"))
+        let canonical = try #require(link.split(separator: ">").first?.dropFirst("<http://127.0.0.1/iiif/3/scene/".count))
+        #expect(etag == TileETag(version: version, .iiifImage(canonical: String(canonical))).text, "\(link)")
         let revalidated = try server.get(path, headers: ["If-None-Match": etag])
         #expect(revalidated.status == 304 && revalidated.body.isEmpty)
         #expect(first.header("cache-control") == "public, max-age=86400")
-        let versioned = try server.get(path + "?v=\(try #require(server.service.library.record("scene")?.version))")
+        let versioned = try server.get(path + "?v=\(version)")
         #expect(versioned.header("cache-control") == HTTPCaching.immutable)
     }
 

@@ -1,14 +1,14 @@
 """The client asks for tiles in the smallest format the browser shows (Public/js/tiles/TileFormat.js):
 AVIF, then WebP, then JPEG. Debian's Chromium shows all three, so here every tile is asked for in AVIF; an
 AVIF tile not made yet is answered with the JPEG tile's bytes and made behind the reply, and the client
-draws either. The choice itself is checked for every combination of support, and the URL rewrite for what
-it must and must not touch."""
+draws either. The choice itself is checked for every combination of support, and the URLs for a format
+against those the server's image record gives for it."""
 import time
 import urllib.request
 
 import pytest
 
-from conftest import IMAGES, OUTPUT, Server, page_session
+from conftest import IMAGES, OUTPUT, Server, http, page_session
 from testimages import make_image
 
 MODULE = "import('/js/tiles/TileFormat.js')"
@@ -22,22 +22,41 @@ def test_the_choice_is_avif_then_webp_then_jpeg(session):
     assert choices == ['avif', 'webp', 'avif', 'jpeg']
 
 
-def test_only_the_tile_template_and_for_avif_the_preview_change(session):
+def test_the_client_takes_each_formats_urls_from_the_server(session, server):
+    """The client spells no format into a URL: for the format it picks, it takes the tiles template and the
+    preview the server's image record gives (`urls.formats`, built from the server's one table of URL shapes),
+    and the next format it shows when the server makes none of one (no AV1 encoder: no `avif`)."""
     session.open()
-    image = {'id': 'a', 'urls': {'tiles': '/dzi/a_files/{level}/{col}_{row}.jpeg?v=3', 'preview': '/images/a/preview.jpeg?v=3',
-                                 'dzi': '/dzi/a.dzi?v=3'}}
-    out = session.page.evaluate(f"""image => {MODULE}.then(m => [m.withTileFormat(image, 'webp'), m.withTileFormat(image, 'jpeg'),
-        m.withTileFormat(image, 'avif'), image])""", image)
-    webp, jpeg, avif, original = out
-    assert webp['urls']['tiles'] == '/dzi/a_files/{level}/{col}_{row}.webp?v=3'
-    assert webp['urls']['preview'] == image['urls']['preview'] and webp['urls']['dzi'] == image['urls']['dzi']
-    assert avif['urls'] == {'tiles': '/dzi/a_files/{level}/{col}_{row}.avif?v=3', 'preview': '/images/a/preview.avif?v=3',
-                            'dzi': '/dzi/a.dzi?v=3'}
-    assert jpeg == image and original == image  # the record passed in is left as it was
-    # A preview that is not Tilescope's preview.jpeg (a tile of a foreign pyramid, say) is left alone.
+    status, record = http('GET', f"{server.base}/api/images/{server.images[0]['id']}")
+    assert status == 200, record
+    offered = record['urls']['formats']
+    assert {'jpeg', 'webp'} <= set(offered) <= {'jpeg', 'webp', 'avif'}, offered
+    rest = {k: v for k, v in record['urls'].items() if k not in ('tiles', 'preview', 'formats')}
+    for fmt, links in offered.items():
+        got = session.page.evaluate(f"([image, f]) => {MODULE}.then(m => m.withTileFormat(image, f))", [record, fmt])
+        assert got['urls'] == {**rest, 'tiles': links['tiles'], 'preview': links['preview']}, fmt
+        assert {k: v for k, v in got.items() if k != 'urls'} == {k: v for k, v in record.items() if k != 'urls'}
+        # And the server answers them: a tile of the coarsest level and the preview, each in that format
+        # (or the JPEG's bytes standing in for a tile not made yet: docs/api.md#tile-formats).
+        tile = links['tiles'].replace('{level}', '0').replace('{col}', '0').replace('{row}', '0')
+        for url in (tile, links['preview']):
+            with urllib.request.urlopen(server.base + url, timeout=30) as r:
+                assert r.status == 200 and r.headers['content-type'] in (f'image/{fmt}', 'image/jpeg'), (url, r.headers)
+    # A list, best first, as tileFormats() gives it: the first the server makes.
+    without_avif = {**record, 'urls': {**record['urls'], 'formats': {k: v for k, v in offered.items() if k != 'avif'}}}
+    got = session.page.evaluate(f"image => {MODULE}.then(m => m.withTileFormat(image, ['avif', 'webp', 'jpeg']))", without_avif)
+    assert got['urls']['tiles'] == offered['webp']['tiles'] and got['urls']['preview'] == offered['webp']['preview']
+    # A format the server does not make, alone: the record's own (JPEG) URLs.
+    got = session.page.evaluate(f"image => {MODULE}.then(m => m.withTileFormat(image, 'avif'))", without_avif)
+    assert got['urls'] == {**rest, 'tiles': record['urls']['tiles'], 'preview': record['urls']['preview']}
+    # The record passed in is left as it was; one without `urls.formats` (a foreign pyramid) is returned as it is.
     foreign = {'id': 'b', 'urls': {'tiles': '/x/{level}/{col}_{row}.jpeg', 'preview': '/x/8/0_0.jpeg'}}
-    assert session.page.evaluate(f"image => {MODULE}.then(m => m.withTileFormat(image, 'avif'))", foreign)['urls']['preview'] \
-        == '/x/8/0_0.jpeg'
+    same, untouched = session.page.evaluate(f"""([image, record]) => {MODULE}.then(m => {{
+        const copy = structuredClone(record);
+        m.withTileFormat(copy, ['avif', 'webp']);
+        return [m.withTileFormat(image, 'avif') === image, JSON.stringify(copy) === JSON.stringify(record)];
+    }})""", [foreign, record])
+    assert same and untouched
 
 
 def pending_encodings(server):

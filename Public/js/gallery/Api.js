@@ -1,4 +1,4 @@
-import { tileFormat, withTileFormat } from '../tiles/TileFormat.js';
+import { tileFormats, withTileFormat } from '../tiles/TileFormat.js';
 
 /** The few calls the client makes to Tilescope's JSON API; failures become Errors with the server's message. */
 async function json(response) {
@@ -14,9 +14,9 @@ async function json(response) {
   return body;
 }
 
-/** An image record with its tile URLs in the format TileFormat.js chose for this browser (WebP in today's). */
+/** An image record with its tile URLs in the best format this browser shows and the server makes (TileFormat.js). */
 async function formatted(image) {
-  return image ? withTileFormat(image, await tileFormat()) : image;
+  return image ? withTileFormat(image, await tileFormats()) : image;
 }
 
 /**
@@ -44,8 +44,8 @@ export async function openGallery(imageId) {
 }
 
 export async function getImage(id) {
-  const [image, format] = await Promise.all([fetch(`/api/images/${encodeURIComponent(id)}`).then(json), tileFormat()]);
-  return withTileFormat(image, format);
+  const [image, formats] = await Promise.all([fetch(`/api/images/${encodeURIComponent(id)}`).then(json), tileFormats()]);
+  return withTileFormat(image, formats);
 }
 
 export async function putRating(id, rating) {

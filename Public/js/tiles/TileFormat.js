@@ -41,19 +41,28 @@ function decodes(uri) {
   });
 }
 
-let chosen = null;
+let decoded = null;
 
-/** This browser's format, found once per page ('webp', 'avif' or 'jpeg'). */
-export function tileFormat() {
-  chosen ??= (async () => {
+/**
+ * The formats this browser shows, best first, found once per page: those of PREFERENCE it decodes, then 'jpeg'.
+ * An image's tiles are in the first of them its server makes (`withTileFormat`).
+ */
+export function tileFormats() {
+  decoded ??= (async () => {
     const supported = new Set();
     // The JPEG XL probe too, meanwhile: tile URLs come from here, so their requests never wait for it.
     const jpegXL = tileAccept();
     for (const format of PREFERENCE) if (await decodes(PROBES[format])) supported.add(format);
     await jpegXL;
-    return chooseTileFormat((format) => supported.has(format));
+    return [...PREFERENCE.filter((format) => supported.has(format)), 'jpeg'];
   })();
-  return chosen;
+  return decoded;
+}
+
+/** This browser's format ('avif', 'webp' or 'jpeg'): the first of `tileFormats()`, as `chooseTileFormat` picks it. */
+export async function tileFormat() {
+  const formats = await tileFormats();
+  return chooseTileFormat((format) => formats.includes(format));
 }
 
 /** 1 x 1 black, lossless JPEG XL, made by libvips's jxlsave. */
@@ -83,18 +92,20 @@ export function knownTileAccept() {
 }
 
 /**
- * The image record (`/api/images`) with its tile URL template in `format`:
- * `/dzi/a_files/{level}/{col}_{row}.jpeg?v=3` becomes `.../{col}_{row}.webp?v=3`. For AVIF the preview too:
- * `/images/a/preview.jpeg?v=3` becomes `/images/a/preview.avif?v=3`, the preview level made from the finer
- * level's tiles, 37-55 % of the JPEG's bytes at its picture on the images measured (the server has no WebP preview: from the JPEG
- * it would be a softer second generation). Everything else stays as it was.
+ * The image record (`/api/images`) with its tiles and preview in the first of `formats` (one format, or a list
+ * best first as `tileFormats()` gives it) that its server makes: the record's `urls.formats` names each one's
+ * tiles template and the preview to draw with it (`preview.avif` with AVIF tiles, the preview level made from
+ * the finer level's tiles, 37-55 % of the JPEG's bytes at its picture on the images measured; `preview.jpeg`
+ * with WebP: from the JPEG a WebP preview would be a softer second generation). The client spells no format
+ * into a URL: a server without an AV1 encoder offers no `avif`, and the next format is taken. A record without
+ * `urls.formats` (a foreign pyramid) is returned as it is; the record returned has no `formats`, only the one
+ * set of URLs it is drawn from.
  */
-export function withTileFormat(image, format) {
-  const tiles = image?.urls?.tiles;
-  if (format === 'jpeg' || typeof tiles !== 'string') return image;
-  const urls = { ...image.urls, tiles: tiles.replace(/\.jpeg(\?|$)/, `.${format}$1`) };
-  if (format === 'avif' && typeof urls.preview === 'string') {
-    urls.preview = urls.preview.replace(/\/preview\.jpeg(\?|$)/, '/preview.avif$1');
-  }
+export function withTileFormat(image, formats) {
+  const offered = image?.urls?.formats;
+  if (offered === null || typeof offered !== 'object') return image;
+  const format = [formats].flat().find((f) => offered[f]);
+  const { formats: _offered, ...urls } = image.urls;
+  if (format) Object.assign(urls, { tiles: offered[format].tiles, preview: offered[format].preview });
   return { ...image, urls };
 }

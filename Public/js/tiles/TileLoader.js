@@ -103,7 +103,7 @@ export class TileLoader {
   #fetch(tile, signal) {
     this.requests++;
     const start = (accept) => fetch(tile.url, accept ? { signal, headers: { Accept: accept } } : { signal });
-    const known = knownTileAccept(); // known once `tileFormat()` has answered, as it has for any tile URL it made
+    const known = knownTileAccept(); // known once `tileFormats()` has answered, as it has for any tile URL it made
     return (known === undefined ? tileAccept().then(start) : start(known))
       .then((response) => {
         if (!response.ok) throw new Error(`HTTP ${response.status} for ${tile.url}`);

@@ -1,5 +1,5 @@
 import { Pyramid } from '../geometry/Pyramid.js';
-import { tileFormat, withTileFormat } from '../tiles/TileFormat.js';
+import { tileFormats, withTileFormat } from '../tiles/TileFormat.js';
 
 /**
  * Where a viewer's images come from, each turned into the one descriptor the scroll view draws:
@@ -28,18 +28,19 @@ const absolute = (server, path) => new URL(path, server ? new URL(server, locati
 
 /**
  * A Tilescope image by id on `server` (default: this page's server), as GET /api/images/{id} describes it, with
- * its tiles in the format this browser is given (WebP in today's), as the gallery gets them.
+ * its tiles in the best format this browser shows and that server makes, as the gallery gets them.
  */
 export async function tilescopeImage(server, id) {
   const url = absolute(server, `/api/images/${encodeURIComponent(id)}`);
-  const [text, format] = await Promise.all([fetchText(url), tileFormat()]);
-  return withAbsoluteUrls(server, withTileFormat(JSON.parse(text), format));
+  const [text, formats] = await Promise.all([fetchText(url), tileFormats()]);
+  return withAbsoluteUrls(server, withTileFormat(JSON.parse(text), formats));
 }
 
 /** Makes an image's relative URLs (from GET /api/images) absolute against the server they came from. */
 export function withAbsoluteUrls(server, image) {
   if (!server) return image;
-  const urls = Object.fromEntries(Object.entries(image.urls ?? {}).map(([k, v]) => [k, absolute(server, v)]));
+  const urls = Object.fromEntries(Object.entries(image.urls ?? {})
+    .map(([k, v]) => [k, typeof v === 'string' ? absolute(server, v) : v]));
   // The tile template's braces must survive URL parsing: URL() percent-encodes them.
   if (urls.tiles) urls.tiles = urls.tiles.replaceAll('%7B', '{').replaceAll('%7D', '}');
   return { ...image, urls };

@@ -23,9 +23,9 @@ public struct PyramidURLs: Hashable, Sendable {
         let head: [UInt8]
         let middle: [UInt8]
 
-        /// `shape`'s template around its one value, the id, followed by `?v=`.
-        init(_ shape: URLShape) {
-            let template = shape.template(names: ["id"])
+        /// `shape`'s template around its one value, the id, followed by `?v=`; a tile in `format`.
+        init(_ shape: URLShape, format: DeepZoomTileFormat = .jpeg) {
+            let template = shape.template(names: ["id"], format: format.rawValue)
             let around = template.components(separatedBy: "{id}")
             precondition(around.count == 2, "\(template) has one value, the id")
             head = Array(around[0].utf8)
@@ -37,6 +37,12 @@ public struct PyramidURLs: Hashable, Sendable {
     static let tilesLayout = Layout(URLShape.deepZoomTile)
     /// `/images/{id}/preview.jpeg?v={version}`
     static let previewLayout = Layout(URLShape.preview)
+    /// The tiles template in each format, and the preview that goes with it (`preview(for:)`).
+    private static let formatLayouts: [DeepZoomTileFormat: (tiles: Layout, preview: Layout)] = Dictionary(
+        uniqueKeysWithValues: DeepZoomTileFormat.allCases.map { format in
+            (format, (format == .jpeg ? tilesLayout : Layout(URLShape.deepZoomTile, format: format),
+                      format == .avif ? Layout(URLShape.previewAVIF) : previewLayout))
+        })
     /// `_files/` and `.jpeg?v=`: a tile's URL between the id and `L/C_R`, and after it.
     private static let (tileMiddle, tileTail): ([UInt8], [UInt8]) = {
         let around = String(decoding: tilesLayout.middle, as: UTF8.self).components(separatedBy: "{level}/{col}_{row}")
@@ -65,6 +71,14 @@ public struct PyramidURLs: Hashable, Sendable {
     public var tiles: String { spelled(Self.tilesLayout) }
     /// `/images/{id}/preview.jpeg?v={version}`
     public var preview: String { spelled(Self.previewLayout) }
+
+    /// `/dzi/{id}_files/{level}/{col}_{row}.{format}?v={version}`: the tiles template in `format`.
+    func tiles(in format: DeepZoomTileFormat) -> String { spelled(Self.formatLayouts[format]!.tiles) }
+
+    /// The preview to draw with `format`'s tiles: `preview.avif` with AVIF tiles (made from the finer level's
+    /// tiles, as they are: `PreviewAVIF`), else `preview.jpeg`. There is no WebP preview: from `preview.jpeg`
+    /// it would be a softer second generation.
+    func preview(for format: DeepZoomTileFormat) -> String { spelled(Self.formatLayouts[format]!.preview) }
 
     /// `/dzi/{id}_files/{level}/{column}_{row}.jpeg?v={version}`
     public func tile(_ address: TileAddress) -> String {

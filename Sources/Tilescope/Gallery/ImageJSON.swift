@@ -7,6 +7,16 @@ public struct ImageJSON: Encodable, Sendable {
         public var tiles: String
         public var preview: String
         public var viewport: String
+        /// Each tile format this server makes (`DeepZoomTileFormat.offered`), by its extension: the tiles
+        /// template in it and the preview to draw with it. Clients take these as they are: they never
+        /// rewrite `tiles` or `preview` to name another format.
+        public var formats: [String: FormatURLs]
+    }
+
+    /// The URLs of an image in one tile format.
+    public struct FormatURLs: Encodable, Sendable, Equatable {
+        public var tiles: String
+        public var preview: String
     }
 
     public var id: String
@@ -62,7 +72,10 @@ public struct ImageJSON: Encodable, Sendable {
         self.rating = rating
         let links = record.urls
         urls = URLs(dzi: links.dzi, tiles: links.tiles, preview: links.preview,
-                    viewport: "/api/images/\(PyramidURLs.percentEncoded(record.id))/viewport")
+                    viewport: "/api/images/\(PyramidURLs.percentEncoded(record.id))/viewport",
+                    formats: Dictionary(uniqueKeysWithValues: DeepZoomTileFormat.offered.map { format in
+                        (format.rawValue, FormatURLs(tiles: links.tiles(in: format), preview: links.preview(for: format)))
+                    }))
     }
 
     private enum CodingKeys: String, CodingKey {

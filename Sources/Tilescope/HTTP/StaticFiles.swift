@@ -17,8 +17,8 @@ extension TilescopeApp {
         let fileExtension = path.last!.split(separator: ".").last.map { $0.lowercased() } ?? ""
         guard let type = Self.contentTypes[fileExtension] else { throw APIError.notFound("no such file") }
         let full = ([publicFolder] + path).joined(separator: "/")
-        guard let stamp = Stamp(full) else { throw APIError.notFound("no such file: /\(path.joined(separator: "/"))") }
-        guard let response = HTTPCaching.file(at: full, contentType: type, etag: "\"\(stamp.text)\"",
+        guard let etag = Self.etag(ofFile: full) else { throw APIError.notFound("no such file: /\(path.joined(separator: "/"))") }
+        guard let response = HTTPCaching.file(at: full, contentType: type, etag: etag.text,
                                               cacheControl: HTTPCaching.revalidate, request: request) else {
             throw APIError.notFound("no such file")
         }
@@ -30,13 +30,10 @@ extension TilescopeApp {
             && !segment.utf8.contains(where: { $0 == 0 || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") })
     }
 
-    /// Size and mtime of a regular file, as an ETag.
-    private struct Stamp {
-        let text: String
-        init?(_ path: String) {
-            var info = stat()
-            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-            text = "\(info.st_size)-\(info.st_mtim.tv_sec)\(info.st_mtim.tv_nsec)"
-        }
+    /// The ETag of a regular file by its size and modification time; nil for anything else.
+    private static func etag(ofFile path: String) -> DocumentETag? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return DocumentETag(clientFileOfSize: Int(info.st_size), modified: info.st_mtim)
     }
 }

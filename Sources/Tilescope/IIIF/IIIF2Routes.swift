@@ -22,7 +22,7 @@ extension TilescopeApp {
         let (record, manifest) = try readyImage(id)
         let base = iiif2BaseURI(id, request)
         let body = JSON.encode(IIIF2Info(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea))
-        return infoResponse(body, version: record.version, base: base, tag: "info2", contextURI: IIIF2Info.contextURI,
+        return infoResponse(body, version: record.version, base: base, apiVersion: 2, contextURI: IIIF2Info.contextURI,
                             profileURI: IIIF2Info.profileURI, request)
     }
 

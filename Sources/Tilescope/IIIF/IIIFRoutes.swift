@@ -17,17 +17,17 @@ extension TilescopeApp {
         let (record, manifest) = try readyImage(id)
         let base = iiif.baseURI(id: id, request: request)
         let body = JSON.encode(IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea))
-        return infoResponse(body, version: record.version, base: base, tag: "info", contextURI: IIIFInfo.contextURI,
+        return infoResponse(body, version: record.version, base: base, apiVersion: 3, contextURI: IIIFInfo.contextURI,
                             profileURI: IIIFInfo.profileURI, request)
     }
 
     /// An info.json answer of either API version: JSON-LD when the client asks for it, cached an hour,
     /// with an ETag that covers the id (which depends on the host the client used).
-    func infoResponse(_ body: [UInt8], version: String, base: String, tag: String, contextURI: String,
+    func infoResponse(_ body: [UInt8], version: String, base: String, apiVersion: Int, contextURI: String,
                       profileURI: String, _ request: Request) -> Response {
         let wantsLD = request.header("accept")?.contains("application/ld+json") ?? false
         let type = wantsLD ? "application/ld+json;profile=\"\(contextURI)\"" : "application/json"
-        let etag = "\"\(version)-\(tag)-\(Self.fnv1a(Array(base.utf8)))-\(wantsLD ? "ld" : "json")\""
+        let etag = TileETag(version: version, .iiifInfo(apiVersion: apiVersion, base: base, jsonLD: wantsLD)).text
         let headers: [(name: String, value: String)] = [
             ("Content-Type", type), ("ETag", etag), ("Cache-Control", "public, max-age=3600"),
             ("Vary", "Accept, Host, X-Forwarded-Host, X-Forwarded-Proto"),
@@ -56,8 +56,7 @@ extension TilescopeApp {
                profileURI: String, _ request: Request) throws -> Reply {
         let id = record.id
         let pyramid = manifest.pyramid
-        // Hashed: the canonical path has commas, which If-None-Match lists cannot carry.
-        let etag = "\"\(record.version)-\(Self.fnv1a(Array(rendering.canonical.utf8)))\""
+        let etag = TileETag(version: record.version, .iiifImage(canonical: rendering.canonical)).text
         // IIIF URLs carry no version: a day of freshness, then revalidation by ETag (which
         // holds the version). With `?v=` naming the current version, a year, immutable.
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: record.version) == HTTPCaching.immutable
@@ -156,12 +155,5 @@ extension TilescopeApp {
         } catch {
             return APIError(500, "render_failed", "cannot render \(rendering.canonical): \(error)").response
         }
-    }
-
-    /// A short, stable fingerprint for ETags (FNV-1a, 64 bits, hex).
-    static func fnv1a(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return String(hash, radix: 16)
     }
 }

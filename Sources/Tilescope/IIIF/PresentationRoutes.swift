@@ -60,7 +60,7 @@ extension TilescopeApp {
     /// JSON-LD with the Presentation 3 context, validated by a hash of the body: it changes with
     /// captions, ratings and the gallery, so caches revalidate every time and mostly get a 304.
     private func presentationResponse(_ body: [UInt8], _ request: Request) -> Response {
-        let etag = "\"p3-\(Self.fnv1a(body))\""
+        let etag = DocumentETag(.presentation, body: body).text
         let headers: [(name: String, value: String)] = [
             ("Content-Type", Presentation.mediaType), ("ETag", etag), ("Cache-Control", HTTPCaching.revalidate),
             ("Vary", "Host, X-Forwarded-Host, X-Forwarded-Proto"),

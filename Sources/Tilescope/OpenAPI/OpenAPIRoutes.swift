@@ -24,7 +24,7 @@ struct OpenAPIDocument: Sendable {
                              + "copy Tilescope_Tilescope.resources/ from the build folder beside the executable")
         }
         body = Array(try Data(contentsOf: url))
-        etag = "\"openapi-\(TilescopeApp.fnv1a(body))\""
+        etag = DocumentETag(.openAPI, body: body).text
     }
 }
 

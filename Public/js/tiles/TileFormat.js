@@ -44,8 +44,10 @@ function decodes(uri) {
 let decoded = null;
 
 /**
- * The formats this browser shows, best first, found once per page: those of PREFERENCE it decodes, then 'jpeg'.
- * An image's tiles are in the first of them its server makes (`withTileFormat`).
+ * The formats this browser shows, best first, found once per page: those of PREFERENCE it decodes, then 'png'
+ * and 'jpeg'. An image's tiles are in the first of them its server makes (`withTileFormat`): a server offers
+ * PNG for a transparent image only (its tiles with their alpha), so an opaque image falls through to JPEG and a
+ * transparent one never does (its JPEG tiles are laid over the server's background).
  */
 export function tileFormats() {
   decoded ??= (async () => {
@@ -54,7 +56,7 @@ export function tileFormats() {
     const jpegXL = tileAccept();
     for (const format of PREFERENCE) if (await decodes(PROBES[format])) supported.add(format);
     await jpegXL;
-    return [...PREFERENCE.filter((format) => supported.has(format)), 'jpeg'];
+    return [...PREFERENCE.filter((format) => supported.has(format)), 'png', 'jpeg'];
   })();
   return decoded;
 }

@@ -40,7 +40,9 @@ const EXPECTATION_SLACK_MS = 250;
  * - otherwise the current view's tiles, nearest the centre first, and while panning (dragging, gliding) the
  *   row or column of tiles just ahead in the direction of the pan;
  * - tiles no longer wanted are aborted or never started (`TileLoader`).
- * Loaded tiles of other levels stay drawn under the needed ones until the needed level is complete. Decoded
+ * Loaded tiles of other levels stay drawn under the needed ones until the needed level is complete. A transparent
+ * image's (`image.alpha`) would show through the needed ones' clear pixels, and their overlaps would be drawn twice:
+ * there each tile is clipped to its own grid cell, less the cells of the tiles drawn above it (`#clip`). Decoded
  * tiles live in a cache bounded in bytes. `isComplete()` and `onComplete` tell when every tile the current
  * view needs at its level is drawn (the viewer's `fullyLoaded`).
  */
@@ -74,6 +76,7 @@ export class TileLayer {
     this.onChange = null; // a tile arrived
     this.onComplete = null; // the view became complete
     this.onTileDrawn = null; // (tile) the first time a tile's element is put on screen
+    this.transparent = image.alpha === true;
   }
 
   /** The largest level whose whole image is one tile. */
@@ -252,6 +255,7 @@ export class TileLayer {
       if (keep) this.#show(tile);
       else if (this.shown.has(tile)) this.#hide(tile);
     }
+    if (this.transparent) for (const tile of this.shown) this.#clip(tile);
     this.cache.trim((tile) => this.shown.has(tile) || this.needed.has(tile.key), (tile) => this.#release(tile));
     if (complete && !this.wasComplete) {
       this.wasComplete = true;
@@ -293,6 +297,62 @@ export class TileLayer {
     return { x: 0, y: 0, width: size.width * k, height: size.height * k };
   }
 
+  /** A tile's grid cell (no overlap) in content points; the preview's is its whole level. */
+  #cell(tile) {
+    const k = this.view.zoomScale / this.pyramid.scaleOfLevel(tile.level);
+    const size = this.pyramid.sizeOfLevel(tile.level);
+    if (tile.whole) return { x: 0, y: 0, width: size.width * k, height: size.height * k };
+    const T = this.pyramid.tileSize;
+    const x0 = tile.column * T, y0 = tile.row * T;
+    return { x: x0 * k, y: y0 * k, width: (Math.min(x0 + T, size.width) - x0) * k,
+             height: (Math.min(y0 + T, size.height) - y0) * k };
+  }
+
+  /**
+   * A transparent image's tile shows only its own cell, less the cells of the shown tiles above it (a higher
+   * z-index): nothing under a clear pixel but the page. Cells of every level nest (a level's cell is four of the
+   * next finer level's), so the parts of the cell taken away, each the overlap of the cell with one above, are
+   * disjoint once those inside another are dropped: an even-odd path of the cell and them cuts them out exactly.
+   * Recomputed at every layout: the edges follow the zoomScale and the offset.
+   */
+  #clip(tile) {
+    const cell = this.#cell(tile);
+    const frame = this.#frame(tile);
+    const z = this.#zIndex(tile);
+    const eps = 1e-6 * Math.max(cell.width, cell.height, 1);
+    let holes = [];
+    for (const other of this.shown) {
+      // Above it: a higher z-index, or the preview level's tiles over the preview image (the same level).
+      const above = this.#zIndex(other) > z || (this.#zIndex(other) === z && tile.whole && !other.whole);
+      if (other === tile || !above) continue;
+      const c = this.#cell(other);
+      const x0 = Math.max(cell.x, c.x), y0 = Math.max(cell.y, c.y);
+      const x1 = Math.min(cell.x + cell.width, c.x + c.width), y1 = Math.min(cell.y + cell.height, c.y + c.height);
+      if (x1 - x0 > eps && y1 - y0 > eps) holes.push({ x0, y0, x1, y1 });
+    }
+    const inside = (a, b) => a !== b && a.x0 >= b.x0 - eps && a.y0 >= b.y0 - eps && a.x1 <= b.x1 + eps && a.y1 <= b.y1 + eps;
+    holes = holes.filter((a, i) => !holes.some((b, j) => inside(a, b) && (!inside(b, a) || j < i)));
+    // Edges on whole device pixels of the content, as the element's own corner (`#place`): an edge inside a pixel
+    // would be antialiased, and two tiles (or two cut-outs) meeting there would each cover part of it, letting
+    // what lies under both show through as a line.
+    const snap = this.#snap.bind(this);
+    const left = snap(frame.x), top = snap(frame.y);
+    const rect = (x0, y0, x1, y1) => `M${snap(x0) - left} ${snap(y0) - top}H${snap(x1) - left}V${snap(y1) - top}H${snap(x0) - left}Z`;
+    const path = rect(cell.x, cell.y, cell.x + cell.width, cell.y + cell.height)
+      + holes.map((h) => rect(h.x0, h.y0, h.x1, h.y1)).join('');
+    tile.element.style.clipPath = `path(evenodd, '${path}')`;
+  }
+
+  /** A content coordinate on the nearest whole device pixel. */
+  #snap(value) {
+    const scale = this.view.scale;
+    return Math.round(value * scale) / scale;
+  }
+
+  #zIndex(tile) {
+    return tile.level === this.level ? 100 : tile.level === this.baseLevel ? 0 : 1 + tile.level;
+  }
+
   #overlaps(tile, viewport) {
     const f = this.#frame(tile);
     return f.x < viewport.x1 && f.x + f.width > viewport.x0 && f.y < viewport.y1 && f.y + f.height > viewport.y0;
@@ -301,11 +361,14 @@ export class TileLayer {
   #place(tile) {
     const f = this.#frame(tile);
     const s = tile.element.style;
-    s.left = `${f.x}px`;
-    s.top = `${f.y}px`;
-    s.width = `${f.width}px`;
-    s.height = `${f.height}px`;
+    // A transparent image's tiles start on a whole device pixel, as their clip's edges do (`#clip`); the far
+    // edges stay where they are (the picture moves by under half a pixel at the near ones).
+    const x = this.transparent ? this.#snap(f.x) : f.x, y = this.transparent ? this.#snap(f.y) : f.y;
+    s.left = `${x}px`;
+    s.top = `${y}px`;
+    s.width = `${f.x + f.width - x}px`;
+    s.height = `${f.y + f.height - y}px`;
     // The needed level on top; other levels below it, sharper ones above blurrier ones; the base at the bottom.
-    s.zIndex = tile.level === this.level ? 100 : tile.level === this.baseLevel ? 0 : 1 + tile.level;
+    s.zIndex = this.#zIndex(tile);
   }
 }

@@ -77,8 +77,14 @@ public struct PyramidURLs: Hashable, Sendable {
 
     /// The preview to draw with `format`'s tiles: `preview.avif` with AVIF tiles (made from the finer level's
     /// tiles, as they are: `PreviewAVIF`), else `preview.jpeg`. There is no WebP preview: from `preview.jpeg`
-    /// it would be a softer second generation.
-    func preview(for format: DeepZoomTileFormat) -> String { spelled(Self.formatLayouts[format]!.preview) }
+    /// it would be a softer second generation. A transparent image's preview keeps its alpha: `preview.png` with
+    /// PNG and WebP tiles (the WebP would be made from it), `preview.avif` with AVIF ones (`TransparentAnswers`).
+    func preview(for format: DeepZoomTileFormat, transparent: Bool = false) -> String {
+        guard transparent, format != .avif, format != .jpeg else { return spelled(Self.formatLayouts[format]!.preview) }
+        return spelled(Self.alphaPreviewLayout)
+    }
+
+    private static let alphaPreviewLayout = Layout(URLShape.previewPNG)
 
     /// `/dzi/{id}_files/{level}/{column}_{row}.jpeg?v={version}`
     public func tile(_ address: TileAddress) -> String {

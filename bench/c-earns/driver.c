@@ -50,7 +50,11 @@ static void header(void) {
     printf("| figure (median) | C path | plain path | plain / C |\n|---|---:|---:|---:|\n");
 }
 
-// ---- eighth: EighthScaleJPEG (jpeg_eighth.c) against the builder's own fallback, libjpeg at scale 1/8 ----
+// ---- eighth: the two-thread 1/8 decoder (jpeg_eighth.c, removed after 043363d: bench/c-earns.sh builds it from
+// that commit) against what the builder does without it, libjpeg at scale 1/8 ----
+
+int ts_jpeg_eighth_scale(int fd, int threads, long parallel_min_bytes,
+                         unsigned char **pixels, int *width, int *height, int *bands, int *split);
 
 static unsigned char *eighth_c(const char *path, int threads, int *width, int *height, int *bands) {
     int fd = open(path, O_RDONLY), split = 0;
@@ -145,7 +149,11 @@ static void mode_rows(const char *path, int rounds) {
     row("wall time: ts_jpeg_rows, against jpegload sequential + avg", median(c, rounds), median(plain, rounds), "s");
 }
 
-// ---- regions: PyramidRegionReader + RegionPixels (tile_decoder.c, linear_resize.c, jpeg_encoder.c) ----
+// ---- regions: PyramidRegionReader + RegionPixels (tile_decoder.c, linear_resize.c; jpeg_encoder.c, removed
+// after 043363d, built from that commit by bench/c-earns.sh) ----
+
+int ts_jpeg_encode(const unsigned char *pixels, size_t stride, int width, int height, int bands, int quality,
+                   unsigned char **out, unsigned long *out_size, char *error, size_t error_size);
 
 struct region { int level, x, y, width, height, out_width, out_height; };
 

@@ -16,7 +16,9 @@
 #   - rows: a whole source decoded row by row with libjpeg (jpeg_rows.c) against libvips's sequential jpegload.
 #   - regions: 200 IIIF regions drawn as bench/iiif/requests.py draws them, each stage (decode the covering
 #     tiles, resize, encode) in C and with libvips, CPU per region (VIPS_CONCURRENCY 1, as the server runs them).
-#   - huffman: 200 deepest-level tiles re-encoded with optimized Huffman tables, bytes against the stored tile.
+#   - huffman: 200 deepest-level tiles re-encoded with optimized Huffman tables, bytes against the stored tile;
+#     where jpegtran is installed (Debian: libjpeg-turbo-progs), each output compared with
+#     `jpegtran -optimize -copy none`'s: jpeg_huffman.c is libjpeg's own lossless transcoding, the same calls.
 # Set C_EARNS_IMAGE=FILE to measure eighth and rows on another JPEG (the demo's gigapixel image, say).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,3 +69,12 @@ stamp
 # A fixed sample of the deepest level (seeded shuffle), so runs compare.
 mapfile -t tiles < <(ls "$levels"/14/*.jpeg | shuf -n 200 --random-source=<(yes))
 "$driver" huffman "$ROUNDS" "${tiles[@]}"
+if command -v jpegtran > /dev/null; then
+  rm -rf "$OUT/transcoded" && mkdir -p "$OUT/transcoded"
+  "$driver" transcode "$OUT/transcoded" "${tiles[@]}"
+  same=0
+  for tile in "${tiles[@]}"; do
+    cmp -s "$OUT/transcoded/${tile##*/}" <(jpegtran -optimize -copy none "$tile") && same=$((same + 1))
+  done
+  echo; echo "kept JPEGs the same bytes as jpegtran -optimize -copy none's: $same of ${#tiles[@]}"
+fi

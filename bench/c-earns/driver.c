@@ -6,6 +6,7 @@
 //   driver rows JPEG ROUNDS               a whole source read row by row: libjpeg (ts_jpeg_rows) against jpegload
 //   driver regions LEVELS W H ROUNDS N    IIIF-style regions from a pyramid's tiles: decode, resize, encode
 //   driver huffman ROUNDS TILE...         kept JPEG answers: optimized Huffman tables against the stored tile
+//   driver transcode FOLDER TILE...       each tile's kept JPEG written to FOLDER under the tile's file name
 #include "CTileDecoder.h"
 #include <fcntl.h>
 #include <math.h>
@@ -406,6 +407,30 @@ static void mode_huffman(int rounds, int count, char **paths) {
         median(plain, rounds), "us");
 }
 
+// The kept JPEGs themselves, for bench/c-earns.sh to compare with `jpegtran -optimize -copy none`'s.
+static void mode_transcode(const char *folder, int count, char **paths) {
+    for (int t = 0; t < count; t++) {
+        size_t size;
+        unsigned char *data = read_file(paths[t], &size);
+        unsigned char *out = NULL;
+        unsigned long out_size = 0;
+        char error[256], path[4096];
+        if (ts_jpeg_optimize_huffman(data, size, 0, &out, &out_size, error, sizeof error) != 0) {
+            fprintf(stderr, "%s: %s\n", paths[t], error);
+            exit(1);
+        }
+        const char *name = strrchr(paths[t], '/');
+        snprintf(path, sizeof path, "%s/%s", folder, name ? name + 1 : paths[t]);
+        FILE *file = fopen(path, "wb");
+        if (!file || fwrite(out, 1, out_size, file) != out_size || fclose(file) != 0) {
+            fprintf(stderr, "driver: cannot write %s\n", path);
+            exit(1);
+        }
+        free(out);
+        free(data);
+    }
+}
+
 int main(int argc, char **argv) {
     if (VIPS_INIT(argv[0])) die("vips_init");
     vips_concurrency_set(1);  // as the server's region reads run: one thread each, the server's pool around them
@@ -415,6 +440,7 @@ int main(int argc, char **argv) {
     else if (argc == 7 && strcmp(argv[1], "regions") == 0)
         mode_regions(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
     else if (argc > 3 && strcmp(argv[1], "huffman") == 0) mode_huffman(atoi(argv[2]), argc - 3, argv + 3);
+    else if (argc > 3 && strcmp(argv[1], "transcode") == 0) mode_transcode(argv[2], argc - 3, argv + 3);
     else {
         fprintf(stderr, "usage: see the header of bench/c-earns/driver.c\n");
         return 2;

@@ -1,5 +1,5 @@
 // Decodes part of a stored JPEG tile straight into a caller's pixel buffer and resizes such buffers, with
-// libjpeg-turbo and no libvips pipeline; re-encodes tiles' Huffman tables; reads a source's rows.
+// libjpeg-turbo and no libvips pipeline; transcodes tiles with optimized Huffman tables; reads a source's rows.
 // In C because libjpeg reports errors by longjmp, which Swift frames must never be unwound by.
 #ifndef TILESCOPE_CTILEDECODER_H
 #define TILESCOPE_CTILEDECODER_H
@@ -50,7 +50,8 @@ int ts_resize_linear_scalar(const unsigned char *src, size_t src_stride, int src
 /// JFIF header libjpeg writes. On success `*out` is a malloc'ed buffer of `*out_size` bytes for the caller
 /// to free (it can be larger than the input: the caller keeps the smaller); returns 0, or -1 with a
 /// message in `error` for anything that is not a whole sequential JPEG of at most 16 MB and 4096 pixels a
-/// side (empty, truncated, corrupt, progressive).
+/// side (empty, truncated, corrupt, progressive). libjpeg's own lossless transcoding, the calls
+/// `jpegtran -optimize -copy none` makes (the same bytes): no entropy coding here, only its error handling.
 int ts_jpeg_optimize_huffman(const unsigned char *input, size_t input_size, int progressive,
                              unsigned char **out, unsigned long *out_size, char *error, size_t error_size);
 

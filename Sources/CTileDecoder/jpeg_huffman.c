@@ -1,3 +1,5 @@
+// A stored tile transcoded losslessly with optimized Huffman tables: libjpeg's own transcoding, the calls
+// `jpegtran -optimize -copy none` makes (the same bytes). What is ours is the bounds and the error handling.
 #include "CTileDecoder.h"
 #include <setjmp.h>
 #include <stdio.h>

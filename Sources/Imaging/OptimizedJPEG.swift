@@ -3,7 +3,8 @@ import Foundation
 
 /// A stored JPEG tile re-encoded losslessly in fewer bytes: the same DCT coefficients and quantization
 /// tables, so exactly the same pixels when decoded, with Huffman tables made for the tile's own symbols
-/// instead of the JPEG specification's standard ones (which libvips and `ts_jpeg_encode` write).
+/// instead of the JPEG specification's standard ones (which libvips writes): libjpeg's own transcoding, what
+/// `jpegtran -optimize -copy none` does (`ts_jpeg_optimize_huffman`; C only for libjpeg's longjmp).
 ///
 /// Why: a derived-format request that is answered with JPEG bytes (the deepest level's AVIF, a WebP or
 /// AVIF that came out no smaller) sends these instead of the tile as built, 6 to 7 % fewer bytes at no

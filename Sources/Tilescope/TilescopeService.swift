@@ -71,7 +71,8 @@ public final class TilescopeService: @unchecked Sendable {
                                                  attribution: config.iiifAttribution,
                                                  collectionPageSize: config.iiifCollectionPageSize),
                                gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles,
-                               pyramidCacheBytes: config.pyramidCacheMegabytes << 20)
+                               pyramidCacheBytes: config.pyramidCacheMegabytes << 20,
+                               hotTileAnswers: config.hotTileAnswers)
         app.derivedFormats.follow(builds)
         if config.adminToken != nil, !Uploads.canWrite(imagesFolder) {
             Log.info(Uploads.readOnlyMessage)

@@ -80,7 +80,7 @@ import Testing
         try Vips.start()
         let folder = try TestImages.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let source = try EighthScaleJPEGTests.source(width: width, height: height, bands: 3, quality: 85, in: folder)
+        let source = try NoiseJPEG.source(width: width, height: height, bands: 3, quality: 85, in: folder)
         let pyramid = Pyramid(width: width, height: height)
         let level = pyramid.previewLevel(maxSide: 256)
         let stored = try VImage.open(source, sequential: true)

@@ -1,5 +1,5 @@
-// Decodes part of a stored JPEG tile straight into a caller's pixel buffer, resizes such buffers and
-// encodes them as JPEG, with libjpeg-turbo and no libvips pipeline.
+// Decodes part of a stored JPEG tile straight into a caller's pixel buffer and resizes such buffers, with
+// libjpeg-turbo and no libvips pipeline; transcodes tiles with optimized Huffman tables; reads a source's rows.
 // In C because libjpeg reports errors by longjmp, which Swift frames must never be unwound by.
 #ifndef TILESCOPE_CTILEDECODER_H
 #define TILESCOPE_CTILEDECODER_H
@@ -44,41 +44,17 @@ int ts_resize_linear_scalar(const unsigned char *src, size_t src_stride, int src
                             unsigned char *dst, size_t dst_stride, int dst_width, int dst_height,
                             char *error, size_t error_size);
 
-/// Encodes `width` x `height` pixels (`bands` 1 or 3 bytes each, rows `stride` bytes apart) as a
-/// baseline JPEG at `quality`, as libvips's jpegsave does by default (chroma 4:2:0 below quality 90,
-/// no Huffman optimisation). On success `*out` is a malloc'ed buffer of `*out_size` bytes for the
-/// caller to free; returns 0, or -1 with a message in `error`.
-int ts_jpeg_encode(const unsigned char *pixels, size_t stride, int width, int height, int bands, int quality,
-                   unsigned char **out, unsigned long *out_size, char *error, size_t error_size);
 /// Re-encodes the sequential JPEG of `input_size` bytes at `input` losslessly: the same DCT coefficients
 /// and quantization tables (so exactly the same pixels when decoded), with Huffman tables optimized for
 /// its own symbols, and as progressive scans if `progressive` is non-zero. No markers are copied but the
 /// JFIF header libjpeg writes. On success `*out` is a malloc'ed buffer of `*out_size` bytes for the caller
 /// to free (it can be larger than the input: the caller keeps the smaller); returns 0, or -1 with a
 /// message in `error` for anything that is not a whole sequential JPEG of at most 16 MB and 4096 pixels a
-/// side (empty, truncated, corrupt, progressive).
+/// side (empty, truncated, corrupt, progressive). libjpeg's own lossless transcoding, the calls
+/// `jpegtran -optimize -copy none` makes (the same bytes): no entropy coding here, only its error handling.
 int ts_jpeg_optimize_huffman(const unsigned char *input, size_t input_size, int progressive,
                              unsigned char **out, unsigned long *out_size, char *error, size_t error_size);
 
-/// The baseline JPEG file open at `fd` at 1/8 scale, with the pixels of libjpeg-turbo's own scale 1/8
-/// decode, its partial last column and row included: ceil(width / 8) x ceil(height / 8), the size of the
-/// pyramid level three below the full one. The entropy decoding runs on `threads` threads (1 or 2); asked for two, it uses one
-/// for a file it cannot split (entropy-coded data under `parallel_min_bytes`, a marker in the first half,
-/// or the second thread's records over its memory budget). Returns 0 with `*pixels` a malloc'ed buffer of
-/// `*width` x `*height` x `*bands` bytes (1: grey, 3: RGB) for the caller to free, and `*split` 1 if the
-/// second thread's half was used; or 1 for a file it does not take (not a baseline Huffman JPEG with one
-/// scan, 8-bit quantisers and no restart markers; not grey, 4:4:4 or 4:2:0 YCbCr; corrupt or truncated;
-/// pixels at 1/8 over its memory budget): decode that one with libjpeg.
-int ts_jpeg_eighth_scale(int fd, int threads, long parallel_min_bytes,
-                         unsigned char **pixels, int *width, int *height, int *bands, int *split);
-
-/// libjpeg's own scale 1/8 decode of the `size` bytes at `data`, its partial last column and row included,
-/// strict: any libjpeg warning is a failure. The reference that
-/// `ts_jpeg_eighth_scale` is checked against; not used to serve or build. Returns 0 with `*pixels` a
-/// malloc'ed buffer of `*width` x `*height` x `*bands` bytes (1: grey, 3: RGB) for the caller to free, or
-/// -1 (an error, a warning, or over 64 MB of pixels).
-int ts_jpeg_eighth_scale_libjpeg(const unsigned char *data, size_t size,
-                                 unsigned char **pixels, int *width, int *height, int *bands);
 /// A JPEG file's rows read top to bottom with libjpeg, holding a few rows of memory at a time (libvips's
 /// sequential jpegload keeps hundreds of rows cached: 130 MB for a 49152-pixel-wide source).
 typedef struct ts_jpeg_rows ts_jpeg_rows;

@@ -37,6 +37,9 @@ public struct ServeConfig: Configuration, Sendable {
     public var iiifCacheMegabytes = 256
     /// Pyramid files (tiles, descriptors, previews) held in memory, so hot tiles cost no disk system call.
     public var pyramidCacheMegabytes = 64
+    /// Repeated versioned tile URLs answered in C inside libmicrohttpd (`HotResponses`); false: every tile
+    /// through the Swift path, which is how what the C buys is measured (docs/architecture.md).
+    public var hotTileAnswers = true
     /// IIIF Presentation: the licence URI (`rights`) and attribution (`requiredStatement`); empty: none.
     public var iiifRights = ""
     public var iiifAttribution = ""
@@ -103,6 +106,10 @@ public struct ServeConfig: Configuration, Sendable {
         Setting("--pyramid-cache-mb", env: "TILESCOPE_PYRAMID_CACHE_MB", default: \.pyramidCacheMegabytes,
                 "megabytes of hot pyramid files (tiles) kept in memory (0: none, every tile from its file)") {
             $0.pyramidCacheMegabytes = try SettingValue.integer($1, "pyramid-cache-mb", in: 0...1_000_000)
+        },
+        Setting("--hot-tile-answers", env: "TILESCOPE_HOT_TILE_ANSWERS", default: \.hotTileAnswers,
+                "answer repeated versioned tile URLs from memory inside libmicrohttpd, in C (false: all through Swift)") {
+            $0.hotTileAnswers = try SettingValue.boolean($1, "hot-tile-answers")
         },
         Setting("--iiif-rights", env: "TILESCOPE_IIIF_RIGHTS", default: \.iiifRights, shown: .meaning("(none)"),
                 "licence URI in IIIF manifests' rights, such as http://creativecommons.org/licenses/by/4.0/") { config, value in

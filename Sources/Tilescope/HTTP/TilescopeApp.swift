@@ -21,14 +21,15 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let pyramidBytes: FileBytesCache
     /// Tile answers the server gives again without routing (`HotResponses`), for versioned tile URLs
     /// only; an image's entries are dropped when its version or build state changes. Nil when
-    /// `pyramidCacheBytes` is 0 (no shared bytes to answer from).
+    /// `pyramidCacheBytes` is 0 (no shared bytes to answer from) or `hotTileAnswers` is false.
     let hotTiles: HotResponses?
     /// What the WebP and AVIF tiles and the AVIF preview answer, and the work that makes them.
     let derivedFormats: DerivedFormats
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
-                gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20) {
+                gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20,
+                hotTileAnswers: Bool = true) {
         let formatEncodings = FormatTileEncodings()
         let sourcePasses = SourceTilePasses()
         let previewEncodings = FormatTileEncodings(name: "avif-previews", encoders: 1, capacity: 64)
@@ -43,7 +44,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
                                         jpegQuality: iiif.jpegQuality, encodings: formatEncodings,
                                         passes: sourcePasses, previews: previewEncodings)
         // Bounded like the pyramid bytes it shares; an entry per 2 KB of them at most (tiles are larger).
-        hotTiles = pyramidCacheBytes > 0
+        hotTiles = pyramidCacheBytes > 0 && hotTileAnswers
             ? HotResponses(maxEntries: min(1 << 18, max(1024, pyramidCacheBytes / 2048)), maxBytes: pyramidCacheBytes) : nil
         if let hotTiles {
             Self.registerGauges(of: hotTiles, in: operations.metrics)

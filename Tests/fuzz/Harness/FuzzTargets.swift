@@ -17,7 +17,6 @@ enum FuzzTargets {
         "captions-plist": CaptionsTarget.runPropertyList,
         "rating": RatingTarget.run,
         "jpeg-huffman": JPEGHuffmanTarget.run,
-        "jpeg-eighth": JPEGEighthScaleTarget.run,
         "jpeg-rows": JPEGRowsTarget.run,
         "hot-responses": HotResponsesTarget.run,
         "accept": AcceptTarget.run,

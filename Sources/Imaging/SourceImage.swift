@@ -113,6 +113,12 @@ public enum SourceImage {
                 _ = VipsError.take(or: "")
             }
         }
+        // 8 bits (alpha too) before the background is laid under: its colour is given in 8-bit values, which a
+        // 16-bit image would read as near black.
+        let interpretation = result.interpretation
+        let plain = interpretation == VIPS_INTERPRETATION_sRGB || interpretation == VIPS_INTERPRETATION_B_W
+        if !plain || result.format != VIPS_FORMAT_UCHAR { result = try result.toSRGB() }
+        if result.format != VIPS_FORMAT_UCHAR { result = try result.castToUChar() }
         if result.hasAlpha, case let .flattened(background) = alpha {
             result = try result.flatten(red: Double(background.red), green: Double(background.green),
                                         blue: Double(background.blue))
@@ -128,10 +134,6 @@ public enum SourceImage {
                 result = green
             }
         }
-        let interpretation = result.interpretation
-        let plain = interpretation == VIPS_INTERPRETATION_sRGB || interpretation == VIPS_INTERPRETATION_B_W
-        if !plain || result.format != VIPS_FORMAT_UCHAR { result = try result.toSRGB() }
-        if result.format != VIPS_FORMAT_UCHAR { result = try result.castToUChar() }
         return try VImage.make { ts_without_profile(result.pointer, $0) }
     }
 }

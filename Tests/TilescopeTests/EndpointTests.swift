@@ -130,7 +130,16 @@ import Testing
             #expect(try Self.parse(tile) == expected, "\(tile)")
             #expect(tile.hasSuffix("?v=00ff"))
             let preview = urls.preview(for: format)
-            #expect(try Self.parse(preview) == (format == .avif ? .previewAVIF(id: "a b/ü") : .preview(id: "a b/ü")), "\(preview)")
+            #expect(try Self.parse(preview) == (format == .avif ? .previewFormat(id: "a b/ü", format: "avif") : .preview(id: "a b/ü")),
+                    "\(preview)")
+            // A transparent image's preview keeps its alpha: PNG, but with AVIF tiles and JPEG ones.
+            let alpha = urls.preview(for: format, transparent: true)
+            let expectedAlpha: Endpoint = switch format {
+            case .avif: .previewFormat(id: "a b/ü", format: "avif")
+            case .jpeg: .preview(id: "a b/ü")
+            case .png, .webp: .previewFormat(id: "a b/ü", format: "png")
+            }
+            #expect(try Self.parse(alpha) == expectedAlpha, "\(alpha)")
         }
         #expect(urls.tiles(in: .jpeg) == urls.tiles && urls.preview(for: .jpeg) == urls.preview)
         #expect(urls.tiles(in: .webp) == "/dzi/a%20b%2F%C3%BC_files/{level}/{col}_{row}.webp?v=00ff")
@@ -149,11 +158,20 @@ import Testing
                                  stamp: SourceFingerprint.Stamp(size: 1, modifiedNanoseconds: 1),
                                  header: ImageHeader(width: 4000, height: 3000, bands: 3), status: .queued)
         let json = ImageJSON(record, title: "a")
-        #expect(Set(json.urls.formats.keys) == Set(DeepZoomTileFormat.offered.map(\.rawValue)))
-        for format in DeepZoomTileFormat.offered {
+        #expect(Set(json.urls.formats.keys) == Set(DeepZoomTileFormat.offeredForEveryImage.map(\.rawValue)))
+        for format in DeepZoomTileFormat.offeredForEveryImage {
             #expect(json.urls.formats[format.rawValue]
                     == ImageJSON.FormatURLs(tiles: record.urls.tiles(in: format), preview: record.urls.preview(for: format)))
         }
         #expect(json.urls.formats["jpeg"] == ImageJSON.FormatURLs(tiles: json.urls.tiles, preview: json.urls.preview))
+        // A transparent image's pyramid adds PNG, and its previews keep the alpha.
+        var transparent = record
+        transparent.status = .ready(PyramidManifest(pyramid: try #require(record.pyramid), source: "a.jpg", version: "00ff",
+                                                    alpha: true))
+        let alpha = ImageJSON(transparent, title: "a")
+        #expect(alpha.alpha)
+        #expect(Set(alpha.urls.formats.keys) == Set(DeepZoomTileFormat.offered.map(\.rawValue)))
+        #expect(alpha.urls.formats["png"]?.preview.hasPrefix("/images/a/preview.png?") == true)
+        #expect(alpha.urls.formats["webp"]?.preview.hasPrefix("/images/a/preview.png?") == true)
     }
 }

@@ -133,6 +133,14 @@ def make_all(folder: Path):
     rgba = pattern(401, 307).bandjoin(opaque.draw_rect(0, 0, 0, 200, 150, fill=True))
     rgba.pngsave(str(folder / 'alpha.png'))
     made['alpha.png'] = 'RGBA PNG, its top left transparent'
+    ramp = (pyvips.Image.xyz(517, 391)[0] * 255 / 516).cast('uchar')
+    pattern(517, 391).bandjoin(ramp).pngsave(str(folder / 'alpha-ramp.png'))
+    made['alpha-ramp.png'] = 'RGBA PNG, clear at the left to opaque at the right'
+    pattern(517, 391, bands=1).bandjoin(ramp).copy(interpretation='b-w').pngsave(str(folder / 'alpha-grey.png'))
+    made['alpha-grey.png'] = 'grey and alpha PNG, the same ramp'
+    deep = pattern(517, 391, depth=16).bandjoin((ramp.cast('ushort') * 257).cast('ushort'))
+    deep.copy(interpretation='rgb16').pngsave(str(folder / 'alpha16.png'))
+    made['alpha16.png'] = '16-bit RGBA PNG, the same ramp'
     # A strip a hundred thousand pixels long: its IIIF `max` is bounded by what each format can hold. Four
     # bands of the quadrants' colours side by side, no edge along it (a sharp one in ten rows would be all
     # edge: every resampling kernel would see it differently).

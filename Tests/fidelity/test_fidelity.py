@@ -6,7 +6,8 @@ never Tilescope's own output. Held to it: the sizes every descriptor states, the
 and the full level stitched from their tiles, the WebP, AVIF and JPEG XL answers of a tile, and IIIF 3.0 and
 2.1 images. Colours are compared as the mean of each flat quadrant, away from its edges: within 3 levels of
 libvips's conversion, and within 2 of one another; the picture as a whole by PSNR (a turn, a flip or a
-misplaced tile costs far more than JPEG does)."""
+misplaced tile costs far more than JPEG does). A transparent source's answers in formats that keep alpha are
+held to libvips's reading with its alpha, laid over black and over white (a wrong alpha shows on one of them)."""
 import math
 import re
 import tempfile
@@ -39,10 +40,11 @@ def libvips_reading(path):
     image = pyvips.Image.new_from_file(str(path)).autorot()
     if image.get_typeof('icc-profile-data'):
         image = image.icc_transform('srgb', embedded=True, intent='relative', depth=8)
-    if image.hasalpha():
-        image = image.flatten(background=[255] * (image.bands - 1))
     if image.interpretation not in ('srgb', 'b-w') or image.format != 'uchar':
         image = image.colourspace('srgb').cast('uchar')
+    # White in 8-bit values: flattened before the conversion, a 16-bit image would take 255 for near black.
+    if image.hasalpha():
+        image = image.flatten(background=[255] * (image.bands - 1))
     return as_array(image)
 
 
@@ -221,3 +223,93 @@ def test_iiif_images_show_the_same_picture(case, path):
         expected = as_array(read.resize(answer.shape[1] / expected.shape[1],
                                         vscale=answer.shape[0] / expected.shape[0]))
     expect_faithful(answer, expected, url)
+
+
+def libvips_reading_with_alpha(path):
+    """libvips's reading as `libvips_reading`, the alpha kept: (over black, over white), each H x W x 3."""
+    image = pyvips.Image.new_from_file(str(path)).autorot()
+    if image.get_typeof('icc-profile-data'):
+        image = image.icc_transform('srgb', embedded=True, intent='relative', depth=8)
+    if image.interpretation not in ('srgb', 'b-w') or image.format != 'uchar':
+        image = image.colourspace('srgb').cast('uchar')
+    return over(image)
+
+
+def over(image):
+    """An image with alpha laid over black and over white: the two pictures it shows, as arrays. An answer
+    without alpha is opaque (libwebp leaves out an alpha that is opaque everywhere)."""
+    if not image.hasalpha():
+        picture = as_array(image)
+        return picture, picture
+    return tuple(as_array(image.flatten(background=[value] * (image.bands - 1))) for value in (0, 255))
+
+
+TRANSPARENT = ['alpha.png', 'alpha-ramp.png', 'alpha-grey.png', 'alpha16.png']
+
+
+@pytest.mark.parametrize('transparent', TRANSPARENT)
+@pytest.mark.parametrize('suffix', ['png', 'webp', 'avif'])
+def test_a_transparent_sources_tiles_keep_its_alpha(served, source_folder, transparent, suffix):
+    """Every level's tiles in a format with alpha: the source with its alpha, shrunk by the pyramid's rule,
+    laid over black and over white (the rule shrinks what is shown, so a pixel's hidden colour counts for
+    nothing); the JPEG tiles are the source over the server's background (white)."""
+    folder, _ = source_folder
+    image = served.images[transparent]
+    assert image['alpha'] is True and suffix in image['urls']['formats']
+    read = pyvips.Image.new_from_file(str(folder / transparent))
+    assert read.hasalpha()
+    black, white = libvips_reading_with_alpha(folder / transparent)
+    size, overlap = image['tileSize'], image['overlap']
+    for level in (image['maxLevel'], image['maxLevel'] - 1, image['maxLevel'] - 2):
+        factor = 2 ** (image['maxLevel'] - level)
+        width, height = level_size(image, level)
+        shown = [np.zeros((height, width, 3)), np.zeros((height, width, 3))]
+        template = image['urls']['formats'][suffix]['tiles']
+        for row in range(-(-height // size)):
+            for column in range(-(-width // size)):
+                url = template.replace('{level}', str(level)).replace('{col}', str(column)).replace('{row}', str(row))
+                status, headers, body = served.get(url)
+                assert status == 200, f'{url}: {status}'
+                tile = pyvips.Image.new_from_buffer(body, '')
+                x, y = (overlap if column else 0), (overlap if row else 0)
+                w, h = min(size, width - column * size), min(size, height - row * size)
+                for index, picture in enumerate(over(tile)):
+                    shown[index][row * size: row * size + h, column * size: column * size + w] = picture[y: y + h, x: x + w]
+        for picture, reference, on in zip(shown, (black, white), ('black', 'white')):
+            expect_faithful(picture, box_shrunk(reference, factor), f'{suffix} level {level} over {on}')
+    jpeg = stitched(served, image, image['maxLevel'])
+    expect_faithful(jpeg, white, 'JPEG tiles, over the background')
+
+
+@pytest.mark.parametrize('transparent', TRANSPARENT)
+@pytest.mark.parametrize('path', [
+    '/iiif/3/{id}/full/max/0/default.png',
+    '/iiif/3/{id}/full/max/0/default.tif',
+    '/iiif/3/{id}/full/max/0/default.webp',
+    '/iiif/3/{id}/full/max/0/default.avif',
+    '/iiif/3/{id}/full/pct:50/0/default.png',
+    '/iiif/2/{id}/full/full/0/default.png',
+    '/images/{id}/preview.png',
+    '/images/{id}/preview.avif',
+])
+def test_a_transparent_sources_iiif_answers_and_previews_keep_its_alpha(served, source_folder, transparent, path):
+    folder, _ = source_folder
+    image = served.images[transparent]
+    url = path.replace('{id}', image['id'])
+    status, _, body = served.get(url)
+    assert status == 200, f'{url}: {status} {body[:200]!r}'
+    answer = over(pyvips.Image.new_from_buffer(body, ''))
+    references = libvips_reading_with_alpha(folder / transparent)
+    if answer[0].shape != references[0].shape:
+        # Scaled: libvips resizing what its reading shows to the same size, as for the opaque sources.
+        def resized(array):
+            read = pyvips.Image.new_from_memory(np.ascontiguousarray(array).astype(np.uint8).tobytes(),
+                                                array.shape[1], array.shape[0], 3, 'uchar')
+            return as_array(read.resize(answer[0].shape[1] / array.shape[1], vscale=answer[0].shape[0] / array.shape[0]))
+        references = tuple(resized(r) for r in references)
+    for picture, reference, on in zip(answer, references, ('black', 'white')):
+        expect_faithful(picture, reference, f'{url} over {on}')
+    if url.endswith(('.png', '.tif')) and 'full/max' in url:
+        # Lossless at full size: the source's pixels exactly, alpha and all.
+        for picture, reference in zip(answer, references):
+            assert np.abs(picture - reference).max() <= 1, f'{url}: not the source\'s pixels'

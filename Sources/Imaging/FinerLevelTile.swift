@@ -36,59 +36,36 @@ extension PyramidRegionReader {
 extension RegionPixels {
     /// Each output pixel the rounded mean of its 2 x 2 block (dzsave's shrink); where the block
     /// runs past an odd edge, the edge pixel stands for the missing one, as dzsave extends an odd
-    /// level by copying its edge. With alpha (2 or 4 bands, the last the alpha) the colour is weighted
-    /// by it (`halvedWeightingAlpha`).
+    /// level by copying its edge. With alpha (2 or 4 bands, the last the alpha), the alpha is the block's
+    /// mean and each colour the block's mean weighted by the alphas (the mean of premultiplied colours over the
+    /// mean alpha), so an invisible pixel's colour counts for nothing; a wholly clear block keeps the plain mean.
+    /// Laid over any background, such a level is the background-laid finer level shrunk 2 x 2, as the JPEG
+    /// levels are.
     func halved(to size: PixelSize) throws -> RegionPixels {
         precondition((width + 1) / 2 >= size.width && (height + 1) / 2 >= size.height)
-        if bands == 2 || bands == 4 { return try halvedWeightingAlpha(to: size) }
         let out = try RegionPixels(width: size.width, height: size.height, bands: bands)
         let input = buffer.bytes, output = out.buffer.bytes
         let stride = self.stride, outStride = out.stride, bands = self.bands
+        let alpha = bands == 2 || bands == 4 ? bands - 1 : -1
         for y in 0..<size.height {
             let top = input + 2 * y * stride
             let bottom = input + min(2 * y + 1, height - 1) * stride
             let row = output + y * outStride
             for x in 0..<size.width {
                 let left = 2 * x * bands, right = min(2 * x + 1, width - 1) * bands
-                for band in 0..<bands {
-                    let sum = Int(top[left + band]) + Int(top[right + band])
-                        + Int(bottom[left + band]) + Int(bottom[right + band])
-                    row[x * bands + band] = UInt8((sum + 2) >> 2)
+                let a = top + left, b = top + right, c = bottom + left, d = bottom + right
+                var weights = (1, 1, 1, 1), total = 4
+                if alpha >= 0 {
+                    let opacity = (Int(a[alpha]), Int(b[alpha]), Int(c[alpha]), Int(d[alpha]))
+                    let sum = opacity.0 + opacity.1 + opacity.2 + opacity.3
+                    row[x * bands + alpha] = UInt8((sum + 2) >> 2)
+                    if sum > 0 { (weights, total) = (opacity, sum) }
                 }
-            }
-        }
-        return out
-    }
-
-    /// As `halved`, for pixels with alpha: the alpha the mean of the block's, each colour the mean of the block's
-    /// weighted by their alphas (the mean of premultiplied colours, divided by the mean alpha), so that an
-    /// invisible pixel's colour counts for nothing; a wholly clear block keeps the plain mean. Laid over any
-    /// background, the result is the background-laid finer level shrunk 2 x 2, as the JPEG levels are.
-    private func halvedWeightingAlpha(to size: PixelSize) throws -> RegionPixels {
-        let out = try RegionPixels(width: size.width, height: size.height, bands: bands)
-        let input = buffer.bytes, output = out.buffer.bytes
-        let stride = self.stride, outStride = out.stride, bands = self.bands, alpha = bands - 1
-        for y in 0..<size.height {
-            let top = input + 2 * y * stride
-            let bottom = input + min(2 * y + 1, height - 1) * stride
-            let row = output + y * outStride
-            for x in 0..<size.width {
-                let left = 2 * x * bands, right = min(2 * x + 1, width - 1) * bands
-                let pixels = [top + left, top + right, bottom + left, bottom + right]
-                let alphas = pixels.map { Int($0[alpha]) }
-                let weight = alphas.reduce(0, +)
-                for band in 0..<alpha {
-                    let value: Int
-                    if weight == 0 {
-                        value = (pixels.reduce(0) { $0 + Int($1[band]) } + 2) >> 2
-                    } else {
-                        var sum = 0
-                        for index in 0..<4 { sum += Int(pixels[index][band]) * alphas[index] }
-                        value = (sum + weight / 2) / weight
-                    }
-                    row[x * bands + band] = UInt8(value)
+                for band in 0..<bands where band != alpha {
+                    let sum = Int(a[band]) * weights.0 + Int(b[band]) * weights.1 + Int(c[band]) * weights.2
+                        + Int(d[band]) * weights.3
+                    row[x * bands + band] = UInt8((sum + total / 2) / total)
                 }
-                row[x * bands + alpha] = UInt8((weight + 2) >> 2)
             }
         }
         return out

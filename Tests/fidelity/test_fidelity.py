@@ -35,14 +35,20 @@ def as_array(image):
     return np.repeat(array, 3, axis=2) if array.shape[2] == 1 else array[:, :, :3]
 
 
-def libvips_reading(path):
-    """What libvips shows of the source: upright, through its profile to 8-bit sRGB, on white."""
+def libvips_converted(path):
+    """libvips's reading of the source: upright, through its profile to 8-bit sRGB, alpha (if any) kept."""
     image = pyvips.Image.new_from_file(str(path)).autorot()
     if image.get_typeof('icc-profile-data'):
         image = image.icc_transform('srgb', embedded=True, intent='relative', depth=8)
     if image.interpretation not in ('srgb', 'b-w') or image.format != 'uchar':
         image = image.colourspace('srgb').cast('uchar')
-    # White in 8-bit values: flattened before the conversion, a 16-bit image would take 255 for near black.
+    return image
+
+
+def libvips_reading(path):
+    """What libvips shows of the source: `libvips_converted`, on white (in 8-bit values: flattened before
+    the conversion, a 16-bit image would take 255 for near black)."""
+    image = libvips_converted(path)
     if image.hasalpha():
         image = image.flatten(background=[255] * (image.bands - 1))
     return as_array(image)
@@ -226,13 +232,8 @@ def test_iiif_images_show_the_same_picture(case, path):
 
 
 def libvips_reading_with_alpha(path):
-    """libvips's reading as `libvips_reading`, the alpha kept: (over black, over white), each H x W x 3."""
-    image = pyvips.Image.new_from_file(str(path)).autorot()
-    if image.get_typeof('icc-profile-data'):
-        image = image.icc_transform('srgb', embedded=True, intent='relative', depth=8)
-    if image.interpretation not in ('srgb', 'b-w') or image.format != 'uchar':
-        image = image.colourspace('srgb').cast('uchar')
-    return over(image)
+    """libvips's reading, the alpha kept: (over black, over white), each H x W x 3."""
+    return over(libvips_converted(path))
 
 
 def over(image):

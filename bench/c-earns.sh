@@ -10,9 +10,9 @@
 # The CTileDecoder pieces run on a 16384 x 16384 Perlin JPEG at Q85 (4:2:0, as photographs and the demo's
 # gigapixel image are; made once with the vips CLI into bench/out/c-earns/) and its pyramid (vips dzsave, tile
 # 254, overlap 1, Q85: the stored tiles' settings):
-#   - eighth: the preview's 1/8 decode (jpeg_eighth.c, two threads; removed after 043363d) against libjpeg's own
-#     1/8 decode (ts_jpeg_rows at scale 8: what PyramidBuilder.reducedPreview does now); wall time, the wait for
-#     the preview. libvips's jpegload shrink=8 is shown too: it drops the partial last blocks, so it is no option.
+#   - eighth: the preview's 1/8 decode (jpeg_eighth.c, two threads) against libjpeg's own 1/8 decode
+#     (ts_jpeg_rows at scale 8: what PyramidBuilder.reducedPreview falls back to); wall time, the wait for the
+#     preview. libvips's jpegload shrink=8 is shown too: it drops the partial last blocks, so it is no option.
 #   - rows: a whole source decoded row by row with libjpeg (jpeg_rows.c) against libvips's sequential jpegload.
 #   - regions: 200 IIIF regions drawn as bench/iiif/requests.py draws them, each stage (decode the covering
 #     tiles, resize, encode) in C and with libvips, CPU per region (VIPS_CONCURRENCY 1, as the server runs them).
@@ -55,12 +55,10 @@ if [[ ! -d $levels/14 ]]; then
   vips dzsave "$OUT/source-16384.jpg" "$OUT/pyramid" --tile-size 254 --overlap 1 --suffix ".jpeg[Q=85]"
 fi
 driver=$OUT/driver
-# The two-thread 1/8 decoder and the region encoder went after 043363d (they bought too little): their
-# sources come from that commit.
-git show 043363d:Sources/CTileDecoder/jpeg_eighth.c > "$OUT/jpeg_eighth.c"
+# The region encoder went after 043363d (it bought too little): its source comes from that commit.
 git show 043363d:Sources/CTileDecoder/jpeg_encoder.c > "$OUT/jpeg_encoder.c"
 cc -O2 -I Sources/CTileDecoder/include -o "$driver" bench/c-earns/driver.c Sources/CTileDecoder/*.c \
-  "$OUT/jpeg_eighth.c" "$OUT/jpeg_encoder.c" \
+  "$OUT/jpeg_encoder.c" \
   $(pkg-config --cflags --libs vips libjpeg) -lm -lpthread
 stamp
 "$driver" eighth "$image" "$ROUNDS"; echo

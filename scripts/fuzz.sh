@@ -13,7 +13,7 @@ root=$(pwd)
 seconds=${1:-60}
 shift || true
 jobs=${FUZZ_JOBS:-1}
-all_targets=(endpoint percent-decoding iiif viewport-query viewport-json multipart captions-json captions-plist rating jpeg-huffman jpeg-rows hot-responses accept)
+all_targets=(endpoint percent-decoding iiif viewport-query viewport-json multipart captions-json captions-plist rating jpeg-huffman jpeg-eighth jpeg-rows hot-responses accept)
 [ "$#" -gt 0 ] && targets=("$@") || targets=("${all_targets[@]}")
 
 # The fuzz executable lives in a package generated here: the root manifest plus one executable target
@@ -40,8 +40,9 @@ SWIFT
 # No UBSan for Swift, whose integer overflow and bounds checks trap in every build (libFuzzer reports the
 # trap), and whose driver refuses -sanitize=undefined here. The C targets get ASan, coverage and UBSan
 # (-Xcc; its handlers are in the ASan runtime that swiftc links), any finding fatal: jpeg-huffman and
-# jpeg-rows reach CTileDecoder's jpeg_huffman.c and jpeg_rows.c (libjpeg itself is Debian's,
-# uninstrumented), and hot-responses CHTTPShims' hot_responses.c.
+# jpeg-eighth reach CTileDecoder's jpeg_huffman.c and jpeg_eighth.c (libjpeg itself is Debian's,
+# uninstrumented), and hot-responses CHTTPShims' hot_responses.c. UBSan found left shifts of negative numbers
+# in jpeg_eighth.c's chroma IDCT.
 sanitize=(-Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address,undefined -Xcc -fno-sanitize-recover=undefined)
 mkdir -p test-output/fuzz
 echo "== fuzz: building (log: test-output/fuzz/build.log)" >&2

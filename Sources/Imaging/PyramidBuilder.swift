@@ -207,9 +207,9 @@ public struct PyramidBuilder: Sendable {
     /// the partial last blocks kept: exactly a level's size), halved the rest of the way as dzsave makes
     /// each level from the one below, and held in memory (a few megabytes at most). Pixel `i` of the
     /// level covers source pixels `[i * 2^k, (i + 1) * 2^k)`, the edge repeated, as on every other level.
-    /// libjpeg decodes it on one thread (a two-thread entropy decoder of our own bought 4 % of this wait on
-    /// the shared 2-core machine, and went: docs/architecture.md#what-the-hand-written-c-buys). nil for a
-    /// source this cannot read so (turned by its orientation, CMYK, a progressive file too large for libjpeg's memory cap):
+    /// At 1/8 (every source over 8 times the preview's size) the same pixels come from `EighthScaleJPEG`
+    /// where it takes the file, on two threads where it can split the data. nil for a source this cannot
+    /// read so (turned by its orientation, CMYK, a progressive file too large for libjpeg's memory cap):
     /// its base then comes from the full pass.
     func reducedPreview(of source: String, stored: VImage, pyramid: Pyramid, level: Int) throws -> VImage? {
         // The blocks of a reduced decode start at the stored top left: after a flip or a turn they would
@@ -217,7 +217,14 @@ public struct PyramidBuilder: Sendable {
         guard SourceImage.orientation(of: stored) == 1 else { return nil }
         let steps = min(3, pyramid.maxLevel - level)
         var decodedLevel = pyramid.maxLevel - steps
-        guard var image = try? Self.decodeJPEG(source, scale: 1 << steps) else { return nil }
+        var image: VImage
+        if steps == 3, let eighth = try EighthScaleJPEG.decode(source) {
+            image = eighth.image
+        } else if let reduced = try? Self.decodeJPEG(source, scale: 1 << steps) {
+            image = reduced
+        } else {
+            return nil
+        }
         let expected = pyramid.size(ofLevel: decodedLevel)
         guard image.width == expected.width, image.height == expected.height else {
             throw VipsError(message: "the reduced decode came out \(image.width)x\(image.height), not \(expected.width)x\(expected.height)")

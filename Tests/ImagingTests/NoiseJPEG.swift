@@ -16,9 +16,10 @@ enum NoiseJPEG {
     }
 
     /// libvips writes 4:4:4 at quality 90 and above, 4:2:0 below.
-    static func source(width: Int, height: Int, bands: Int, quality: Int, in folder: String) throws -> String {
+    static func source(width: Int, height: Int, bands: Int, quality: Int, in folder: String,
+                       pixels: [UInt8]? = nil) throws -> String {
         let path = folder + "/source-\(width)x\(height)-\(bands)-\(quality).jpg"
-        let pixels = noise(width: width, height: height, bands: bands, seed: UInt64(width + bands))
+        let pixels = pixels ?? noise(width: width, height: height, bands: bands, seed: UInt64(width + bands))
         try VImage.fromPixels(pixels, width: width, height: height, bands: bands).saveJPEG(to: path, quality: quality)
         return path
     }

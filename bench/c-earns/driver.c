@@ -51,8 +51,8 @@ static void header(void) {
     printf("| figure (median) | C path | plain path | plain / C |\n|---|---:|---:|---:|\n");
 }
 
-// ---- eighth: the two-thread 1/8 decoder (jpeg_eighth.c, removed after 043363d: bench/c-earns.sh builds it from
-// that commit) against what the builder does without it, libjpeg at scale 1/8 ----
+// ---- eighth: the two-thread 1/8 decoder (jpeg_eighth.c, EighthScaleJPEG) against the builder's fallback,
+// libjpeg at scale 1/8 ----
 
 int ts_jpeg_eighth_scale(int fd, int threads, long parallel_min_bytes,
                          unsigned char **pixels, int *width, int *height, int *bands, int *split);

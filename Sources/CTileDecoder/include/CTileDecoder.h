@@ -1,5 +1,6 @@
 // Decodes part of a stored JPEG tile straight into a caller's pixel buffer and resizes such buffers, with
-// libjpeg-turbo and no libvips pipeline; transcodes tiles with optimized Huffman tables; reads a source's rows.
+// libjpeg-turbo and no libvips pipeline; transcodes tiles with optimized Huffman tables; reads a source's rows;
+// decodes a source JPEG at 1/8 scale on two threads (its own entropy decoder) for the preview.
 // In C because libjpeg reports errors by longjmp, which Swift frames must never be unwound by.
 #ifndef TILESCOPE_CTILEDECODER_H
 #define TILESCOPE_CTILEDECODER_H
@@ -55,6 +56,25 @@ int ts_resize_linear_scalar(const unsigned char *src, size_t src_stride, int src
 int ts_jpeg_optimize_huffman(const unsigned char *input, size_t input_size, int progressive,
                              unsigned char **out, unsigned long *out_size, char *error, size_t error_size);
 
+/// The baseline JPEG file open at `fd` at 1/8 scale, with the pixels of libjpeg-turbo's own scale 1/8
+/// decode, its partial last column and row included: ceil(width / 8) x ceil(height / 8), the size of the
+/// pyramid level three below the full one. The entropy decoding runs on `threads` threads (1 or 2); asked for two, it uses one
+/// for a file it cannot split (entropy-coded data under `parallel_min_bytes`, a marker in the first half,
+/// or the second thread's records over its memory budget). Returns 0 with `*pixels` a malloc'ed buffer of
+/// `*width` x `*height` x `*bands` bytes (1: grey, 3: RGB) for the caller to free, and `*split` 1 if the
+/// second thread's half was used; or 1 for a file it does not take (not a baseline Huffman JPEG with one
+/// scan, 8-bit quantisers and no restart markers; not grey, 4:4:4 or 4:2:0 YCbCr; corrupt or truncated;
+/// pixels at 1/8 over its memory budget): decode that one with libjpeg.
+int ts_jpeg_eighth_scale(int fd, int threads, long parallel_min_bytes,
+                         unsigned char **pixels, int *width, int *height, int *bands, int *split);
+
+/// libjpeg's own scale 1/8 decode of the `size` bytes at `data`, its partial last column and row included,
+/// strict: any libjpeg warning is a failure. The reference that
+/// `ts_jpeg_eighth_scale` is checked against; not used to serve or build. Returns 0 with `*pixels` a
+/// malloc'ed buffer of `*width` x `*height` x `*bands` bytes (1: grey, 3: RGB) for the caller to free, or
+/// -1 (an error, a warning, or over 64 MB of pixels).
+int ts_jpeg_eighth_scale_libjpeg(const unsigned char *data, size_t size,
+                                 unsigned char **pixels, int *width, int *height, int *bands);
 /// A JPEG file's rows read top to bottom with libjpeg, holding a few rows of memory at a time (libvips's
 /// sequential jpegload keeps hundreds of rows cached: 130 MB for a 49152-pixel-wide source).
 typedef struct ts_jpeg_rows ts_jpeg_rows;

@@ -17,6 +17,7 @@ enum FuzzTargets {
         "captions-plist": CaptionsTarget.runPropertyList,
         "rating": RatingTarget.run,
         "jpeg-huffman": JPEGHuffmanTarget.run,
+        "jpeg-eighth": JPEGEighthScaleTarget.run,
         "jpeg-rows": JPEGRowsTarget.run,
         "hot-responses": HotResponsesTarget.run,
         "accept": AcceptTarget.run,

@@ -55,10 +55,7 @@ if [[ ! -d $levels/14 ]]; then
   vips dzsave "$OUT/source-16384.jpg" "$OUT/pyramid" --tile-size 254 --overlap 1 --suffix ".jpeg[Q=85]"
 fi
 driver=$OUT/driver
-# The region encoder went after 043363d (it bought too little): its source comes from that commit.
-git show 043363d:Sources/CTileDecoder/jpeg_encoder.c > "$OUT/jpeg_encoder.c"
 cc -O2 -I Sources/CTileDecoder/include -o "$driver" bench/c-earns/driver.c Sources/CTileDecoder/*.c \
-  "$OUT/jpeg_encoder.c" \
   $(pkg-config --cflags --libs vips libjpeg) -lm -lpthread
 stamp
 "$driver" eighth "$image" "$ROUNDS"; echo

@@ -36,11 +36,16 @@ public final class RegionPixels {
         return out
     }
 
-    /// A baseline JPEG at `quality`, by libvips's jpegsave (4:2:0 below quality 90). It takes the pixels
-    /// over, as `image()` does. libvips, not an encoder of our own: one in C saved 5 % of a region's CPU,
-    /// under the tenth that hand-written C has to earn (docs/architecture.md#what-the-hand-written-c-buys).
+    /// A baseline JPEG at `quality`, with libvips's jpegsave defaults (4:2:0 below quality 90).
     public func jpegData(quality: Int) throws -> [UInt8] {
-        try image().jpegData(quality: quality)
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        var size: UInt = 0
+        try JPEGTile.check {
+            ts_jpeg_encode(buffer.bytes, stride, Int32(width), Int32(height), Int32(bands), Int32(quality),
+                           &out, &size, $0, $1)
+        }
+        defer { free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: Int(size)))
     }
 
     /// A copy of the pixels, interleaved, row after row (what `LumaSSIM` and `VImage.fromPixels` take).

@@ -6,8 +6,8 @@ import TestSupport
 import Testing
 @testable import Imaging
 
-/// The resize that region requests use instead of a libvips pipeline, exact on known inputs and near
-/// libvips's linear resize on a real picture, and their JPEG, libvips's.
+/// The resize and JPEG encoder that region requests use instead of a libvips pipeline: exact on
+/// known inputs, near libvips's linear resize on a real picture, and the same JPEG libvips writes.
 @Suite struct RegionPixelsTests {
     private func region(_ values: [UInt8], width: Int, height: Int, bands: Int) throws -> RegionPixels {
         let pixels = try RegionPixels(width: width, height: height, bands: bands)
@@ -65,7 +65,7 @@ import Testing
         }
     }
 
-    /// The encoding is libvips's jpegsave of the same pixels: decoded, the same pixels.
+    /// The encoder writes the JPEG libvips's jpegsave writes by default: decoded, the same pixels.
     @Test(arguments: [85, 95])
     func jpegIsLibvipsJPEG(quality: Int) throws {
         let folder = try TestImages.folder()
@@ -117,6 +117,7 @@ import Testing
     @Test func badSizesAreErrorsNotCrashes() throws {
         let input = try region([1, 2, 3], width: 1, height: 1, bands: 3)
         #expect(throws: VipsError.self) { try input.resized(to: PixelSize(width: 0, height: 5)) }
+        #expect(throws: VipsError.self) { try input.jpegData(quality: 0) }
     }
 }
 

@@ -150,11 +150,7 @@ static void mode_rows(const char *path, int rounds) {
     row("wall time: ts_jpeg_rows, against jpegload sequential + avg", median(c, rounds), median(plain, rounds), "s");
 }
 
-// ---- regions: PyramidRegionReader + RegionPixels (tile_decoder.c, linear_resize.c; jpeg_encoder.c, removed
-// after 043363d, built from that commit by bench/c-earns.sh) ----
-
-int ts_jpeg_encode(const unsigned char *pixels, size_t stride, int width, int height, int bands, int quality,
-                   unsigned char **out, unsigned long *out_size, char *error, size_t error_size);
+// ---- regions: PyramidRegionReader + RegionPixels (tile_decoder.c, linear_resize.c, jpeg_encoder.c) ----
 
 struct region { int level, x, y, width, height, out_width, out_height; };
 

@@ -1,6 +1,7 @@
 // Decodes part of a stored JPEG tile straight into a caller's pixel buffer and resizes such buffers, with
-// libjpeg-turbo and no libvips pipeline; transcodes tiles with optimized Huffman tables; reads a source's rows;
-// decodes a source JPEG at 1/8 scale on two threads (its own entropy decoder) for the preview.
+// libjpeg-turbo and no libvips pipeline, and encodes them as JPEG; transcodes tiles with optimized Huffman tables;
+// reads a source's rows; decodes a source JPEG at 1/8 scale on two threads (its own entropy decoder) for the
+// preview.
 // In C because libjpeg reports errors by longjmp, which Swift frames must never be unwound by.
 #ifndef TILESCOPE_CTILEDECODER_H
 #define TILESCOPE_CTILEDECODER_H
@@ -45,6 +46,12 @@ int ts_resize_linear_scalar(const unsigned char *src, size_t src_stride, int src
                             unsigned char *dst, size_t dst_stride, int dst_width, int dst_height,
                             char *error, size_t error_size);
 
+/// Encodes `width` x `height` pixels (`bands` 1 or 3 bytes each, rows `stride` bytes apart) as a
+/// baseline JPEG at `quality`, as libvips's jpegsave does by default (chroma 4:2:0 below quality 90,
+/// no Huffman optimisation). On success `*out` is a malloc'ed buffer of `*out_size` bytes for the
+/// caller to free; returns 0, or -1 with a message in `error`.
+int ts_jpeg_encode(const unsigned char *pixels, size_t stride, int width, int height, int bands, int quality,
+                   unsigned char **out, unsigned long *out_size, char *error, size_t error_size);
 /// Re-encodes the sequential JPEG of `input_size` bytes at `input` losslessly: the same DCT coefficients
 /// and quantization tables (so exactly the same pixels when decoded), with Huffman tables optimized for
 /// its own symbols, and as progressive scans if `progressive` is non-zero. No markers are copied but the

@@ -4,7 +4,7 @@ import Imaging
 
 /// `tilescope build`: builds pyramids for the given source files into the data folder,
 /// exactly as the server would (same store, same ids from the same catalog, same crash safety).
-public struct BuildCommand: Configuration {
+public struct BuildCommand: PyramidSettings {
     public var dataFolder = "data"
     public var quality = 85
     public var background = Background.white
@@ -14,17 +14,7 @@ public struct BuildCommand: Configuration {
 
     public static let settings: [Setting<BuildCommand>] = [
         Setting("--data", env: "TILESCOPE_DATA", default: \.dataFolder, "folder for pyramids") { $0.dataFolder = $1 },
-        Setting("--quality", env: "TILESCOPE_QUALITY", default: \.quality, "JPEG quality of pyramid tiles") {
-            $0.quality = try SettingValue.integer($1, "quality", in: 1...100)
-        },
-        Setting("--background", env: "TILESCOPE_BACKGROUND", default: \.background,
-                "colour (#rrggbb, white or black) that transparent pixels are laid over in JPEG tiles, previews and JPEG answers; PNG, WebP, AVIF and TIFF answers keep the transparency") {
-            guard let colour = Background($1) else {
-                throw UsageError("background '\($1.prefix(40))' is not #rrggbb, white or black")
-            }
-            $0.background = colour
-        },
-    ]
+    ] + pyramidSettings
 
     /// Builds every source; returns the number that failed.
     public func run(progress: @escaping @Sendable (String, BuildProgress) -> Void,

@@ -3,7 +3,7 @@ import Imaging
 import Foundation
 
 /// Everything `tilescope serve` can be told. Each field is a flag and an environment variable.
-public struct ServeConfig: Configuration, Sendable {
+public struct ServeConfig: PyramidSettings, Sendable {
     public var host = "0.0.0.0"
     public var port = 8080
     /// Empty: serve the demo gallery, generated into the data folder on first run.
@@ -150,16 +150,7 @@ public struct ServeConfig: Configuration, Sendable {
                 "seconds a client has to send a whole request head (slow clients are closed)") {
             $0.headerTimeout = try SettingValue.integer($1, "header-timeout", in: 1...3600)
         },
-        Setting("--quality", env: "TILESCOPE_QUALITY", default: \.quality, "JPEG quality of pyramid tiles") {
-            $0.quality = try SettingValue.integer($1, "quality", in: 1...100)
-        },
-        Setting("--background", env: "TILESCOPE_BACKGROUND", default: \.background,
-                "colour (#rrggbb, white or black) that transparent pixels are laid over in JPEG tiles, previews and JPEG answers; PNG, WebP, AVIF and TIFF answers keep the transparency") {
-            guard let colour = Background($1) else {
-                throw UsageError("background '\($1.prefix(40))' is not #rrggbb, white or black")
-            }
-            $0.background = colour
-        },
+    ] + pyramidSettings + [  // --quality and --background, where --help and README list them
         Setting("--build-concurrency", env: "TILESCOPE_BUILD_CONCURRENCY", default: \.buildConcurrency, "pyramids built at once") {
             $0.buildConcurrency = try SettingValue.integer($1, "build-concurrency", in: 1...64)
         },

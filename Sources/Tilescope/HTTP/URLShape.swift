@@ -196,11 +196,24 @@ extension URLShape {
                  route: .presentationManifest) { .presentationManifest(id: $0.strings[0]) },
     ]
 
-    /// The shapes whose first segment is `first`, found without walking the whole table.
-    static func starting(with first: String) -> [URLShape] { byFirstSegment[first] ?? [] }
-
-    private static let byFirstSegment: [String: [URLShape]] = Dictionary(grouping: all) { shape in
-        if case let .literal(text) = shape.parts.first { return text }
-        return ""
+    /// The shapes whose first segment is `first`, found without walking the whole table. A short list compared
+    /// name by name, not a dictionary: eight first segments cost less to compare than one to hash, and every
+    /// request routed in Swift looks twice (its endpoint, its metrics label).
+    static func starting(with first: String) -> [URLShape] {
+        for group in byFirstSegment where group.first == first { return group.shapes }
+        return []
     }
+
+    private static let byFirstSegment: [(first: String, shapes: [URLShape])] = {
+        var groups: [(first: String, shapes: [URLShape])] = []
+        for shape in all {
+            guard case let .literal(text) = shape.parts.first else { continue }
+            if let index = groups.firstIndex(where: { $0.first == text }) {
+                groups[index].shapes.append(shape)
+            } else {
+                groups.append((text, [shape]))
+            }
+        }
+        return groups
+    }()
 }

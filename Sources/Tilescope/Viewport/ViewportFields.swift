@@ -68,9 +68,11 @@ struct ViewportFields {
 
     /// A number within `range`, or `nil` when the field is absent; out of it (a numeral beyond Double, `1e400`,
     /// included) the message says the range, `expected`.
-    func number(_ field: String, in range: ClosedRange<Double>, _ expected: String) throws(ViewportQueryError) -> Double? {
+    /// `expected` is made only for the message: on every request it was a Double written out twice.
+    func number(_ field: String, in range: ClosedRange<Double>,
+                _ expected: @autoclosure () -> String) throws(ViewportQueryError) -> Double? {
         guard let (value, text) = try numeral(field) else { return nil }
-        guard range.contains(value) else { throw .outOfRange(field, value, expected, sent: text) }
+        guard range.contains(value) else { throw .outOfRange(field, value, expected(), sent: text) }
         return value
     }
 

@@ -191,7 +191,9 @@ public struct PyramidBuilder: Sendable {
             try Self.move("\(deepest)/\(name)", to: "\(tilesFolder)/\(pyramid.maxLevel)/\(name)")
         }
         try FileManager.default.removeItem(atPath: work)
-        let reader = PyramidRegionReader(pyramid: pyramid) { level, column, row in "\(tilesFolder)/\(level)/\(column)_\(row).png" }
+        let reader = PyramidRegionReader(pyramid: pyramid, isTransparent: true) { level, column, row in
+            "\(tilesFolder)/\(level)/\(column)_\(row).png"
+        }
         for level in stride(from: pyramid.maxLevel - 1, through: 0, by: -1) {
             let grid = pyramid.tileGrid(ofLevel: level)
             for row in 0..<grid.rows {

@@ -14,18 +14,20 @@ import ScrollGeometry
 /// region needs it, then resized in the same memory (`RegionPixels`); anything after that
 /// (rotation, quality, other formats) is a libvips pipeline, computed when the caller encodes.
 ///
-/// A transparent image's PNG tiles (`tilePath` ending in `.png`) are read the same way, by libvips, with
-/// their alpha: 2 or 4 bands.
+/// A transparent image's PNG tiles (`isTransparent`) are read the same way, by libvips, with their alpha:
+/// 2 or 4 bands.
 public struct PyramidRegionReader: RegionReading, Sendable {
     public let pyramid: Pyramid
     /// Where the stored JPEG (or PNG) tile of a level, column and row is.
     public let tilePath: @Sendable (_ level: Int, _ column: Int, _ row: Int) -> String
 
-    /// Whether the tiles read are a transparent image's PNG ones (their pixels carry alpha).
-    public var isTransparent: Bool { tilePath(0, 0, 0).hasSuffix(".png") }
+    /// Whether `tilePath` names a transparent image's PNG tiles (their pixels carry alpha) rather than JPEGs.
+    public let isTransparent: Bool
 
-    public init(pyramid: Pyramid, tilePath: @escaping @Sendable (_ level: Int, _ column: Int, _ row: Int) -> String) {
+    public init(pyramid: Pyramid, isTransparent: Bool = false,
+                tilePath: @escaping @Sendable (_ level: Int, _ column: Int, _ row: Int) -> String) {
         self.pyramid = pyramid
+        self.isTransparent = isTransparent
         self.tilePath = tilePath
     }
 
@@ -55,7 +57,7 @@ public struct PyramidRegionReader: RegionReading, Sendable {
         let columns = (rect.x / tileSize)...((rect.x + rect.width - 1) / tileSize)
         let rows = (rect.y / tileSize)...((rect.y + rect.height - 1) / tileSize)
         // The first tile is read once: it says how many bands the region has, then is decoded into it.
-        let first = try Self.open(tilePath(plan.level, columns.lowerBound, rows.lowerBound))
+        let first = try open(tilePath(plan.level, columns.lowerBound, rows.lowerBound))
         let bands = try first.components()
         let pixels = try RegionPixels(width: rect.width, height: rect.height, bands: bands)
         let stride = pixels.stride
@@ -67,7 +69,7 @@ public struct PyramidRegionReader: RegionReading, Sendable {
                 // ...and in the stored tile, which starts `overlap` pixels before its cell.
                 let stored = pyramid.tileRect(level: plan.level, column: column, row: row)
                 let file = row == rows.lowerBound && column == columns.lowerBound
-                    ? first : try Self.open(tilePath(plan.level, column, row))
+                    ? first : try open(tilePath(plan.level, column, row))
                 try file.decode(rect: PixelRect(x: x0 - stored.x, y: y0 - stored.y, width: x1 - x0, height: y1 - y0),
                                 into: pixels.buffer.bytes + (y0 - rect.y) * stride + (x0 - rect.x) * bands,
                                 stride: stride, bands: bands)
@@ -76,8 +78,8 @@ public struct PyramidRegionReader: RegionReading, Sendable {
         return pixels
     }
 
-    private static func open(_ path: String) throws -> any StoredTileFile {
-        path.hasSuffix(".png") ? try PNGTileFile(path: path) : try JPEGTile.File(path: path)
+    private func open(_ path: String) throws -> any StoredTileFile {
+        isTransparent ? try PNGTileFile(path: path) : try JPEGTile.File(path: path)
     }
 }
 

@@ -126,9 +126,9 @@ public enum SourceImage {
         // A grey source stays one band (and its alpha): through its profile a neutral grey comes out with red,
         // green and blue equal.
         if profiled && grey && result.bands >= 3 {
-            let green = try VImage.make { ts_extract_band(result.pointer, $0, 1) }
+            let green = try result.extractBand(1)
             if result.bands == 4 {
-                let opacity = try VImage.make { ts_extract_band(result.pointer, $0, 3) }
+                let opacity = try result.extractBand(3)
                 result = try VImage.make { ts_bandjoin2(green.pointer, opacity.pointer, $0) }
             } else {
                 result = green

@@ -32,7 +32,8 @@ BROKEN=(format_webp format_jp2 format_pdf)
 scripts/browser-test-setup.sh
 .venv/bin/python -c "import iiif_validator, iiif_prezi3" 2>/dev/null || .venv/bin/pip install -q iiif-validator iiif-prezi3
 NG=.venv/iiif-validator-ng
-PYTHONPATH=$NG .venv/bin/python -c "import iiif_validator.tests.test, pyvips, rich" 2>/dev/null \
+# Its own names, not just its package's: the older validator in .venv answers to `iiif_validator` too.
+PYTHONPATH=$NG .venv/bin/python -c "from iiif_validator.tests.test import IIIFVersion; import pyvips, rich" 2>/dev/null \
   || .venv/bin/pip install -q --disable-pip-version-check --upgrade --target "$NG" iiif-validator-ng
 work=$(mktemp -d)
 server_pid=""

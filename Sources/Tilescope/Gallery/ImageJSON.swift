@@ -73,16 +73,10 @@ public struct ImageJSON: Encodable, Sendable {
         let links = record.urls, transparent = alpha
         urls = URLs(dzi: links.dzi, tiles: links.tiles, preview: links.preview,
                     viewport: "/api/images/\(PyramidURLs.percentEncoded(record.id))/viewport",
-                    formats: Dictionary(uniqueKeysWithValues: Self.formats(of: record).map { format in
+                    formats: Dictionary(uniqueKeysWithValues: DeepZoomTileFormat.offered(transparent: transparent).map { format in
                         (format.rawValue, FormatURLs(tiles: links.tiles(in: format),
                                                      preview: links.preview(for: format, transparent: transparent)))
                     }))
-    }
-
-    /// The tile formats offered for the image: PNG for a transparent one only.
-    static func formats(of record: ImageRecord) -> [DeepZoomTileFormat] {
-        guard let manifest = record.manifest ?? record.partial else { return DeepZoomTileFormat.offeredForEveryImage }
-        return DeepZoomTileFormat.offered(for: manifest)
     }
 
     private enum CodingKeys: String, CodingKey {

@@ -72,7 +72,7 @@ extension TilescopeApp {
         // A transparent image's regions come from its PNG tiles, alpha kept; their deepest level is the source's
         // own pixels, so it needs no lossless copy.
         let transparent = manifest.isTransparent
-        let pyramidReader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
+        let pyramidReader = PyramidRegionReader(pyramid: pyramid, isTransparent: transparent, tilePath: { level, column, row in
             transparent ? store.alphaTilePath(id: id, version: version, level: level, column: column, row: row)
                 : store.tilePath(id: id, version: version, level: level, column: column, row: row)
         })

@@ -37,14 +37,14 @@ enum DeepZoomTileFormat: String, CaseIterable, Sendable {
     /// The formats this server can write here (AVIF only where libvips has an AV1 encoder).
     static var offered: [DeepZoomTileFormat] { allCases.filter(\.encoded.isAvailable) }
 
-    /// The formats offered for `manifest`'s image: PNG for a transparent one only (an opaque image's PNG tiles would
-    /// be its JPEG's pixels in several times the bytes).
-    static func offered(for manifest: PyramidManifest) -> [DeepZoomTileFormat] {
-        offered.filter { $0 != .png || manifest.isTransparent }
+    /// The formats offered for an image: PNG for a transparent one only (an opaque image's PNG tiles would be its
+    /// JPEG's pixels in several times the bytes).
+    static func offered(transparent: Bool) -> [DeepZoomTileFormat] {
+        offered.filter { $0 != .png || transparent }
     }
 
     /// The formats every image is offered in.
-    static var offeredForEveryImage: [DeepZoomTileFormat] { offered.filter { $0 != .png } }
+    static var offeredForEveryImage: [DeepZoomTileFormat] { offered(transparent: false) }
 
     /// The tile file extension a request names: `jpeg`, `webp` or `avif`, when offered.
     init?(fileExtension: some StringProtocol) {

@@ -51,6 +51,8 @@ final class DerivedFormats: Sendable {
     /// service, which it knows only as an observer, and nothing of HTTP.
     func follow(_ builds: BuildQueue) {
         builds.whenPublished { [weak self] id, version, manifest in
+            // A transparent image's are made from its PNG tiles on request (`TransparentAnswers`), not from these.
+            guard !manifest.isTransparent else { return }
             self?.queuePreviewAVIF(id: id, version: version, manifest: manifest)
             self?.queueFitLevelAVIF(id: id, version: version, manifest: manifest)
         }

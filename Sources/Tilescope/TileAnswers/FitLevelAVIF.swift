@@ -46,8 +46,7 @@ extension DerivedFormats {
     /// publishes; tiles made or queued are skipped). Not as soon as the level they are made from is out: the
     /// encoder's memory would add to the build's (docs/benchmarks.md#client-vs-openseadragon).
     func queueFitLevelAVIF(id: String, version: String, manifest: PyramidManifest) {
-        // A transparent image's are made from its PNG tiles on request (`TransparentAnswers`).
-        guard DeepZoomTileFormat.offered.contains(.avif), manifest.isComplete, !manifest.isTransparent else { return }
+        guard DeepZoomTileFormat.offered.contains(.avif), manifest.isComplete else { return }
         let pyramid = manifest.pyramid
         let level = pyramid.previewLevel() + 1
         guard level < pyramid.maxLevel else { return }

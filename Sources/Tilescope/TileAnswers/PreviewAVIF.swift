@@ -87,8 +87,7 @@ extension DerivedFormats {
     /// Queues the making of the version's AVIF preview, unless it is made, queued, or the level it is made
     /// from is not published yet (the build queues it when that level is, a request after that otherwise).
     func queuePreviewAVIF(id: String, version: String, manifest: PyramidManifest) {
-        // A transparent image's is made from its PNG preview on request (`TransparentAnswers`).
-        guard DeepZoomTileFormat.offered.contains(.avif), !manifest.isTransparent else { return }
+        guard DeepZoomTileFormat.offered.contains(.avif) else { return }
         let pyramid = manifest.pyramid
         let level = pyramid.previewLevel()
         guard manifest.isReady(level: min(level + 1, pyramid.maxLevel)) else { return }

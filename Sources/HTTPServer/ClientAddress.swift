@@ -36,6 +36,28 @@ public struct ClientAddress: Sendable, Hashable {
         }
     }
 
+    /// The address in network byte order (4 bytes IPv4, 16 IPv6); nil for one known only as text.
+    public var networkBytes: [UInt8]? {
+        switch form {
+        case .text: return nil
+        case .ipv4(let bytes): return (0..<4).map { bytes[$0] }
+        case .ipv6(let bytes): return (0..<16).map { bytes[$0] }
+        }
+    }
+
+    /// An address parsed from text (`192.0.2.1`, `2001:db8::1`), kept as bytes; nil when it is not one.
+    public init?(parsing text: Substring) {
+        var bytes = SIMD16<UInt8>()
+        let text = String(text)
+        let length: Int? = withUnsafeMutableBytes(of: &bytes) { raw in
+            if inet_pton(AF_INET, text, raw.baseAddress) == 1 { return 4 }
+            if inet_pton(AF_INET6, text, raw.baseAddress) == 1 { return 16 }
+            return nil
+        }
+        guard let length else { return nil }
+        self.init(networkBytes: bytes, length: length)
+    }
+
     /// `127.0.0.1`, `::1`.
     public var text: String {
         switch form {

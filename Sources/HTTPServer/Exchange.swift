@@ -19,6 +19,9 @@ final class Exchange: @unchecked Sendable {
     var refusal: Response?
     var discardedBytes = 0
     var sentStatus = 0
+    /// Costly work only: its wait in the fair queue, or its refusal (set before the connection is resumed).
+    var queuedSeconds: Double?
+    var costlyRefusal: CostlyRefusal?
     var sentBytes = 0
 
     init(request: Request) {

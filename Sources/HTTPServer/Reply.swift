@@ -11,6 +11,29 @@ public enum Reply: Sendable {
     /// it in flight and go to workers. Never for work that can block or run long (a file made once
     /// for a whole image, an AVIF encoding, an fsync).
     case soon(@Sendable () -> Response)
+    /// Work that decodes or encodes pixels, with its estimated cost: queued per client in a fair order and
+    /// metered against the client's budget (`FairQueue`, `CostlyWorkers`); refused with 429 or 503 and
+    /// `Retry-After` when over. Answers from memory or a file never take this path.
+    case costly(CostlyWork)
+}
+
+/// Costly work and what the fair queue needs to know of it.
+public struct CostlyWork: Sendable {
+    /// Whose budget pays: the client's address, or the address a trusted proxy forwarded for.
+    public var client: ClientAddress
+    /// The estimated cost: pixels decoded plus pixels encoded.
+    public var pixels: Int
+    /// Bounded work of about a millisecond, as `Reply.soon`: run at once on the poll thread when nothing else is
+    /// in flight and nothing is queued.
+    public var mayRunInline: Bool
+    public var make: @Sendable () -> Response
+
+    public init(client: ClientAddress, pixels: Int, mayRunInline: Bool = false, make: @escaping @Sendable () -> Response) {
+        self.client = client
+        self.pixels = pixels
+        self.mayRunInline = mayRunInline
+        self.make = make
+    }
 }
 
 /// The application side of the server.
@@ -47,4 +70,8 @@ public struct CompletedExchange: Sendable {
     public var seconds: Double
     /// False when the client went away or the connection timed out before the end.
     public var completedNormally: Bool
+    /// For costly work (`Reply.costly`): seconds it waited in the fair queue before a thread took it.
+    public var queuedSeconds: Double? = nil
+    /// For costly work refused with 429 or 503: which refusal.
+    public var costlyRefusal: CostlyRefusal? = nil
 }

@@ -9,6 +9,8 @@ public final class Server: @unchecked Sendable {
     public let options: ServerOptions
     let handler: any HTTPHandler
     let workers: WorkerPool
+    /// Costly work (`Reply.costly`), per client and within budgets.
+    let costly: CostlyWorkers
     /// One per poll thread; empty when not started or stopped.
     private(set) var loops: [EventLoop] = []
     /// What each daemon calls: the hot table, then this server's callbacks. Freed after the daemons stop.
@@ -22,7 +24,9 @@ public final class Server: @unchecked Sendable {
     public init(options: ServerOptions, handler: any HTTPHandler) {
         self.options = options
         self.handler = handler
-        self.workers = WorkerPool(threads: options.workerThreads, name: "render")
+        self.workers = WorkerPool(threads: options.workerThreads, name: "worker")
+        self.costly = CostlyWorkers(limits: options.costlyLimits, normalThreads: options.workerThreads,
+                                    spareThreads: options.workerThreads, name: "render")
         self.connections = ConnectionGuard(maxConnections: options.connectionLimit,
                                            headerTimeout: Double(options.headerTimeout),
                                            idleTimeout: Double(options.connectionTimeout))
@@ -144,6 +148,7 @@ public final class Server: @unchecked Sendable {
         stopLoops(closing: listener)
         connections.stopReaper()
         workers.shutdown()
+        costly.shutdown()
         return unfinished
     }
 
@@ -294,8 +299,81 @@ public final class Server: @unchecked Sendable {
                 suspended.finish(exchange, with: work())
             }
             return .YES
+        case .costly(let work):
+            return runCostly(work, for: exchange, on: connection)
         }
     }
+
+    /// Costly work: at once when alone and within budget (as `.soon`), else queued fairly, or refused.
+    private func runCostly(_ work: CostlyWork, for exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
+        if work.mayRunInline && inFlight.load(ordering: .relaxed) == 1
+            && costly.mayRunInline(client: work.client, pixels: work.pixels) {
+            exchange.queuedSeconds = 0
+            return send(work.make(), for: exchange, on: connection)
+        }
+        let suspended = self.suspended
+        let job = CostlyWorkers.Job(
+            run: { waited in
+                exchange.queuedSeconds = waited
+                suspended.finish(exchange, with: Self.timed(work.make(), queued: waited))
+            },
+            refuse: { [self] refusal in
+                exchange.costlyRefusal = refusal
+                suspended.finish(exchange, with: refused(refusal))
+            })
+        switch costly.submit(job, client: work.client, pixels: work.pixels, admitted: {
+            suspended.suspend(exchange, on: connection)
+        }) {
+        case .queued:
+            return .YES
+        case .refused(let refusal):
+            exchange.costlyRefusal = refusal
+            return send(refused(refusal), for: exchange, on: connection)
+        case .stopping:
+            return send(stopping(), for: exchange, on: connection)
+        }
+    }
+
+    /// Adds the wait in the fair queue to the answer's `Server-Timing`, after what the handler measured and before
+    /// the server's own `total`.
+    private static func timed(_ response: Response, queued seconds: Double) -> Response {
+        var response = response
+        let entry = ASCII.timing(prefix: "queue;dur=", seconds: seconds)
+        if let index = response.headers.firstIndex(where: { ASCII.equalIgnoringCase($0.name, "Server-Timing") }) {
+            response.headers[index].value += ", " + entry
+        } else {
+            response.headers.append(("Server-Timing", entry))
+        }
+        return response
+    }
+
+    /// 429 for a client over its budget, 503 when the queue is full or the wait was too long, with `Retry-After`.
+    private func refused(_ refusal: CostlyRefusal) -> Response {
+        let status: Int, code: String, message: String
+        switch refusal {
+        case .overBudget(let seconds):
+            status = 429
+            code = "too_many_requests"
+            message = "this client has spent its budget for rendering (\(Int(options.costlyLimits.pixelsPerSecond / 1_000_000)) million pixels a second) and has renders waiting beyond it: retry after \(seconds) s; stored tiles are not limited"
+        case .full:
+            status = 503
+            code = "overloaded"
+            message = "the render queue is full: retry shortly"
+        case .waitedTooLong:
+            status = 503
+            code = "overloaded"
+            message = "the render waited too long for a free thread: retry shortly"
+        }
+        let body = #"{"error":"\#(code)","message":"\#(message)"}"#
+        return handler.decorate(serverResponse: Response(
+            status: status,
+            headers: [("Content-Type", "application/json"), ("Retry-After", String(refusal.retryAfter)),
+                      ("Cache-Control", "no-store")],
+            body: .bytes(Array(body.utf8))))
+    }
+
+    /// What the fair queue of costly work holds and has done.
+    public var costlyCounts: FairQueueCounts { costly.counts }
 
     /// The answer to a request the server stopped before its worker finished.
     private func stopping() -> Response {
@@ -352,7 +430,8 @@ public final class Server: @unchecked Sendable {
         // rather than all of it.
         handler.completed(CompletedExchange(
             request: exchange.request, status: exchange.sentStatus, bytesSent: ok ? exchange.sentBytes : 0,
-            seconds: exchange.elapsedSeconds, completedNormally: ok))
+            seconds: exchange.elapsedSeconds, completedNormally: ok, queuedSeconds: exchange.queuedSeconds,
+            costlyRefusal: exchange.costlyRefusal))
     }
 
     /// A request found in the hot table: counted in flight and out of the guard's waiting lists, as `access` does.

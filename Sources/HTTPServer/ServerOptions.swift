@@ -23,6 +23,25 @@ public struct ServerOptions: Sendable {
     public var connectionMemoryLimit: Int
     /// Request bodies larger than this are answered with 413 before they are read.
     public var maxBodyBytes: Int
+    /// Budgets and bounds of costly work (`Reply.costly`); by default from `workerThreads` and the defaults below.
+    public var costly: FairQueueLimits?
+
+    /// A client's default budget of costly work: 64 million pixels (decoded plus encoded) a second. A viewer
+    /// panning over IIIF tiles not yet made asks for about 130,000 a tile (one stored tile decoded, one encoded):
+    /// 250 new tiles a second, a 5K screen's worth, is half of it.
+    public static let defaultPixelsPerSecond = 64_000_000.0
+    /// What a client may spend at once after a pause: four seconds of the budget.
+    public static let defaultBurstPixels = 256_000_000.0
+    /// A queued render that has not started after this long is refused: its client has most likely given up.
+    public static let defaultMaxQueueWait = 30.0
+
+    /// The limits in force: `costly`, or the defaults for `workerThreads`.
+    public var costlyLimits: FairQueueLimits {
+        costly ?? FairQueueLimits(
+            pixelsPerSecond: Self.defaultPixelsPerSecond, burstPixels: Self.defaultBurstPixels,
+            capacity: 64 * max(1, workerThreads), overBudgetWaitingPerClient: 2 * max(1, workerThreads),
+            normalPerClient: max(1, workerThreads / 2), maxWaitSeconds: Self.defaultMaxQueueWait)
+    }
 
     public init(
         host: String? = nil, port: Int = 8080, pollThreads: Int = 2, workerThreads: Int = 2,

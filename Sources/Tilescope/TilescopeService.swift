@@ -72,7 +72,8 @@ public final class TilescopeService: @unchecked Sendable {
                                                  collectionPageSize: config.iiifCollectionPageSize),
                                gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles,
                                pyramidCacheBytes: config.pyramidCacheMegabytes << 20,
-                               hotTileAnswers: config.hotTileAnswers)
+                               hotTileAnswers: config.hotTileAnswers,
+                               trustedProxies: (try? TrustedProxies(parsing: config.trustedProxies)) ?? .none)
         app.derivedFormats.follow(builds)
         if config.adminToken != nil, !Uploads.canWrite(imagesFolder) {
             Log.info(Uploads.readOnlyMessage)
@@ -81,10 +82,15 @@ public final class TilescopeService: @unchecked Sendable {
         if connectionLimit < config.connectionLimit {
             Log.info("serving at most \(connectionLimit) connections, not \(config.connectionLimit): the open-files limit is \(descriptors.limit)")
         }
-        server = Server(options: ServerOptions(
+        var options = ServerOptions(
             host: config.host, port: config.port, pollThreads: config.pollThreads, workerThreads: config.workerThreads,
             connectionLimit: connectionLimit, connectionTimeout: config.connectionTimeout,
-            headerTimeout: config.headerTimeout), handler: app)
+            headerTimeout: config.headerTimeout)
+        var costly = options.costlyLimits
+        costly.pixelsPerSecond = Double(config.renderBudgetMegapixels) * 1_000_000
+        costly.burstPixels = Double(config.renderBurstMegapixels) * 1_000_000
+        options.costly = costly
+        server = Server(options: options, handler: app)
         OpsWiring.install(operations, service: self)
     }
 

@@ -34,7 +34,7 @@ struct EchoHandler: HTTPHandler {
             }
         }
         if request.query["soon"] != nil {
-            // Says which thread ran it: a poll thread ("http-poll-N") or a worker ("render-N").
+            // Says which thread ran it: a poll thread ("http-poll-N") or a worker ("worker-N").
             return .soon { Response(status: 200, body: .bytes(Array(currentThreadName().utf8))) }
         }
         if let size = request.query["buffer"].flatMap({ Int($0) }) {
@@ -103,7 +103,7 @@ private func currentThreadName() -> String {
         #expect(server.inFlightCount >= 1)
         let busy = try RawHTTP.get(port, "/b?soon=1")
         EchoHandler.gate.signal()
-        #expect(busy.status == 200 && busy.text.hasPrefix("render-"), "busy: \(busy.text)")
+        #expect(busy.status == 200 && busy.text.hasPrefix("worker-"), "busy: \(busy.text)")
         #expect(heldDone.wait(timeout: .now() + 10) == .success)
     }
 

@@ -17,8 +17,18 @@ public final class RawHTTP {
     private let socket: Int32
     private var buffer: [UInt8] = []
 
-    public init(port: Int, timeoutSeconds: Int = 30) throws {
+    /// `source`: the loopback address to connect from (any of 127.0.0.0/8), so a test can be several clients.
+    public init(port: Int, timeoutSeconds: Int = 30, from source: String? = nil) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw TestFailure("cannot bind to \(source)") }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

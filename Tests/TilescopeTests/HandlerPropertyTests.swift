@@ -140,6 +140,9 @@ import Testing
             switch reply {
             case .now(let response): return response
             case .later(let work), .soon(let work): return work()
+            case .costly(let work):
+                #expect(work.pixels >= 0)
+                return work.make()
             }
         }
     }

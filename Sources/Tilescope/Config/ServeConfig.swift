@@ -1,4 +1,5 @@
 import Catalog
+import HTTPServer
 import Imaging
 import Foundation
 
@@ -16,6 +17,12 @@ public struct ServeConfig: PyramidSettings, Sendable {
     public var connectionLimit = 16384
     public var connectionTimeout = 30
     public var headerTimeout = 10
+    /// Each client's budget of costly work (renders, encodings), in millions of pixels decoded plus encoded a
+    /// second, and what it may spend at once (`FairQueue`).
+    public var renderBudgetMegapixels = Int(ServerOptions.defaultPixelsPerSecond / 1_000_000)
+    public var renderBurstMegapixels = Int(ServerOptions.defaultBurstPixels / 1_000_000)
+    /// Proxies whose `X-Forwarded-For` names the client a budget is kept for; empty: none.
+    public var trustedProxies = ""
     public var quality = 85
     public var background = Background.white
     public var buildConcurrency = 1
@@ -149,6 +156,20 @@ public struct ServeConfig: PyramidSettings, Sendable {
         Setting("--header-timeout", env: "TILESCOPE_HEADER_TIMEOUT", default: \.headerTimeout,
                 "seconds a client has to send a whole request head (slow clients are closed)") {
             $0.headerTimeout = try SettingValue.integer($1, "header-timeout", in: 1...3600)
+        },
+        Setting("--render-budget", env: "TILESCOPE_RENDER_BUDGET", default: \.renderBudgetMegapixels,
+                "each client's budget of renders and encodings, in millions of pixels (decoded plus encoded) a second; beyond it, 429 once its renders wait") {
+            $0.renderBudgetMegapixels = try SettingValue.integer($1, "render-budget", in: 1...1_000_000)
+        },
+        Setting("--render-burst", env: "TILESCOPE_RENDER_BURST", default: \.renderBurstMegapixels,
+                "millions of pixels a client may spend at once after a pause") {
+            $0.renderBurstMegapixels = try SettingValue.integer($1, "render-burst", in: 1...1_000_000)
+        },
+        Setting("--trusted-proxies", env: "TILESCOPE_TRUSTED_PROXIES", default: \.trustedProxies, shown: .meaning("(none)"),
+                "addresses or blocks of proxies in front (such as 10.0.0.0/8,::1) whose X-Forwarded-For names the client a budget is kept for") {
+            config, value in
+            do { _ = try TrustedProxies(parsing: value) } catch { throw UsageError("trusted proxies: \(error)") }
+            config.trustedProxies = value
         },
     ] + pyramidSettings + [  // --quality and --background, where --help and README list them
         Setting("--build-concurrency", env: "TILESCOPE_BUILD_CONCURRENCY", default: \.buildConcurrency, "pyramids built at once") {

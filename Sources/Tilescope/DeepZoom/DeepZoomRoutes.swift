@@ -67,7 +67,7 @@ extension TilescopeApp {
             acceptsJXL: JPEGXLAnswers.accepted(by: request),
             cacheControl: wantedVersion != nil ? HTTPCaching.immutable
                 : HTTPCaching.cacheControl(for: request, currentVersion: version),
-            mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })))
+            mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })), for: request)
     }
 
     /// The image's record and pyramid, if the tile is one of its pyramid's; otherwise the 400 that says why.

@@ -19,6 +19,6 @@ extension TilescopeApp {
             record: record, manifest: manifest, picture: .preview, format: format,
             acceptsJXL: JPEGXLAnswers.accepted(by: request),
             cacheControl: HTTPCaching.cacheControl(for: request, currentVersion: record.version),
-            mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })))
+            mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })), for: request)
     }
 }

@@ -3,10 +3,12 @@ import HTTPServer
 /// A derived-format route's answer (`TileAnswer`, from `DerivedFormats`) as the server sends it: every one
 /// says that the route's answers vary with `Accept` (`JPEGXLAnswers`), as the errors that depend on it do.
 extension TilescopeApp {
-    func reply(_ answer: TileAnswer) -> Reply {
+    func reply(_ answer: TileAnswer, for request: Request) -> Reply {
         switch answer {
-        case .made(let soon, let make):
-            return soon ? .soon { Self.response(make()) } : .later { Self.response(make()) }
+        case .made(let soon, let pixels, let make):
+            return .costly(CostlyWork(client: clients.client(of: request), pixels: pixels, mayRunInline: soon) {
+                Self.response(make())
+            })
         default:
             return .now(Self.response(answer))
         }
@@ -31,7 +33,7 @@ extension TilescopeApp {
                             body: body)
         case let .notModified(type, etag, cacheControl):
             return Response(status: 304, headers: headers(type, etag, cacheControl))
-        case .made(_, let make):
+        case .made(_, _, let make):
             return response(make())
         case let .failed(error, varies):
             var response = error.response

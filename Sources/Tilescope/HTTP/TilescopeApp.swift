@@ -25,11 +25,14 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let hotTiles: HotResponses?
     /// What the WebP and AVIF tiles and the AVIF preview answer, and the work that makes them.
     let derivedFormats: DerivedFormats
+    /// Whose budget a costly request spends (`Reply.costly`): the peer, or the client a trusted proxy names.
+    let clients: TrustedProxies
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
                 gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20,
-                hotTileAnswers: Bool = true) {
+                hotTileAnswers: Bool = true, trustedProxies: TrustedProxies = .none) {
+        clients = trustedProxies
         let formatEncodings = FormatTileEncodings()
         let sourcePasses = SourceTilePasses()
         let previewEncodings = FormatTileEncodings(name: "avif-previews", encoders: 1, capacity: 64)
@@ -116,6 +119,10 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         case .now(let response): return .now(decorate(response))
         case .later(let work): return .later { [self] in decorate(work()) }
         case .soon(let work): return .soon { [self] in decorate(work()) }
+        case .costly(var work):
+            let make = work.make
+            work.make = { [self] in decorate(make()) }
+            return .costly(work)
         }
     }
 

@@ -103,11 +103,12 @@ extension TilescopeApp {
                                     writes: writes)
                 }
             }
-            // One stored tile decoded and encoded, about a millisecond, may run on the poll thread
-            // (`Reply.soon`), unless it could block: a lossless copy to look for (or write), or a
+            // One stored tile decoded and encoded, about a millisecond, may run on the poll thread when nothing
+            // else is in flight (`CostlyWork.mayRunInline`), unless it could block: a lossless copy to look for (or write), or a
             // tile write that would have to happen before the reply (the writers' queue full).
             let bounded = (!rendering.wantsSourcePixels || transparent || lossless.knownToHaveNoCopy(record)) && writes.hasRoom
-            return bounded ? .soon(work) : .later(work)
+            return .costly(CostlyWork(client: clients.client(of: request), pixels: rendering.estimatedPixels,
+                                      mayRunInline: bounded, make: work))
         }
         let key = "\(id)/\(record.version)/\(rendering.canonical)"
         if let hit = iiif.cache.get(key) {
@@ -116,13 +117,13 @@ extension TilescopeApp {
         }
         let cache = iiif.cache
         let commonHeaders = headers
-        return .later {
+        return .costly(CostlyWork(client: clients.client(of: request), pixels: rendering.estimatedPixels) {
             Self.timed(commonHeaders, "cache;desc=miss", rendering) {
                 let body = try IIIFRenderer(reader: reader(), jpegQuality: quality, background: background).render(rendering)
                 cache.put(key, DerivativeCache.Item(body: body, contentType: rendering.format.encoded.mediaType))
                 return body
             }
-        }
+        })
     }
 
     /// The bytes of a stored tile file if it is whole, else nil (and a damaged file is deleted, to be

@@ -19,6 +19,8 @@ public final class Metrics: @unchecked Sendable {
     private let tiles = AtomicCounters(count: 1)
     private let builds = AtomicCounters(count: Metrics.buildOutcomes.count)
     private let buildDurations = Histogram(bounds: Histogram.buildBounds, series: Metrics.buildOutcomes.count)
+    /// Costly work (renders, encodings): its wait in the fair queue, by tier (within budget, over).
+    private let renderWaits = Histogram(bounds: Histogram.requestBounds, series: 2)
     private let startTime = Date().timeIntervalSince1970
 
     /// Registration is rare (at start-up) and takes the lock; counting never does.
@@ -43,6 +45,11 @@ public final class Metrics: @unchecked Sendable {
         latency.observe(series: route, seconds: seconds)
         if !completedNormally { aborted.add(route) }
         if route == Endpoint.tileRoute && status == 200 && !isHead && completedNormally { tiles.add(0) }
+    }
+
+    /// Costly work started after waiting `seconds` in the fair queue.
+    func recordRenderWait(seconds: Double) {
+        renderWaits.observe(series: 0, seconds: seconds)
     }
 
     /// A pyramid build ended: `outcome` is one of `buildOutcomes`.
@@ -84,6 +91,10 @@ public final class Metrics: @unchecked Sendable {
         out.family("tilescope_tiles_served_total", "counter", "Deep Zoom tiles sent whole with status 200 (not HEAD).")
         out.sample("tilescope_tiles_served_total", [], tiles[0])
         renderBuilds(&out)
+        out.family("tilescope_render_queue_wait_seconds", "histogram",
+                   "Time costly work (IIIF renders, tile and preview encodings) waited in the fair queue for a render thread.")
+        renderHistogram(renderWaits, series: 0, name: "tilescope_render_queue_wait_seconds", labels: [], &out,
+                        evenIfEmpty: true)
         lock.lock()
         let (caches, gauges) = (self.caches, self.gauges)
         lock.unlock()

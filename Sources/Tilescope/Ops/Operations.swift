@@ -79,6 +79,7 @@ public final class Operations: Sendable {
         let route = Endpoint.routeIndex(of: exchange.request)
         metrics.record(route: route, status: exchange.status, bytes: exchange.bytesSent, seconds: exchange.seconds,
                        completedNormally: exchange.completedNormally, isHead: exchange.request.isHead)
+        if let queued = exchange.queuedSeconds { metrics.recordRenderWait(seconds: queued) }
         if exchange.status == 304 || exchange.status == 200, exchange.request.headers["if-none-match"] != nil {
             if exchange.status == 304 { revalidations.hit() } else { revalidations.miss() }
         }

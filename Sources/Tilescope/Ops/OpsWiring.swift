@@ -19,6 +19,7 @@ enum OpsWiring {
         metrics.register(Gauge("tilescope_http_requests_in_flight", help: "Requests received and not yet completed.") {
             [weak server = service.server] in Double(server?.inFlightCount ?? 0)
         })
+        registerRenderGauges(metrics, server: service.server)
         metrics.register(Gauge("tilescope_pyramid_builds_queued", help: "Pyramid builds waiting for a builder.") {
             [weak builds = service.builds] in Double(builds?.counts.queued ?? 0)
         })
@@ -48,5 +49,27 @@ enum OpsWiring {
         }
         readiness.add(Readiness.writableFolder("data_folder_writable", path: service.store.dataFolder))
         readiness.add(Readiness.existingFolder("pyramid_store", path: service.store.pyramidsFolder))
+    }
+
+    /// The costly class (IIIF renders, tile and preview encodings) per tier of the fair queue: `within` a client's
+    /// budget or `over` it. Answers from memory or a file never enter it, so they have no queue to show.
+    private static func registerRenderGauges(_ metrics: Metrics, server: Server) {
+        func perTier(_ name: String, _ help: String, _ value: @escaping @Sendable (FairQueueCounts, Int) -> Int) {
+            metrics.register(Gauge(name, help: help) { [weak server] in
+                let counts = server?.costlyCounts ?? FairQueueCounts()
+                return [(labels: [("tier", "within_budget")], value: Double(value(counts, 0))),
+                        (labels: [("tier", "over_budget")], value: Double(value(counts, 1)))]
+            })
+        }
+        perTier("tilescope_render_queue_waiting", "Costly requests waiting for a render thread, by budget tier.") { $0.waiting[$1] }
+        perTier("tilescope_render_running", "Costly requests being made now, by budget tier.") { $0.running[$1] }
+        perTier("tilescope_render_admitted", "Costly requests queued (or run at once) since start, by budget tier.") { $0.admitted[$1] }
+        perTier("tilescope_render_refused", "Costly requests refused since start (429 over budget, 503 queue full or waited too long), by budget tier.") { $0.refused[$1] }
+        metrics.register(Gauge("tilescope_render_refusals", help: "Costly requests refused after they were queued since start: evicted to make room for better ones, or expired after waiting too long.") {
+            [weak server] in
+            let counts = server?.costlyCounts ?? FairQueueCounts()
+            return [(labels: [("reason", "evicted")], value: Double(counts.evicted)),
+                    (labels: [("reason", "expired")], value: Double(counts.expired))]
+        })
     }
 }

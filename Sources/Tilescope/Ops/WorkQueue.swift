@@ -30,6 +30,9 @@ final class WorkQueue: @unchecked Sendable {
         var dropped = 0
     }
 
+    /// The OS priority of the queue's threads (nice), as `CostlyWorkers`'s spare threads.
+    static let niceness: Int32 = 10
+
     let name: String
     let threads: Int
     let capacity: Int
@@ -111,6 +114,9 @@ final class WorkQueue: @unchecked Sendable {
         let thread = Thread { [self] in
             // The kernel's name is what top, perf and /proc show (Foundation keeps `Thread.name` to itself on Linux).
             ts_set_thread_name(name)
+            // Nobody waits for this work (its request was answered already), so it yields the CPU to the
+            // threads someone does wait for: the poll threads' answers and the renders within budget.
+            _ = ts_lower_thread_priority(Self.niceness)
             while let job = next() {
                 job()
                 finished()

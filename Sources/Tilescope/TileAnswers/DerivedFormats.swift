@@ -107,7 +107,7 @@ final class DerivedFormats: Sendable {
         let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
             store.tilePath(id: id, version: version, level: level, column: column, row: row)
         })
-        return .made(soon: false) { [self] in
+        return .made(soon: false, pixels: question.workPixels) { [self] in
             let start = DispatchTime.now().uptimeNanoseconds
             do {
                 let (body, isJPEG) = try files.write(level: level, column: column, row: row, from: jpegPath,

@@ -50,7 +50,7 @@ extension DerivedFormats {
             return .notModified(type: JPEGXLAnswers.mediaType, etag: jxlETag, cacheControl: cacheControl)
         }
         let memory = self.memory, id = question.record.id, acceptsJXL = question.acceptsJXL
-        return .made(soon: true) {
+        return .made(soon: true, pixels: question.workPixels) {
             let start = DispatchTime.now().uptimeNanoseconds
             let stored = memory.bytes(at: path).map { $0.withUnsafeBytes { Array($0) } }
                 ?? FileManager.default.contents(atPath: path).map { [UInt8]($0) }

@@ -71,7 +71,7 @@ extension DerivedFormats {
     /// else the kept JPEG. Nil when nothing is kept as JPEG.
     func keptAnswer(_ kept: KeptJPEG, versionFolder: String, _ question: TileQuestion) -> TileAnswer? {
         if question.acceptsJXL, let keptSize = JPEGXLAnswers.fileSize(kept.path) {
-            return .made(soon: true) { [self] in
+            return .made(soon: true, pixels: question.workPixels) { [self] in
                 makeKeptJPEGXL(kept, keptSize: keptSize, versionFolder: versionFolder, question)
             }
         }

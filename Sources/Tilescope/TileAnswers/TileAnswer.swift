@@ -16,9 +16,10 @@ indirect enum TileAnswer: Sendable {
     case bytes(Bytes, type: String, etag: TileETag, cacheControl: String, timing: String)
     /// The client holds these bytes already: 304.
     case notModified(type: String, etag: TileETag, cacheControl: String)
-    /// The answer is made on a worker: `soon` for milliseconds of work (a JPEG XL, a stand-in), else `later`
-    /// (an encoding, 9 ms for WebP).
-    case made(soon: Bool, @Sendable () -> TileAnswer)
+    /// The answer is made on a render thread, as costly work of about `pixels` (decoded plus encoded:
+    /// `TileQuestion.workPixels`) in the client's budget: `soon` for milliseconds of work (a JPEG XL, a stand-in),
+    /// else queued (an encoding, 9 ms for WebP).
+    case made(soon: Bool, pixels: Int, @Sendable () -> TileAnswer)
     /// Nothing to send: `varies` when the error still depends on `Accept`.
     case failed(APIError, varies: Bool)
 }

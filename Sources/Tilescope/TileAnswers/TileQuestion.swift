@@ -25,4 +25,13 @@ struct TileQuestion: Sendable {
     let holds: @Sendable (_ etag: String) -> Bool
 
     var version: String { record.version }
+
+    /// What making this picture costs in the fair queue's units, pixels decoded plus pixels encoded: a tile
+    /// (254 px and its overlap) decoded and encoded once each; the preview (at most 1,024 px a side) likewise.
+    var workPixels: Int {
+        switch picture {
+        case .tile: return 2 * 256 * 256
+        case .preview: return 2 * 1024 * 1024
+        }
+    }
 }

@@ -84,7 +84,7 @@ extension DerivedFormats {
                            varies: false)
         }
         if let answer = stored(made, type: type, etag: etag, cacheControl: cacheControl, question) { return answer }
-        return .made(soon: false) {
+        return .made(soon: false, pixels: question.workPixels) {
             let start = DispatchTime.now().uptimeNanoseconds
             do {
                 let body = try files.write(from: png, to: made)

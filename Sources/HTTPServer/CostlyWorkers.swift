@@ -1,0 +1,163 @@
+import CLibcShims
+import Foundation
+
+/// The threads that run costly work (`Reply.costly`: pixels decoded and encoded), in the order a `FairQueue`
+/// chooses: `normal` threads at the normal OS priority for work within its client's budget, and as many
+/// `spare` threads at a lower one (nice 10) for work over it, which also take within-budget work when they have
+/// none. On a machine with as many cores as normal threads, a client within its budget thus gets a core at
+/// once even while another client's over-budget renders fill the spare threads, and those renders still use
+/// whatever CPU it leaves.
+final class CostlyWorkers: @unchecked Sendable {
+    /// What a queued request does when it runs (with the seconds it waited) or is refused.
+    struct Job: Sendable {
+        var run: @Sendable (_ waitedSeconds: Double) -> Void
+        var refuse: @Sendable (FairQueue<Job>.Refusal) -> Void
+    }
+
+    static let spareNiceness: Int32 = 10
+
+    enum Submission: Sendable {
+        case queued
+        /// Not queued: answer with this (429 or 503).
+        case refused(FairQueue<Job>.Refusal)
+        /// The workers or the server are stopping.
+        case stopping
+    }
+
+    private let condition = NSCondition()
+    private var queue: FairQueue<Job>
+    private var stopping = false
+    private let clock: @Sendable () -> Double
+    private let limits: FairQueueLimits
+
+    init(limits: FairQueueLimits, normalThreads: Int, spareThreads: Int, name: String,
+         clock: @escaping @Sendable () -> Double = CostlyWorkers.uptime) {
+        self.queue = FairQueue(limits: limits)
+        self.clock = clock
+        self.limits = limits
+        for index in 0..<max(1, normalThreads) { start(.normal, name: "\(name)-\(index)") }
+        for index in 0..<max(1, spareThreads) { start(.spare, name: "\(name)-s\(index)") }
+        startExpiryTimer()
+    }
+
+    static func uptime() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    /// Offers a job. `admitted` runs under the queue's lock once the job is queued and before any thread can
+    /// take it (the server suspends the connection there, so that no thread answers a connection not yet
+    /// suspended). Jobs refused to make room for it are told through their own `refuse`.
+    func submit(_ job: Job, client: ClientAddress, pixels: Int, admitted: () -> Bool) -> Submission {
+        condition.lock()
+        guard !stopping else {
+            condition.unlock()
+            return .stopping
+        }
+        let admission = queue.admit(job, client: client, cost: pixels, now: clock())
+        // No thread takes the job before the lock is released. If `admitted` fails (the server is stopping), the
+        // job stays: it runs, and its answer is dropped with the connection's (`SuspendedConnections`).
+        if admission.refusal == nil {
+            guard admitted() else {
+                condition.unlock()
+                return .stopping
+            }
+            condition.broadcast()
+        }
+        condition.unlock()
+        for (entry, refusal) in admission.evicted { entry.job.refuse(refusal) }
+        return admission.refusal.map(Submission.refused) ?? .queued
+    }
+
+    /// Whether the work may run at once on the calling thread (nothing queued or running, the client within its
+    /// budget, which is charged).
+    func mayRunInline(client: ClientAddress, pixels: Int) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !stopping && queue.mayRunInline(client: client, cost: pixels, now: clock())
+    }
+
+    var counts: FairQueueCounts {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.counts
+    }
+
+    /// Lets queued work finish, then ends the threads.
+    func shutdown() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func start(_ kind: FairQueue<Job>.ThreadKind, name: String) {
+        // Strong: the pool lives while its threads do (see `WorkerPool`).
+        let thread = Thread { [self] in
+            ts_set_thread_name(name)
+            if kind == .spare { _ = ts_lower_thread_priority(Self.spareNiceness) }
+            while let (entry, waited) = next(for: kind) {
+                entry.job.run(waited)
+                finished(entry, on: kind)
+            }
+        }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    private func next(for kind: FairQueue<Job>.ThreadKind) -> (FairQueue<Job>.Entry, Double)? {
+        condition.lock()
+        while true {
+            let now = clock()
+            let expired = queue.expired(now: now)
+            if !expired.isEmpty {
+                condition.unlock()
+                for (entry, refusal) in expired { entry.job.refuse(refusal) }
+                condition.lock()
+                continue
+            }
+            if let entry = queue.next(for: kind) {
+                condition.unlock()
+                return (entry, max(0, now - entry.arrival))
+            }
+            if stopping && queue.waiting(.withinBudget) + queue.waiting(.overBudget) == 0 {
+                condition.unlock()
+                return nil
+            }
+            condition.wait()
+        }
+    }
+
+    private func finished(_ entry: FairQueue<Job>.Entry, on kind: FairQueue<Job>.ThreadKind) {
+        condition.lock()
+        queue.finished(entry, on: kind)
+        // A normal thread may have been waiting for this client's share to free up.
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Jobs are expired when a thread looks for work; this wakes one now and then in case every thread is busy
+    /// with long renders while others wait past their limit.
+    private func startExpiryTimer() {
+        let thread = Thread { [weak self] in
+            ts_set_thread_name("costly-expiry")
+            while let self, !self.isStopping {
+                let interval = max(0.05, min(1, self.limits.maxWaitSeconds / 4))
+                Thread.sleep(forTimeInterval: interval)
+                self.expireNow()
+            }
+        }
+        thread.start()
+    }
+
+    private var isStopping: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopping
+    }
+
+    private func expireNow() {
+        condition.lock()
+        let expired = queue.expired(now: clock())
+        condition.unlock()
+        for (entry, refusal) in expired { entry.job.refuse(refusal) }
+    }
+}

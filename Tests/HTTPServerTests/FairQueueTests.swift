@@ -189,7 +189,9 @@ import Testing
             #expect(counts.running[0] + counts.running[1] == running.count)
         }
         // Arrivals stop: everything drains.
-        for _ in 0..<10_000 where !(running.isEmpty && queue.counts.waiting == [0, 0]) {
+        var rounds = 0
+        while !(running.isEmpty && queue.counts.waiting == [0, 0]) && rounds < 10_000 {
+            rounds += 1
             now += 0.05
             settle(queue.expired(now: now))
             running.removeAll { item in

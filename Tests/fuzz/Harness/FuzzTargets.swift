@@ -21,6 +21,8 @@ enum FuzzTargets {
         "jpeg-rows": JPEGRowsTarget.run,
         "hot-responses": HotResponsesTarget.run,
         "accept": AcceptTarget.run,
+        "forwarded-for": FairQueueTarget.runForwardedFor,
+        "fair-queue": FairQueueTarget.runQueue,
     ]
 
     /// Set once by main before libFuzzer starts; read only on the fuzzing thread.

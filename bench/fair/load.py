@@ -15,10 +15,12 @@ ROLE is one of (each from its own loopback address, so a server can tell the cli
                       preview and every tile of the level that fits 1280x800, on 6 connections like a
                       browser; with firstview the run ends when the last view is done, not after S seconds
 
-Each role runs in a process of its own (threads inside), so that one role's threads never hold the
-GIL while another role's clock is running. All roles start together; requests that end in the
-first W seconds (warm-up) are not counted. One JSON line per run is appended to --out.
-Standard library only.
+Each role runs in processes of its own (threads inside), so that one role's threads never hold the
+GIL while another role's clock is running; the greedy client and the AVIF flood are spread over
+--greedy-processes processes, as many as the four greedy clients have. All roles start together;
+only requests that end after the first W seconds (warm-up) and before the stop count. The parent
+reads the server's CPU (utime+stime) and memory from /proc over the same window, makes the figures
+(exact percentiles) and appends one JSON line per run to --out. Standard library only.
 """
 import argparse
 import ctypes
@@ -242,7 +244,9 @@ class Greedy(Client):
                     pixels = size[0] * size[1] if size else 0
                 retry_after = headers.get("Retry-After") if headers is not None and status != 200 else None
                 records.append((time.monotonic(), status, seconds, len(body), pixels, retry_after))
-                if status not in (0, 429, 503):
+                if status == 0:
+                    time.sleep(0.001)  # a refused connect fails at once: do not spin the client's CPU
+                elif status not in (429, 503):
                     break
 
 
@@ -305,6 +309,8 @@ class AvifFlood(Client):
             status, body, reply_headers, seconds = connection.get(self.next_path(), headers)
             kind = reply_headers.get("Content-Type", "") if reply_headers is not None else ""
             records.append((time.monotonic(), status, seconds, len(body), 0, kind))
+            if status == 0:
+                time.sleep(0.001)  # as the greedy client
 
 
 class FirstView(Client):

@@ -188,6 +188,7 @@ settle() {  # timeout label: until every running server is quiet
 }
 
 notes="$work/notes.md"; : > "$notes"
+for w in "${which_list[@]}"; do : > "$work/$w.log"; done
 echo "starting ${which_list[*]}: building every image" >&2
 for w in "${which_list[@]}"; do start_server "$w"; done
 wait_ready

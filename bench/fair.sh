@@ -29,12 +29,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 QUICK=${QUICK:-0}
 pick() { if [ "$QUICK" = 1 ]; then echo "$2"; else echo "$1"; fi; }  # full, quick
-IDLE_SECONDS=${IDLE_SECONDS:-$(pick 10 4)}                 # the viewer alone
+IDLE_SECONDS=${IDLE_SECONDS:-$(pick 15 4)}                 # the viewer alone
 MODEST_IDLE_SECONDS=${MODEST_IDLE_SECONDS:-$(pick 20 6)}   # the modest client alone (5/s: 100 samples)
 FLOOD_SECONDS=${FLOOD_SECONDS:-$(pick 30 8)}
-GREEDY_SECONDS=${GREEDY_SECONDS:-$(pick 20 5)}             # greedy alone, and the four greedy clients
+GREEDY_SECONDS=${GREEDY_SECONDS:-$(pick 30 5)}             # greedy alone, and the four greedy clients
 WARMUP=${WARMUP:-$(pick 3 2)}                              # seconds of load before measuring
-FIRST_VIEW_REPEATS=${FIRST_VIEW_REPEATS:-$(pick 5 3)}
+FIRST_VIEW_REPEATS=${FIRST_VIEW_REPEATS:-$(pick 7 3)}
 GREEDY_CONNECTIONS=${GREEDY_CONNECTIONS:-60}
 GREEDY4_CONNECTIONS=${GREEDY4_CONNECTIONS:-15}
 VIEWER_RATE=${VIEWER_RATE:-500}

@@ -90,6 +90,14 @@ def get_json(host, port, path, source=GREEDY):
     return json.loads(body)
 
 
+def interim(headers):
+    """An answer the server marks as a stand-in for a tile or preview not made yet in the format asked
+    for (docs/api.md#tile-formats: ETag ending -interim, Server-Timing tile;desc=interim)."""
+    if headers is None:
+        return False
+    return "-interim" in headers.get("ETag", "") or "desc=interim" in headers.get("Server-Timing", "")
+
+
 def jpeg_size(data):
     """(width, height) from a JPEG's SOF segment, or None: the pixels a render really produced
     (an arbitrary rotation makes the picture larger than the size asked for)."""
@@ -279,7 +287,7 @@ class Paced(Client):
 class AvifFlood(Client):
     """Distinct Deep Zoom tiles of the image as AVIF, as fast as the connections go: every tile of every
     level once, shuffled, then again in a new order (by then the server may have made some).
-    extra = the answer's Content-Type (image/jpeg for a stand-in)."""
+    extra = "interim" for a stand-in, else the answer's Content-Type."""
 
     def start(self, connections, share):
         image = self.ctx["photo"]
@@ -307,7 +315,8 @@ class AvifFlood(Client):
         headers = {"Accept": "image/avif,*/*"}
         while not self.stop.is_set():
             status, body, reply_headers, seconds = connection.get(self.next_path(), headers)
-            kind = reply_headers.get("Content-Type", "") if reply_headers is not None else ""
+            kind = "interim" if interim(reply_headers) else \
+                reply_headers.get("Content-Type", "") if reply_headers is not None else ""
             records.append((time.monotonic(), status, seconds, len(body), 0, kind))
             if status == 0:
                 time.sleep(0.001)  # as the greedy client
@@ -316,7 +325,7 @@ class AvifFlood(Client):
 class FirstView(Client):
     """One image's first view after another, as a browser makes it: the image record, then the preview
     and every tile of the level that fits the viewport, on 6 fresh connections. One record per view:
-    (end, image id, seconds, requests, non-200 answers, bytes, level, format)."""
+    (end, image id, seconds, requests, non-200 answers, bytes, level, format, stand-in answers)."""
 
     def start(self, image_ids, gap):
         self.done = threading.Event()
@@ -336,7 +345,7 @@ class FirstView(Client):
         first = self.connection()
         status, body, _, _ = first.get(f"/api/images/{image_id}", {"Accept": "application/json"})
         if status != 200:
-            return time.monotonic(), image_id, time.perf_counter() - start, 1, 1, len(body), None, None
+            return time.monotonic(), image_id, time.perf_counter() - start, 1, 1, len(body), None, None, 0
         image = json.loads(body)
         format_name, urls = first_view_urls(image, self.ctx["first_view_format"])
         paths = queue.Queue()
@@ -353,8 +362,8 @@ class FirstView(Client):
         for fetcher in fetchers:
             fetcher.join()
         seconds = time.perf_counter() - start
-        return (time.monotonic(), image_id, seconds, requests, sum(1 for s, _ in answers if s != 200),
-                sum(b for _, b in answers) + len(body), level, format_name)
+        return (time.monotonic(), image_id, seconds, requests, sum(1 for a in answers if a[0] != 200),
+                sum(a[1] for a in answers) + len(body), level, format_name, sum(1 for a in answers if a[2]))
 
     def fetch(self, connection, paths, answers):
         while True:
@@ -362,8 +371,8 @@ class FirstView(Client):
                 path = paths.get_nowait()
             except queue.Empty:
                 break
-            status, body, _, _ = connection.get(path, {"Accept": BROWSER_ACCEPT})
-            answers.append((status, len(body)))
+            status, body, headers, _ = connection.get(path, {"Accept": BROWSER_ACCEPT})
+            answers.append((status, len(body), interim(headers)))
         connection.close()
 
 
@@ -408,12 +417,13 @@ def summarise(kind, records, window, args):
             "requests": len(records),
             "ok_per_s": len(ok) / window,
             "avif_answers": sum(1 for r in ok if r[5] == "image/avif"),
+            "interim_answers": sum(1 for r in ok if r[5] == "interim"),
             "non_200": len(records) - len(ok),
             "errors": sum(1 for r in records if r[1] == 0),
             **latency_summary([r[2] for r in ok]),
         }
     views = [{"image": r[1], "seconds": round(r[2], 4), "requests": r[3], "non_200": r[4], "bytes": r[5],
-              "level": r[6], "format": r[7]} for r in records]
+              "level": r[6], "format": r[7], "interim": r[8]} for r in records]
     return {
         "views": views,
         "format": next((v["format"] for v in views if v["format"]), None),
@@ -488,6 +498,11 @@ def role_process(ctx, part, seed, stop, results):
     the parent when told to stop, and exits without waiting for replies still on their way."""
     die_with_parent()
     kind, name, source, connections, share = part
+    if kind in ("greedy", "avif"):
+        # The flooding clients share the machine with the measuring ones (viewer, modest, first views):
+        # niced, their own CPU use (429s can come back as fast as they are asked) does not delay the
+        # measuring clients' threads, whose latencies are meant to be the server's.
+        os.nice(10)
     time.sleep(max(0.0, ctx["start"] - time.monotonic()))
     args = ctx["args"]
     if kind == "greedy":
@@ -658,11 +673,13 @@ def brief(record):
         if s["kind"] == "greedy":
             parts.append(f"{name} {s['ok_per_s']:.1f} ok/s {s['megapixels_per_s']:.1f} MP/s 429x{s['status_429']}")
         elif s["kind"] in ("viewer", "modest"):
-            parts.append(f"{name} {s['achieved_per_s']:.1f}/s p50 {s['p50_ms']} p99 {s['p99_ms']} ms non-200 {s['non_200']}")
+            parts.append(f"{name} {s['achieved_per_s']:.1f}/s p50 {s['p50_ms']} p99 {s['p99_ms']} ms"
+                         f" non-200 {s['non_200']} late {s['late_sends']}")
         elif s["kind"] == "avif":
-            parts.append(f"avif {s['ok_per_s']:.1f} ok/s")
+            parts.append(f"avif {s['ok_per_s']:.1f} ok/s, {s['interim_answers']} stand-ins, {s['avif_answers']} AVIF")
         else:
-            parts.append(f"first view median {s['median_s']} s")
+            median = "-" if s["median_s"] is None else f"{s['median_s']:.3f}"
+            parts.append(f"first view median {median} s, stand-ins {sum(v['interim'] for v in s['views'])}")
     return "; ".join(parts)
 
 

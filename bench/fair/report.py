@@ -85,12 +85,20 @@ def first_view_median(scenario):
 
 def first_view_requests(b):
     views = [v for s in ("firstview-idle", "firstview-avif") for v in (role(b, s, "firstview") or {}).get("views", [])]
-    return f"{sum(v['requests'] for v in views)} / {sum(v['non_200'] for v in views)}" if views else None
+    if not views:
+        return None
+    return (f"{sum(v['requests'] for v in views)} / {sum(v['non_200'] for v in views)}"
+            f" / {sum(v.get('interim', 0) for v in views)}")
 
 
 def first_view_shape(b):
     views = (role(b, "firstview-idle", "firstview") or {}).get("views") or []
     return f"{views[0]['requests']} (level {views[0]['level']})" if views else None
+
+
+def avif_answers(b):
+    a = role(b, "firstview-avif", "avif")
+    return None if a is None else f"{a['interim_answers']:,} / {a['avif_answers']:,}"
 
 
 def greedy_failures(b):
@@ -189,9 +197,10 @@ sections = [
         ("during / idle", ratio(first_view_median("firstview-avif"), first_view_median("firstview-idle")), "x",
          (lambda v: v <= 1.5, "<= 1.5x")),
         ("requests a view (the fit level)", first_view_shape, "text", None),
-        ("first views: requests / not 200 (idle and flood together)", first_view_requests, "text", None),
+        ("first views, idle and flood together: requests / not 200 / stand-ins (interim)",
+         first_view_requests, "text", None),
         ("AVIF flood: 200 answers/s", field("firstview-avif", "avif", "ok_per_s"), "n", None),
-        ("AVIF flood: answers in AVIF (the rest JPEG stand-ins)", field("firstview-avif", "avif", "avif_answers"), "int", None),
+        ("AVIF flood: stand-in (interim) answers / in AVIF", avif_answers, "text", None),
     ]),
     ("the server: CPU (utime+stime over the measured seconds, cores busy) and memory", [
         *[(f"CPU, cores: {scenario}", server(scenario, "server_cores"), "n2", None) for scenario in SCENARIOS],

@@ -41,6 +41,8 @@ final class CostlyWorkers: @unchecked Sendable {
     private let condition = NSCondition()
     private var queue: FairQueue<Job>
     private var stopping = false
+    /// Normal threads waiting for work: while one is, spare threads leave within-budget work to it.
+    private var idleNormalThreads = 0
     /// Refusals waiting for their time (`holdSeconds`), oldest first.
     private var held: [(due: Double, job: Job, refusal: CostlyRefusal)] = []
     private let clock: @Sendable () -> Double
@@ -138,7 +140,7 @@ final class CostlyWorkers: @unchecked Sendable {
                 condition.lock()
                 continue
             }
-            if let entry = queue.next(for: kind) {
+            if let entry = queue.next(for: kind, normalThreadsIdle: idleNormalThreads > 0) {
                 condition.unlock()
                 return (entry, max(0, now - entry.arrival))
             }
@@ -146,7 +148,9 @@ final class CostlyWorkers: @unchecked Sendable {
                 condition.unlock()
                 return nil
             }
+            if kind == .normal { idleNormalThreads += 1 }
             condition.wait()
+            if kind == .normal { idleNormalThreads -= 1 }
         }
     }
 

@@ -165,14 +165,21 @@ public struct FairQueue<Job> {
 
     /// The next job for a thread of `kind`, marked running (call `finished` after it), or nil when none may run
     /// on it now.
-    public mutating func next(for kind: ThreadKind) -> Entry? {
+    ///
+    /// `normalThreadsIdle`: whether a normal thread is waiting for work. A spare thread then leaves within-budget
+    /// work to it, and takes only the work of clients at their share of normal threads: spare threads are for
+    /// over-budget work first, and one that took within-budget work a normal thread could have run would be
+    /// busy when over-budget work comes.
+    public mutating func next(for kind: ThreadKind, normalThreadsIdle: Bool = false) -> Entry? {
         let tiers: [Tier] = kind == .normal ? [.withinBudget] : [.overBudget, .withinBudget]
         for tier in tiers {
             guard counts.waiting[tier.rawValue] > 0 else { continue }
             var best: (key: LaneKey, start: Double, sequence: Int)?
             for (key, lane) in lanes where key.tier == tier {
                 guard let first = lane.first else { continue }
-                if kind == .normal && lane.runningOnNormal >= limits.normalPerClient { continue }
+                let atShare = lane.runningOnNormal >= limits.normalPerClient
+                if kind == .normal && atShare { continue }
+                if kind == .spare && tier == .withinBudget && normalThreadsIdle && !atShare { continue }
                 let start = max(lane.served, clock[tier.rawValue])
                 if best == nil || start < best!.start || (start == best!.start && first.sequence < best!.sequence) {
                     best = (key, start, first.sequence)

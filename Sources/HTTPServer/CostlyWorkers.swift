@@ -2,11 +2,11 @@ import CLibcShims
 import Foundation
 
 /// The threads that run costly work (`Reply.costly`: pixels decoded and encoded), in the order a `FairQueue`
-/// chooses: `normal` threads at the normal OS priority for work within its client's budget, and as many
-/// `spare` threads at a lower one (nice 10) for work over it, which also take within-budget work when they have
-/// none. On a machine with as many cores as normal threads, a client within its budget thus gets a core at
-/// once even while another client's over-budget renders fill the spare threads, and those renders still use
-/// whatever CPU it leaves.
+/// chooses: `normal` threads (nice 5) for work within its client's budget, and as many `spare` threads at a lower
+/// priority (nice 15) for work over it, which also take within-budget work when no normal thread is free for it.
+/// On a machine with as many cores as normal threads, a client within its budget thus gets a core at once even
+/// while another client's over-budget renders fill the spare threads, and those renders still use whatever CPU
+/// it leaves.
 final class CostlyWorkers: @unchecked Sendable {
     /// What a queued request does when it runs (with the seconds it waited) or is refused.
     struct Job: Sendable {

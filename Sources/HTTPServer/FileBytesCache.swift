@@ -50,6 +50,13 @@ public final class FileBytesCache: @unchecked Sendable {
         return bytes
     }
 
+    /// Holds `bytes` as the file at `path` would be held: for bytes made in memory whose path has no file
+    /// (a tile of a source served from its own levels), so that later lookups find them like a hot file's.
+    public func hold(_ bytes: SharedBytes, at path: String) {
+        guard maxFileBytes > 0 else { return }
+        insert(path, bytes)
+    }
+
     /// Forgets the bytes held for `path` (a file found damaged and replaced under the same path).
     public func remove(_ path: String) {
         pthread_mutex_lock(&lock)

@@ -13,6 +13,13 @@ public final class SharedBytes: @unchecked Sendable {
         self.count = count
     }
 
+    /// A copy of `bytes` (made in memory, such as a tile cut from a source on request).
+    public convenience init(copying bytes: [UInt8]) {
+        let base = malloc(max(1, bytes.count))!
+        bytes.withUnsafeBytes { if let source = $0.baseAddress { base.copyMemory(from: source, byteCount: bytes.count) } }
+        self.init(taking: base, count: bytes.count)
+    }
+
     /// The whole regular file at `path` read into memory, or nil if it cannot be opened, is not a
     /// regular file or is larger than `limit` bytes.
     public static func read(path: String, limit: Int) -> SharedBytes? {

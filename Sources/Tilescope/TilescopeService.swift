@@ -75,6 +75,9 @@ public final class TilescopeService: @unchecked Sendable {
                                hotTileAnswers: config.hotTileAnswers,
                                trustedProxies: (try? TrustedProxies(parsing: config.trustedProxies)) ?? .none)
         app.derivedFormats.follow(builds)
+        if config.pyramidalSources == .auto {
+            builds.directPublication = DirectPublication(store: store, quality: config.quality)
+        }
         if config.adminToken != nil, !Uploads.canWrite(imagesFolder) {
             Log.info(Uploads.readOnlyMessage)
         }

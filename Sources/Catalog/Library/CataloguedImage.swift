@@ -15,9 +15,11 @@ public struct CataloguedImage: Sendable, Equatable {
     public var built: (tileSize: Int, overlap: Int)?
     /// Whether the published pyramid holds PNG tiles with the alpha of a transparent source.
     public var alpha: Bool
+    /// Whether the source is served from its own levels (no tiles were built).
+    public var direct: Bool
 
     public init(id: String, fileName: String, size: Int, modifiedNanoseconds: Int, version: String,
-                width: Int, height: Int, built: (tileSize: Int, overlap: Int)?, alpha: Bool = false) {
+                width: Int, height: Int, built: (tileSize: Int, overlap: Int)?, alpha: Bool = false, direct: Bool = false) {
         self.id = id
         self.fileName = fileName
         self.size = size
@@ -27,11 +29,13 @@ public struct CataloguedImage: Sendable, Equatable {
         self.height = height
         self.built = built
         self.alpha = alpha
+        self.direct = direct
     }
 
     public static func == (a: Self, b: Self) -> Bool {
         a.id == b.id && a.fileName == b.fileName && a.size == b.size && a.modifiedNanoseconds == b.modifiedNanoseconds
             && a.version == b.version && a.width == b.width && a.height == b.height
             && a.built?.tileSize == b.built?.tileSize && a.built?.overlap == b.built?.overlap && a.alpha == b.alpha
+            && a.direct == b.direct
     }
 }

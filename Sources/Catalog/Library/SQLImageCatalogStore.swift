@@ -19,7 +19,7 @@ public struct SQLImageCatalogStore: ImageCatalogStore {
         while true {
             let rows = try database.reading {
                 try $0.query("""
-                    SELECT id, file_name, size, modified_ns, version, width, height, tile_size, overlap, alpha
+                    SELECT id, file_name, size, modified_ns, version, width, height, tile_size, overlap, alpha, direct
                     FROM library_images WHERE id > ? ORDER BY id LIMIT ?
                     """, .text(after), .integer(Int64(Self.batchSize)))
             }
@@ -40,7 +40,7 @@ public struct SQLImageCatalogStore: ImageCatalogStore {
         }
         return CataloguedImage(id: id, fileName: fileName, size: Int(size), modifiedNanoseconds: Int(modified),
                                version: version, width: Int(width), height: Int(height), built: built,
-                               alpha: row["alpha"].integer == 1)
+                               alpha: row["alpha"].integer == 1, direct: row["direct"].integer == 1)
     }
 
     public func save(_ images: [CataloguedImage], removing removed: [String]) throws {
@@ -51,16 +51,17 @@ public struct SQLImageCatalogStore: ImageCatalogStore {
             }
             for image in images {
                 try transaction.execute("""
-                    INSERT INTO library_images (id, file_name, size, modified_ns, version, width, height, tile_size, overlap, alpha)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO library_images (id, file_name, size, modified_ns, version, width, height, tile_size, overlap, alpha, direct)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET file_name = excluded.file_name, size = excluded.size,
                         modified_ns = excluded.modified_ns, version = excluded.version, width = excluded.width,
                         height = excluded.height, tile_size = excluded.tile_size, overlap = excluded.overlap,
-                        alpha = excluded.alpha
+                        alpha = excluded.alpha, direct = excluded.direct
                     """, .text(image.id), .text(image.fileName), .integer(Int64(image.size)),
                     .integer(Int64(image.modifiedNanoseconds)), .text(image.version), .integer(Int64(image.width)),
                     .integer(Int64(image.height)), image.built.map { .integer(Int64($0.tileSize)) } ?? .null,
-                    image.built.map { .integer(Int64($0.overlap)) } ?? .null, image.alpha ? .integer(1) : .null)
+                    image.built.map { .integer(Int64($0.overlap)) } ?? .null, image.alpha ? .integer(1) : .null,
+                    image.direct ? .integer(1) : .null)
             }
         }
     }

@@ -54,5 +54,8 @@ public enum PostgresSchema {
         DatabaseMigration(version: 4, name: "library_images.alpha: pyramids with the PNG tiles of a transparent source", sql: """
             ALTER TABLE library_images ADD COLUMN alpha BIGINT;  -- 1 when they are there, else NULL (CatalogSchema, version 5)
             """),
+        DatabaseMigration(version: 5, name: "library_images.direct: sources served from their own levels, not built", sql: """
+            ALTER TABLE library_images ADD COLUMN direct BIGINT;  -- 1 for a source served directly, else NULL (CatalogSchema, version 6)
+            """),
     ]
 }

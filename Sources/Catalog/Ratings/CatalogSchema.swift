@@ -53,5 +53,8 @@ public enum CatalogSchema {
         DatabaseMigration(version: 5, name: "library_images.alpha: pyramids with the PNG tiles of a transparent source", sql: """
             ALTER TABLE library_images ADD COLUMN alpha INTEGER;  -- 1 when they are there, else NULL
             """),
+        DatabaseMigration(version: 6, name: "library_images.direct: sources served from their own levels, not built", sql: """
+            ALTER TABLE library_images ADD COLUMN direct INTEGER;  -- 1 for a source served directly, else NULL
+            """),
     ]
 }

@@ -18,6 +18,8 @@ public final class BuildQueue: @unchecked Sendable {
     private let store: any PyramidStore
     private let library: ImageLibrary
     private let builder: PyramidBuilder
+    /// See `directPublication`.
+    private var direct: DirectPublication?
     private let expressPixels: Int
     private let failures: (any BuildFailureStore)?
     /// Who builds what when replicas share the pyramid store; `LocalBuildLeases` alone.
@@ -138,6 +140,7 @@ public final class BuildQueue: @unchecked Sendable {
         defer { condition.lock(); buildingHere.remove(pyramid); condition.unlock() }
         guard let (lease, hold) = claim(record) else { return }
         defer { hold.release() }
+        if servedDirectly(record, lease: lease) { return }
         let started = Date()
         log("building \(id) (\(record.fileName))")
         let library = self.library
@@ -234,6 +237,44 @@ public final class BuildQueue: @unchecked Sendable {
         condition.lock()
         retries[pyramid] = nil
         condition.unlock()
+    }
+
+    // MARK: - Sources served from their own levels
+
+    /// How sources that already are pyramids are published (`DirectPublication`); nil: every source is built.
+    /// Set once at start, before the first scan.
+    var directPublication: DirectPublication? {
+        get { condition.lock(); defer { condition.unlock() }; return direct }
+        set { condition.lock(); direct = newValue; condition.unlock() }
+    }
+
+    /// Publishes `record` without a build when its source already is a pyramid: true when it did (or tried and
+    /// failed, which is recorded like a failed build), false to build it.
+    private func servedDirectly(_ record: ImageRecord, lease: BuildLeaseKeeper) -> Bool {
+        guard let publication = directPublication,
+              let source = try? PyramidalSource.probe(path: record.sourcePath) else { return false }
+        let (id, version) = (record.id, record.version)
+        let started = Date()
+        do {
+            let manifest = try publication.publish(record, from: source)
+            lease.end(published: true)
+            store.removeVersions(of: id, except: version)
+            try? failures?.forget(fileName: record.fileName)
+            library.update(id, version: version) { $0.status = .ready(manifest); $0.partial = nil }
+            condition.lock()
+            let published = self.published
+            condition.unlock()
+            published?(id, version, manifest)
+            finished("built", Date().timeIntervalSince(started))
+            log("serving \(id) directly from its \(source.levels.count) levels: \(manifest.width)x\(manifest.height), published in \(String(format: "%.2f", Date().timeIntervalSince(started))) s")
+        } catch {
+            lease.end(published: false)
+            let reason = FailureReason.text(fileName: record.fileName, sourcePath: record.sourcePath, error)
+            library.update(id, version: version) { $0.status = .failed(reason); $0.partial = nil }
+            finished("failed", Date().timeIntervalSince(started))
+            log("failed to serve \(id) directly: \(reason)")
+        }
+        return true
     }
 
     // MARK: - Retries of builds the machine failed

@@ -26,6 +26,8 @@ public struct ServeConfig: PyramidSettings, Sendable {
     public var quality = 85
     public var background = Background.white
     public var buildConcurrency = 1
+    /// Whether sources that already are pyramids are served from their own levels (`auto`) or built (`build`).
+    public var pyramidalSources = PyramidalSourcesMode.auto
     /// Images of at most this many pixels also have a builder of their own (0: none).
     public var expressBuildPixels = 16_777_216
     public var rescanSeconds = 2
@@ -174,6 +176,14 @@ public struct ServeConfig: PyramidSettings, Sendable {
     ] + pyramidSettings + [  // --quality and --background, where --help and README list them
         Setting("--build-concurrency", env: "TILESCOPE_BUILD_CONCURRENCY", default: \.buildConcurrency, "pyramids built at once") {
             $0.buildConcurrency = try SettingValue.integer($1, "build-concurrency", in: 1...64)
+        },
+        Setting("--pyramidal-sources", env: "TILESCOPE_PYRAMIDAL_SOURCES", default: \.pyramidalSources.rawValue,
+                "auto: a source that already is a pyramid (tiled pyramidal TIFF, OpenSlide slide, JPEG 2000) is served from its own levels, no build; build: every source is built") {
+            config, value in
+            guard let mode = PyramidalSourcesMode(rawValue: value) else {
+                throw UsageError("pyramidal sources must be auto or build, not '\(value.prefix(40))'")
+            }
+            config.pyramidalSources = mode
         },
         Setting("--express-build-pixels", env: "TILESCOPE_EXPRESS_BUILD_PIXELS", default: \.expressBuildPixels,
                 "images of at most this many pixels also get a builder of their own, so a long build never holds them up (0: none)") {

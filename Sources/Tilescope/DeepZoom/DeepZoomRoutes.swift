@@ -30,11 +30,19 @@ extension TilescopeApp {
                                record: record, request: request)
     }
 
-    func tile(_ id: String, level: Int, column: Int, row: Int, _ request: Request) throws -> Response {
-        let (record, _) = try checkedTile(id, level: level, column: column, row: row)
+    /// `finish` adds what the route's answer needs (a hot-answer key, a longer cache lifetime) to a 200 or 304.
+    func tile(_ id: String, level: Int, column: Int, row: Int, _ request: Request,
+              finish: @escaping @Sendable (inout Response) -> Void = { _ in }) throws -> Reply {
+        let (record, manifest) = try checkedTile(id, level: level, column: column, row: row)
+        if manifest.isDirect {
+            return try directTile(record, manifest, level: level, column: column, row: row, request, finish: finish)
+        }
         let path = store.tilePath(id: id, version: record.version, level: level, column: column, row: row)
-        return try pyramidFile(path, type: "image/jpeg", etag: TileETag(version: record.version, .tile(level: level, column: column, row: row)).text,
-                               record: record, request: request)
+        var response = try pyramidFile(path, type: "image/jpeg",
+                                       etag: TileETag(version: record.version, .tile(level: level, column: column, row: row)).text,
+                                       record: record, request: request)
+        finish(&response)
+        return .now(response)
     }
 
     /// The key under which a tile answer may be given again without routing (`HotResponses`): only for
@@ -58,8 +66,9 @@ extension TilescopeApp {
     /// being made is never immutable (`InterimFormatTiles`).
     func formatTile(_ id: String, level: Int, column: Int, row: Int, format: DeepZoomTileFormat,
                     version wantedVersion: String? = nil, _ request: Request) throws -> Reply {
-        guard format != .jpeg else { return .now(try tile(id, level: level, column: column, row: row, request)) }
+        guard format != .jpeg else { return try tile(id, level: level, column: column, row: row, request) }
         let (record, manifest) = try checkedTile(id, level: level, column: column, row: row)
+        if manifest.isDirect { throw Self.noFormatsForDirect(id, format) }
         let version = record.version
         if let wantedVersion, wantedVersion != version { throw Self.noSuchVersion(id, wantedVersion) }
         return reply(derivedFormats.answer(TileQuestion(
@@ -68,6 +77,12 @@ extension TilescopeApp {
             cacheControl: wantedVersion != nil ? HTTPCaching.immutable
                 : HTTPCaching.cacheControl(for: request, currentVersion: version),
             mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })), for: request)
+    }
+
+    /// A source served from its own levels answers JPEG tiles only: the other formats are made from stored JPEG
+    /// tiles, which it has none of (its `urls.formats` lists none).
+    static func noFormatsForDirect(_ id: String, _ format: DeepZoomTileFormat) -> APIError {
+        APIError.notFound("\(id) is served directly from its source's own levels, in JPEG tiles only: no .\(format.rawValue) tiles")
     }
 
     /// The image's record and pyramid, if the tile is one of its pyramid's; otherwise the 400 that says why.

@@ -54,13 +54,18 @@ extension TilescopeApp {
     }
 
     /// A tile of `/dzi/{id}/{version}_files/`: cacheable for good when `version` is current, 404 otherwise.
-    func versionedTile(_ id: String, version: String, level: Int, column: Int, row: Int, _ request: Request) throws -> Response {
+    func versionedTile(_ id: String, version: String, level: Int, column: Int, row: Int, _ request: Request,
+                       finish: @escaping @Sendable (inout Response) -> Void) throws -> Reply {
         let gone = Self.noSuchVersion(id, version)
         guard library.record(id)?.version == version else { throw gone }
-        var response = try tile(id, level: level, column: column, row: row, request)
-        // The source may have changed between the check and the file: the tile's ETag says which version it is.
-        guard let etag = response.header("ETag"), TileETag.isTag(etag, ofVersion: version) else { throw gone }
-        response.setHeader("Cache-Control", HTTPCaching.immutable)
-        return response
+        return try tile(id, level: level, column: column, row: row, request) { response in
+            // The source may have changed between the check and the file: the tile's ETag says which version it is.
+            guard let etag = response.header("ETag"), TileETag.isTag(etag, ofVersion: version) else {
+                response = gone.response
+                return
+            }
+            response.setHeader("Cache-Control", HTTPCaching.immutable)
+            finish(&response)
+        }
     }
 }

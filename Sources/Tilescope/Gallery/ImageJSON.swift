@@ -35,6 +35,8 @@ public struct ImageJSON: Encodable, Sendable {
     /// Whether the image is transparent: its PNG, WebP and AVIF tiles and `preview.png` keep the alpha, and
     /// its JPEG ones are laid over the server's background (`--background`). false until a pyramid says so.
     public var alpha: Bool
+    /// `direct` for a source served from its own levels (no build: JPEG tiles only), else `built`.
+    public var served: String
     public var status: String
     public var reason: String?
     public var progress: Int?
@@ -56,6 +58,8 @@ public struct ImageJSON: Encodable, Sendable {
         maxLevel = pyramid?.maxLevel
         previewLevel = pyramid?.previewLevel()
         alpha = (record.manifest ?? record.partial)?.isTransparent ?? false
+        let direct = record.manifest?.isDirect ?? false
+        served = direct ? "direct" : "built"
         status = record.status.name
         switch record.status {
         case .ready: readyLevels = pyramid.map { $0.maxLevel + 1 }
@@ -73,14 +77,14 @@ public struct ImageJSON: Encodable, Sendable {
         let links = record.urls, transparent = alpha
         urls = URLs(dzi: links.dzi, tiles: links.tiles, preview: links.preview,
                     viewport: "/api/images/\(PyramidURLs.percentEncoded(record.id))/viewport",
-                    formats: Dictionary(uniqueKeysWithValues: DeepZoomTileFormat.offered(transparent: transparent).map { format in
+                    formats: Dictionary(uniqueKeysWithValues: (direct ? [.jpeg] : DeepZoomTileFormat.offered(transparent: transparent)).map { format in
                         (format.rawValue, FormatURLs(tiles: links.tiles(in: format),
                                                      preview: links.preview(for: format, transparent: transparent)))
                     }))
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, title, caption, fileName, width, height, tileSize, overlap, maxLevel, previewLevel, readyLevels, alpha
+        case id, title, caption, fileName, width, height, tileSize, overlap, maxLevel, previewLevel, readyLevels, alpha, served
         case status, reason, progress, etaSeconds, version, rating, urls
     }
 
@@ -99,6 +103,7 @@ public struct ImageJSON: Encodable, Sendable {
         try container.encodeIfPresent(previewLevel, forKey: .previewLevel)
         try container.encodeIfPresent(readyLevels, forKey: .readyLevels)
         try container.encode(alpha, forKey: .alpha)
+        try container.encode(served, forKey: .served)
         try container.encode(status, forKey: .status)
         try container.encodeIfPresent(reason, forKey: .reason)
         try container.encodeIfPresent(progress, forKey: .progress)

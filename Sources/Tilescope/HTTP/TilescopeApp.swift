@@ -25,6 +25,8 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let hotTiles: HotResponses?
     /// What the WebP and AVIF tiles and the AVIF preview answer, and the work that makes them.
     let derivedFormats: DerivedFormats
+    /// Sources served from their own levels, kept open (`DirectSources`).
+    let directSources = DirectSources()
     /// Whose budget a costly request spends (`Reply.costly`): the peer, or the client a trusted proxy names.
     let clients: TrustedProxies
 
@@ -161,11 +163,12 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         case .deepZoomDescriptor(let id): return .now(try descriptor(id, request))
         case let .deepZoomTile(id, level, column, row):
             let generation = hotTiles?.generation  // before the version is read: see HotResponses
-            var response = try tile(id, level: level, column: column, row: row, request)
-            if let generation, response.status == 200, response.header("Cache-Control") == HTTPCaching.immutable {
-                response.reuse = hotTileKey(id, level: level, column: column, row: row, request, generation)
+            let key = hotTileKey(id, level: level, column: column, row: row, request, generation ?? 0)
+            return try tile(id, level: level, column: column, row: row, request) { response in
+                if generation != nil, response.status == 200, response.header("Cache-Control") == HTTPCaching.immutable {
+                    response.reuse = key
+                }
             }
-            return .now(response)
         case let .deepZoomFormatTile(id, level, column, row, format):
             return try formatTile(id, level: level, column: column, row: row, format: .offered(format), request)
         case let .deepZoomVersionedTile(id, version, level, column, row, format) where format != "jpeg":
@@ -173,12 +176,11 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
                                   request)
         case let .deepZoomVersionedTile(id, version, level, column, row, _):
             let generation = hotTiles?.generation  // before the version is read: see HotResponses
-            var response = try versionedTile(id, version: version, level: level, column: column, row: row, request)
-            if let generation, response.status == 200 {
-                response.reuse = hotVersionedTileKey(id, version: version, level: level, column: column, row: row,
-                                                     request, generation)
+            let key = hotVersionedTileKey(id, version: version, level: level, column: column, row: row, request,
+                                          generation ?? 0)
+            return try versionedTile(id, version: version, level: level, column: column, row: row, request) { response in
+                if generation != nil, response.status == 200 { response.reuse = key }
             }
-            return .now(response)
         case .preview(let id): return .now(try preview(id, request))
         case .previewFormat(let id, let format):
             guard let format = DeepZoomTileFormat(fileExtension: format) else {

@@ -78,14 +78,19 @@ extension TilescopeApp {
         })
         let versionFolder = store.versionFolder(id: id, version: version)
         let lossless = iiif.lossless
-        // Runs on the worker thread: finding (or writing) the lossless copy reads files.
+        let direct = manifest.isDirect, sources = directSources
+        // Runs on the worker thread: finding (or writing) the lossless copy reads files. A source served from its
+        // own levels is read itself: its full level is the source's pixels.
         let reader: @Sendable () throws -> any RegionReading = {
+            if direct { return try sources.source(of: record) }
             guard rendering.wantsSourcePixels, !transparent,
                   let copy = try lossless.copy(of: record, in: versionFolder) else { return pyramidReader }
             return copy
         }
         let quality = iiif.jpegQuality, background = iiif.background
-        if let tile = IIIFTileFiles.tile(for: rendering, in: pyramid) {
+        // Coinciding tiles are kept as files for built pyramids; a direct source writes none (its renders are kept
+        // in the derivative cache's memory like any other).
+        if !direct, let tile = IIIFTileFiles.tile(for: rendering, in: pyramid) {
             let files = IIIFTileFiles(versionFolder: versionFolder)
             if let stored = storedTile(at: files.path(tile), format: rendering.format) {
                 return .now(Response(status: 200, headers: headers + [("Server-Timing", "tile;desc=stored")],

@@ -18,7 +18,7 @@ extension CataloguedImage {
                   modifiedNanoseconds: record.stamp.modifiedNanoseconds, version: record.version,
                   width: header.width, height: header.height,
                   built: record.manifest.map { (tileSize: $0.tileSize, overlap: $0.overlap) },
-                  alpha: record.manifest?.isTransparent ?? false)
+                  alpha: record.manifest?.isTransparent ?? false, direct: record.manifest?.isDirect ?? false)
     }
 }
 
@@ -31,7 +31,8 @@ extension ImageRecord {
         if let built = image.built {
             status = .ready(PyramidManifest(pyramid: Pyramid(width: image.width, height: image.height,
                                                              tileSize: built.tileSize, overlap: built.overlap),
-                                            source: image.fileName, version: image.version, alpha: image.alpha))
+                                            source: image.fileName, version: image.version, alpha: image.alpha,
+                                            direct: image.direct))
         }
         catalogued = true
     }

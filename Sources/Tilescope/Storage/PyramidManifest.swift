@@ -18,9 +18,16 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
     /// true when the source is transparent: every tile has a PNG beside its JPEG, alpha kept, and the
     /// folder a `preview.png` (`PyramidPart.alpha`). Absent from the file for an opaque one.
     public var alpha: Bool?
+    /// true when the source already is a pyramid served as it is (`DirectSources`): the folder holds the
+    /// descriptor, the preview and this file, no tiles; each tile is cut from the source's own levels when asked.
+    /// Absent from the file for a built pyramid.
+    public var direct: Bool?
 
     /// Whether the pyramid holds the PNG tiles of a transparent source.
     public var isTransparent: Bool { alpha == true }
+
+    /// Whether tiles come from the source's own levels on request rather than from files.
+    public var isDirect: Bool { direct == true }
 
     public var pyramid: Pyramid {
         Pyramid(width: width, height: height, tileSize: tileSize, overlap: overlap)
@@ -34,7 +41,8 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
     public func isReady(level: Int) -> Bool { level >= 0 && level < levelsReady }
 
     /// `readyLevels` nil: the whole pyramid.
-    public init(pyramid: Pyramid, source: String, version: String, readyLevels: Int? = nil, alpha: Bool = false) {
+    public init(pyramid: Pyramid, source: String, version: String, readyLevels: Int? = nil, alpha: Bool = false,
+                direct: Bool = false) {
         width = pyramid.width
         height = pyramid.height
         tileSize = pyramid.tileSize
@@ -44,10 +52,12 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
         self.version = version
         self.readyLevels = readyLevels.flatMap { $0 > pyramid.maxLevel ? nil : $0 }
         self.alpha = alpha ? true : nil
+        self.direct = direct ? true : nil
     }
 
     /// The same pyramid with levels `0..<count` published (all of them: the complete manifest).
     public func with(readyLevels count: Int) -> PyramidManifest {
-        PyramidManifest(pyramid: pyramid, source: source, version: version, readyLevels: count, alpha: isTransparent)
+        PyramidManifest(pyramid: pyramid, source: source, version: version, readyLevels: count, alpha: isTransparent,
+                        direct: isDirect)
     }
 }

@@ -54,6 +54,8 @@ final class DerivedFormats: Sendable {
             // A transparent image's are made from its PNG tiles on request (`TransparentAnswers`), not from these.
             guard !manifest.isTransparent else { return }
             self?.queuePreviewAVIF(id: id, version: version, manifest: manifest)
+            // A source served from its own levels has no JPEG tile files to make them from.
+            guard !manifest.isDirect else { return }
             self?.queueFitLevelAVIF(id: id, version: version, manifest: manifest)
         }
     }

@@ -93,11 +93,17 @@ public struct FairQueue<Job> {
     /// Each tier's fair-queuing clock: the start of the job dispatched last.
     private var clock: [Double] = Array(repeating: 0, count: Tier.allCases.count)
     private var sequence = 0
+    /// Buckets are swept for idle clients once there are more than this (`forgetIdleClients`).
+    private var forgetAbove: Int
     public private(set) var counts = FairQueueCounts()
 
     public init(limits: FairQueueLimits) {
         self.limits = limits
+        forgetAbove = limits.clientsRemembered
     }
+
+    /// Clients whose buckets are kept (for tests: idle ones are forgotten once there are many).
+    var rememberedClients: Int { buckets.count }
 
     /// Jobs waiting in `tier`.
     public func waiting(_ tier: Tier) -> Int { counts.waiting[tier.rawValue] }
@@ -257,11 +263,14 @@ public struct FairQueue<Job> {
     /// Buckets of clients with nothing waiting or running and a full bucket say nothing a new bucket would not:
     /// they go once there are many, so a stream of new addresses cannot grow the table without end.
     private mutating func forgetIdleClients(now: Double) {
-        guard buckets.count > limits.clientsRemembered else { return }
+        guard buckets.count > forgetAbove else { return }
         let busy = Set(lanes.keys.map(\.client))
         buckets = buckets.filter { client, bucket in
             busy.contains(client) || refilled(bucket, now: now).tokens < limits.burstPixels
         }
+        // If most are still spending, the next sweep waits until the table has doubled: a sweep per request
+        // would cost a pass over every client each time.
+        forgetAbove = max(limits.clientsRemembered, 2 * buckets.count)
     }
 
     // MARK: - Making room

@@ -119,6 +119,25 @@ import Testing
         #expect(order.filter { $0 >= 200 }.count >= 2, "\(order)")
     }
 
+    @Test func idleClientsAreForgottenOnceThereAreMany() {
+        var queue = Queue(limits: FairQueueLimits(pixelsPerSecond: 1000, burstPixels: 1000, capacity: 10_000,
+                                                  overBudgetWaitingPerClient: 1, normalPerClient: 1, maxWaitSeconds: 30,
+                                                  clientsRemembered: 100))
+        // 300 clients each spend a little once: all of them are still refilling, so sweeps forget none, and the
+        // next sweep waits until the table has doubled (no pass over every client per request).
+        func spend(_ index: Int, at now: Double) {
+            let admission = queue.admit(index, client: ClientAddress("10.0.\(index / 256).\(index % 256)"), cost: 10, now: now)
+            #expect(admission.refusal == nil)
+            if let entry = queue.next(for: .spare) { queue.finished(entry, on: .spare) }
+        }
+        for index in 0..<300 { spend(index, at: 0) }
+        #expect(queue.rememberedClients == 300)
+        // Seconds later their buckets are full again: the next sweep forgets them, not the clients spending now.
+        for index in 300..<500 { spend(index, at: 5) }
+        #expect(queue.rememberedClients == 200, "only the clients spending now: \(queue.rememberedClients)")
+        #expect(queue.tokens(of: ClientAddress("10.0.1.243"), now: 5) < 1000, "a client spending now is remembered")
+    }
+
     /// Random arrivals, costs and thread events; after every step the invariants hold, and once arrivals stop,
     /// every admitted job has run or been refused exactly once (none waits forever).
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])

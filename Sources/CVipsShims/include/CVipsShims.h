@@ -108,6 +108,14 @@ int ts_write_vips(VipsImage *in, const char *path);
 int ts_tiffsave_pyramid(VipsImage *in, const char *path);
 /// Opens page `page` of a TIFF for random access (header only). The path is taken literally.
 VipsImage *ts_tiffload_page(const char *path, int page);
+/// Opens one level of a source that already is a pyramid for random access (header only), outside libvips's
+/// operation cache: `loader` ("tiffload", "openslideload", "jp2kload") with the int `option` ("page", "subifd",
+/// "level"; none when NULL) set to `value`. Uncached, so the level's memory goes when its image does (the
+/// cache would keep it, and would answer a file rewritten in place with its old image). The path is taken
+/// literally; `loader` and `option` are constants chosen by the caller.
+VipsImage *ts_load_level(const char *loader, const char *path, const char *option, int value);
+/// Bands `first` to `first + n - 1`.
+int ts_extract_bands(VipsImage *in, VipsImage **out, int first, int n);
 /// Called from libvips's "eval" signal while an image computes; runs on the computing thread.
 typedef void (*ts_progress_fn)(void *context, int percent, int eta_seconds);
 /// Enables progress on `image` and forwards its eval signal to `callback`; returns the handler id.

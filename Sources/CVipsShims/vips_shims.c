@@ -276,3 +276,12 @@ VipsImage *ts_load_level(const char *loader, const char *path, const char *optio
 int ts_extract_bands(VipsImage *in, VipsImage **out, int first, int n) {
     return vips_extract_band(in, out, first, "n", n, NULL);
 }
+int ts_scale_bilinear(VipsImage *in, VipsImage **out, double scale_x, double scale_y, double offset_x, double offset_y,
+    int width, int height) {
+    VipsArrayInt *area = vips_array_int_newv(4, 0, 0, width, height);
+    int result = vips_affine(in, out, scale_x, 0, 0, scale_y,
+        "idx", offset_x, "idy", offset_y, "oarea", area,
+        "interpolate", vips_interpolate_bilinear_static(), "extend", VIPS_EXTEND_COPY, NULL);
+    vips_area_unref(VIPS_AREA(area));
+    return result;
+}

@@ -18,19 +18,21 @@ extension PyramidalSource {
     public static func probe(path: String, openLevels: Int = defaultOpenLevels,
                              openBytes: Int = defaultOpenBytes) throws -> PyramidalSource? {
         try Vips.start()
-        guard let loader = ImageHeader.loader(of: path) else { return nil }
+        // libvips names a loader by its nickname or its class ("openslideload", "VipsForeignLoadOpenslideFile").
+        guard let loader = ImageHeader.loader(of: path)?.lowercased() else { return nil }
+        let isSlide = loader.contains("openslide"), isJPEG2000 = loader.contains("jp2k")
         let found: Found?
         if let tiff = try TIFFLayout.read(path) {
             if let levels = subIFDLevels(tiff) {
                 found = tiffFound(.tiffSubIFDs, levels, tiff)
-            } else if loader == "openslideload", let slide = try openslideFound(path: path, tiff: tiff) {
+            } else if isSlide, let slide = try openslideFound(path: path, tiff: tiff) {
                 found = slide
             } else {
                 found = pageLevels(tiff).map { tiffFound(.tiffPages, $0, tiff) }
             }
-        } else if loader == "openslideload" {
+        } else if isSlide {
             found = try openslideFound(path: path, tiff: nil)
-        } else if loader == "jp2kload" {
+        } else if isJPEG2000 {
             found = jpeg2000Found(path: path)
         } else {
             found = nil
@@ -175,7 +177,9 @@ extension PyramidalSource {
             let tileHeight = (header.tileHeight + (1 << reduction) - 1) >> reduction
             return SourceLevel(width: size.width, height: size.height, fullWidth: header.width,
                                fullHeight: header.height, load: .jpeg2000(reduction: reduction),
-                               tiles: SourceLevel.StoredTiles(width: tileWidth, height: tileHeight, isJPEG: false))
+                               tiles: SourceLevel.StoredTiles(width: tileWidth, height: tileHeight, isJPEG: false),
+                               offset: (SourceLevel.jpeg2000Offset(reduction: reduction, origin: header.x0),
+                                        SourceLevel.jpeg2000Offset(reduction: reduction, origin: header.y0)))
         }
         let cost = jpeg2000OpenCost(header)
         return Found(format: .jpeg2000, levels: levels, openCosts: levels.map { _ in cost }, micronsPerPixel: nil)

@@ -70,47 +70,21 @@ public final class PyramidalSource: RegionReading, @unchecked Sendable {
               size.width > 0, size.height > 0 else {
             throw VipsError(message: "region \(region) at \(size.width)x\(size.height) is not inside \(width)x\(height)")
         }
-        let (index, rect) = plan(region, size: size)
-        let level = try levelImage(index)
-        let cut = try level.crop(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
-        return try cut.resized(to: size, kernel: VIPS_KERNEL_LINEAR)
+        let (index, area) = plan(region, size: size)
+        return try area.resampled(try levelImage(index), to: size)
     }
 
-    /// The level that answers: the coarsest whose pixels the region still spans at least `size` of (its
-    /// downsample at most the region's size over the output's), and the region's pixels on it.
-    func plan(_ region: PixelRect, size: PixelSize) -> (level: Int, rect: PixelRect) {
+    /// The level that answers, the coarsest still as sharp as the output (its downsample at most the region's
+    /// size over the output's) that holds the region, and the region on it.
+    func plan(_ region: PixelRect, size: PixelSize) -> (level: Int, area: LevelArea) {
         var chosen = 0
         for index in levels.indices.dropFirst() {
-            guard Self.extent(region.x, region.width, full: width, side: levels[index].width, scale: levels[index].scaleX)
-                    >= Double(size.width) - Self.slack,
-                  Self.extent(region.y, region.height, full: height, side: levels[index].height, scale: levels[index].scaleY)
-                    >= Double(size.height) - Self.slack else { break }
+            let area = LevelArea(region, on: levels[index], fullWidth: width, fullHeight: height)
+            // Coarser levels are no sharper and hold no more: the search stops at the first that fails.
+            guard area.isSharpEnough(for: size), area.isHeld(by: levels[index]) else { break }
             chosen = index
         }
-        let level = levels[chosen]
-        let (x, cutWidth) = Self.span(region.x, region.width, side: level.width, scale: level.scaleX)
-        let (y, cutHeight) = Self.span(region.y, region.height, side: level.height, scale: level.scaleY)
-        return (chosen, PixelRect(x: x, y: y, width: cutWidth, height: cutHeight))
-    }
-
-    /// Below a millionth of a pixel, a ratio of sizes that is not a power of two is taken as exact.
-    private static let slack = 1e-6
-
-    /// How many level pixels `start ..< start + length` (of a side `full` long) spans on a level side `side`
-    /// long at `scale` full pixels per level pixel. At the image's end the level's last pixel stands for what is
-    /// left of the image, and counts whole (as `Pyramid.levelRegion` counts it): a request for a level's short
-    /// last tile comes from that level as it is.
-    static func extent(_ start: Int, _ length: Int, full: Int, side: Int, scale: Double) -> Double {
-        let end = start + length >= full ? Double(side) : Double(start + length) / scale
-        return end - Double(start) / scale
-    }
-
-    /// The level pixels `start ..< start + length` (full resolution) covers: floor of its start, ceiling of its
-    /// end, inside the level and at least one.
-    static func span(_ start: Int, _ length: Int, side: Int, scale: Double) -> (start: Int, length: Int) {
-        let first = min(side - 1, Int((Double(start) / scale + slack).rounded(.down)))
-        let end = min(side, Int((Double(start + length) / scale - slack).rounded(.up)))
-        return (first, max(1, end - first))
+        return (chosen, LevelArea(region, on: levels[chosen], fullWidth: width, fullHeight: height))
     }
 
     /// Level `index` opened and converted as shown, from the open levels or opened now.

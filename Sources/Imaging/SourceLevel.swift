@@ -43,13 +43,23 @@ public struct SourceLevel: Sendable, Equatable {
     /// side's own ratio, so that the level's last pixel column and row still end where the image does.
     let scaleX: Double
     let scaleY: Double
+    /// Where the full image's pixel edges fall on the level: full-resolution position x (pixel i spans i ..< i + 1)
+    /// is level position x / scaleX + offsetX. 0 for a level whose pixel is the mean of a block of the full
+    /// image (TIFF pyramids, OpenSlide); a JPEG 2000 level's pixel is centred on the first pixel of its block
+    /// instead (the wavelet's low-pass is centred on even samples), half a level pixel less half a full pixel
+    /// earlier (`jpeg2000Offset`).
+    let offsetX: Double
+    let offsetY: Double
 
-    /// A level of `width` x `height` of an image of `fullWidth` x `fullHeight`.
-    init(width: Int, height: Int, fullWidth: Int, fullHeight: Int, load: Load, tiles: StoredTiles?) {
+    /// A level of `width` x `height` of an image of `fullWidth` x `fullHeight`; `offset` as `offsetX`, `offsetY`.
+    init(width: Int, height: Int, fullWidth: Int, fullHeight: Int, load: Load, tiles: StoredTiles?,
+         offset: (x: Double, y: Double) = (0, 0)) {
         self.width = width
         self.height = height
         self.load = load
         self.tiles = tiles
+        offsetX = offset.x
+        offsetY = offset.y
         if let halvings = Self.halvings(width: width, height: height, fullWidth: fullWidth, fullHeight: fullHeight) {
             downsample = Double(1 << halvings)
             scaleX = downsample
@@ -71,5 +81,12 @@ public struct SourceLevel: Sendable, Equatable {
         let fitsWidth = abs(Double(fullWidth) / divisor - Double(width)) < 1
         let fitsHeight = abs(Double(fullHeight) / divisor - Double(height)) < 1
         return fitsWidth && fitsHeight ? n : nil
+    }
+
+    /// `offsetX` (or Y) of JPEG 2000 resolution level `reduction` of an image starting at `origin` on the
+    /// codestream's reference grid: level pixel k is the reference grid's sample 2^r (ceil(origin / 2^r) + k).
+    static func jpeg2000Offset(reduction: Int, origin: Int) -> Double {
+        let divisor = Double(1 << reduction)
+        return 0.5 - 0.5 / divisor + Double(origin) / divisor - (Double(origin) / divisor).rounded(.up)
     }
 }

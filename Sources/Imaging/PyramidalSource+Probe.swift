@@ -21,8 +21,14 @@ extension PyramidalSource {
         // libvips names a loader by its nickname or its class ("openslideload", "VipsForeignLoadOpenslideFile").
         guard let loader = ImageHeader.loader(of: path)?.lowercased() else { return nil }
         let isSlide = loader.contains("openslide"), isJPEG2000 = loader.contains("jp2k")
+        let layout: TIFFLayout?
+        do {
+            layout = try TIFFLayout.read(path)
+        } catch where isSlide {
+            layout = nil  // TIFF-like but its own (Hamamatsu's NDPI takes offsets past 4 GB its own way): OpenSlide's
+        }
         let found: Found?
-        if let tiff = try TIFFLayout.read(path) {
+        if let tiff = layout {
             if let levels = subIFDLevels(tiff) {
                 found = tiffFound(.tiffSubIFDs, levels, tiff)
             } else if isSlide, let slide = try openslideFound(path: path, tiff: tiff) {

@@ -7,8 +7,11 @@ import ScrollGeometry
 /// OpenSlide reads; a JPEG 2000 with resolution levels), read directly: no build, nothing written.
 ///
 /// A region is read from the smallest level still at least as sharp as the output, only where the region is
-/// (a crop of the level opened for random access: libvips then decodes only the tiles under it), and resized
-/// to the output size with a triangle filter, as `LosslessPyramid` and the Deep Zoom reader resize. Pixels come
+/// (a crop of the level opened for random access: libvips then decodes only the tiles under it), and scaled to
+/// the output size with each output pixel taken from exactly where it lies (`LevelArea`): box means by whole
+/// factors, as the levels themselves were made, then bilinear interpolation for what is left, at most a halving
+/// (unlike `RegionPixels`' triangle filter it does not widen for a reduction: exact register was chosen over
+/// that little antialiasing; an aligned Deep Zoom tile is a plain crop or an exact 2 x 2 mean). Pixels come
 /// out as builds show a source (`SourceImage.displayable`): 8-bit sRGB through an embedded ICC profile, alpha
 /// laid on white, and grey made three equal bands, so every answer is 8-bit sRGB in three bands.
 ///

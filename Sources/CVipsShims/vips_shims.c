@@ -260,3 +260,28 @@ int ts_embed_copy(VipsImage *in, VipsImage **out, int width, int height) {
     return vips_embed(in, out, 0, 0, width, height, "extend", VIPS_EXTEND_COPY, NULL);
 }
 int ts_write_vips(VipsImage *in, const char *path) { return vips_vipssave(in, path, NULL); }
+
+VipsImage *ts_load_level(const char *loader, const char *path, const char *option, int value) {
+    VipsOperation *operation = vips_operation_new(loader);
+    if (!operation) return NULL;
+    g_object_set(operation, "filename", path, "access", VIPS_ACCESS_RANDOM, NULL);
+    if (option) g_object_set(operation, option, value, NULL);
+    // vips_object_build, not vips_cache_operation_buildp (what vips_call does): see the header.
+    VipsImage *out = NULL;
+    if (vips_object_build(VIPS_OBJECT(operation)) == 0) g_object_get(operation, "out", &out, NULL);
+    vips_object_unref_outputs(VIPS_OBJECT(operation));
+    g_object_unref(operation);
+    return out;
+}
+int ts_extract_bands(VipsImage *in, VipsImage **out, int first, int n) {
+    return vips_extract_band(in, out, first, "n", n, NULL);
+}
+int ts_scale_bilinear(VipsImage *in, VipsImage **out, double scale_x, double scale_y, double offset_x, double offset_y,
+    int width, int height) {
+    VipsArrayInt *area = vips_array_int_newv(4, 0, 0, width, height);
+    int result = vips_affine(in, out, scale_x, 0, 0, scale_y,
+        "idx", offset_x, "idy", offset_y, "oarea", area,
+        "interpolate", vips_interpolate_bilinear_static(), "extend", VIPS_EXTEND_COPY, NULL);
+    vips_area_unref(VIPS_AREA(area));
+    return result;
+}

@@ -54,3 +54,16 @@ extension VImage {
         try VImage.make { ts_moreeq_const(pointer, $0, threshold) }
     }
 }
+
+extension VImage {
+    /// `width` x `height` pixels of the image scaled by `horizontal`, `vertical` with bilinear interpolation:
+    /// output pixel (x, y) is sampled at (x / horizontal - offsetX, y / vertical - offsetY), where input pixel
+    /// (i, j) sits at (i, j); beyond the edges the edge pixels repeat. For resampling that must land exactly
+    /// (`LevelArea`), which `resize` cannot be told.
+    func scaledBilinear(horizontal: Double, vertical: Double, offsetX: Double, offsetY: Double,
+                        width: Int, height: Int) throws -> VImage {
+        try VImage.make {
+            ts_scale_bilinear(pointer, $0, horizontal, vertical, offsetX, offsetY, Int32(width), Int32(height))
+        }
+    }
+}

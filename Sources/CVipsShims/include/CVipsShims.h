@@ -108,6 +108,20 @@ int ts_write_vips(VipsImage *in, const char *path);
 int ts_tiffsave_pyramid(VipsImage *in, const char *path);
 /// Opens page `page` of a TIFF for random access (header only). The path is taken literally.
 VipsImage *ts_tiffload_page(const char *path, int page);
+/// Opens one level of a source that already is a pyramid for random access (header only), outside libvips's
+/// operation cache: `loader` ("tiffload", "openslideload", "jp2kload") with the int `option` ("page", "subifd",
+/// "level"; none when NULL) set to `value`. Uncached, so the level's memory goes when its image does (the
+/// cache would keep it, and would answer a file rewritten in place with its old image). The path is taken
+/// literally; `loader` and `option` are constants chosen by the caller.
+VipsImage *ts_load_level(const char *loader, const char *path, const char *option, int value);
+/// Bands `first` to `first + n - 1`.
+int ts_extract_bands(VipsImage *in, VipsImage **out, int first, int n);
+/// `width` x `height` pixels of `in` scaled by `scale_x`, `scale_y` with bilinear interpolation, output pixel
+/// (x, y) sampling input position (x / scale_x - offset_x, y / scale_y - offset_y), where input pixel (i, j)
+/// sits at (i, j) (vips_affine's corner convention: scale 1 and offset 0 give the input back); beyond its
+/// edges the input's edge pixels repeat.
+int ts_scale_bilinear(VipsImage *in, VipsImage **out, double scale_x, double scale_y, double offset_x, double offset_y,
+    int width, int height);
 /// Called from libvips's "eval" signal while an image computes; runs on the computing thread.
 typedef void (*ts_progress_fn)(void *context, int percent, int eta_seconds);
 /// Enables progress on `image` and forwards its eval signal to `callback`; returns the handler id.

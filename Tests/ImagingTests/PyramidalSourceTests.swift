@@ -1,0 +1,306 @@
+import Foundation
+import ScrollGeometry
+import Testing
+import TestSupport
+@testable import Imaging
+
+/// Sources that already are pyramids, made here with the `vips` tools: which levels a probe finds, regions read
+/// from them against libvips's own reading of the full resolution, and reads from many threads at once.
+@Suite struct PyramidalSourceTests {
+    static let width = 3000, height = 2000
+
+    /// The suite's files, made once (a few seconds) and shared by its tests.
+    static let made: Result<Files, TestFailure> = {
+        do { return .success(try Files.make()) } catch { return .failure(TestFailure("making the sources: \(error)")) }
+    }()
+
+    struct Files: Sendable {
+        var pages = "", subIFDs = "", bigTIFF = "", jpeg2000 = "", slide = ""
+        var jpeg = "", png = "", striped = "", singleTiledPage = "", pagesOfOneSize = ""
+
+        static func make() throws -> Files {
+            let folder = try TestScratch.folder("pyramidal-sources")
+            let raw = folder + "/smooth.raw", source = folder + "/smooth.v"
+            try Data(smooth(width: width, height: height)).write(to: URL(fileURLWithPath: raw))
+            try vips("rawload", raw, folder + "/multiband.v", "\(width)", "\(height)", "3")
+            try vips("copy", folder + "/multiband.v", source, "--interpretation", "srgb")
+            var files = Files()
+            // Quality 90: at Q75 the coarsest level's own JPEG losses (its waves 16 times denser, ringing where the
+            // image ends inside a tile) are 33 dB, and would hide what this suite measures, the reading.
+            let pyramid = ["--tile", "--pyramid", "--compression", "jpeg", "--Q", "90", "--tile-width", "256", "--tile-height", "256"]
+            files.pages = folder + "/pages.tif"
+            try vips(["tiffsave", source, files.pages] + pyramid)
+            files.subIFDs = folder + "/subifds.tif"
+            try vips(["tiffsave", source, files.subIFDs, "--subifd"] + pyramid)
+            files.bigTIFF = folder + "/big.tif"
+            try vips(["tiffsave", source, files.bigTIFF, "--bigtiff"] + pyramid)
+            files.jpeg2000 = folder + "/smooth.jp2"
+            try vips("jp2ksave", source, files.jpeg2000, "--tile-width", "256", "--tile-height", "256")
+            files.slide = folder + "/slide.svs"
+            let label = smooth(width: 300, height: 200).map { 255 - $0 }
+            try AperioSlide.write(source: source, to: files.slide, micronsPerPixel: 0.25,
+                                  label: (label, 300, 200))
+            files.jpeg = folder + "/plain.jpg"
+            try vips("jpegsave", source, files.jpeg)
+            files.png = folder + "/plain.png"
+            try vips("crop", source, files.png, "0", "0", "600", "400")
+            files.striped = folder + "/striped.tif"
+            try vips("tiffsave", source, files.striped, "--compression", "jpeg")
+            files.singleTiledPage = folder + "/single.tif"
+            try vips("tiffsave", source, files.singleTiledPage, "--tile", "--compression", "jpeg")
+            // Two tiled pages of one size (a document of two pages): pages, but not levels.
+            let twoPages = folder + "/two-pages.v"
+            try vips("join", source, source, twoPages, "vertical")  // (8.14's arrayjoin of one image twice crashes)
+            try AperioSlide.setFields(of: twoPages, [("gint", "page-height", "\(height)")])
+            files.pagesOfOneSize = folder + "/two-pages.tif"
+            try vips("tiffsave", twoPages, files.pagesOfOneSize, "--tile", "--compression", "jpeg")
+            return files
+        }
+
+        /// Waves of 300 to 700 pixels in each band: smooth like a photograph (JPEG keeps it well), with enough
+        /// gradient everywhere for a pixel's shift to show, and nothing finer than the coarsest level tested keeps.
+        static func smooth(width: Int, height: Int) -> [UInt8] {
+            func wave(_ count: Int, _ period: Double, _ amplitude: Double, _ phase: Double = 0) -> [Double] {
+                (0..<count).map { amplitude * sin(2 * Double.pi * Double($0) / period + phase) }
+            }
+            let redX = wave(width, 700, 50), redY = wave(height, 450, 40, 1), redXY = wave(width + height, 420, 25)
+            let greenX = wave(width, 330, 30), greenXY = wave(width + height, 520, 60, 2)
+            let blueY = wave(height, 300, 50), blueXY = wave(2 * width + height, 700, 30, 0.5)
+            var pixels = [UInt8](repeating: 0, count: width * height * 3)
+            for y in 0..<height {
+                for x in 0..<width {
+                    let i = (y * width + x) * 3
+                    pixels[i] = UInt8(128 + redX[x] + redY[y] + redXY[x + y])
+                    pixels[i + 1] = UInt8(128 + greenX[x] + greenXY[x - y + height - 1])
+                    pixels[i + 2] = UInt8(128 + blueY[y] + blueXY[2 * x + y])
+                }
+            }
+            return pixels
+        }
+    }
+
+    static func vips(_ arguments: String...) throws { try vips(arguments) }
+    static func vips(_ arguments: [String]) throws { try AperioSlide.run("/usr/bin/vips", arguments) }
+
+    /// A header field as `vipsheader` prints it, for the levels a file holds by libvips's own account.
+    static func field(_ name: String, of file: String) throws -> Int {
+        let outcome = try Command.run("/usr/bin/vipsheader", ["-f", name, file])
+        guard outcome.status == 0, let value = Double(outcome.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw TestFailure("vipsheader -f \(name) \(file): \(outcome.output)") }
+        return Int(value)
+    }
+
+    static func sizes(_ source: PyramidalSource) -> [[Int]] { source.levels.map { [$0.width, $0.height] } }
+
+    // MARK: Probing
+
+    @Test func tiffPagesAreLevelsWithJPEGTiles() throws {
+        let files = try Self.made.get()
+        for file in [files.pages, files.bigTIFF] {
+            let source = try #require(try PyramidalSource.probe(path: file))
+            #expect(source.format == .tiffPages)
+            let pages = try Self.field("n-pages", of: file)
+            let expected = try (0..<pages).map { page in
+                try ["width", "height"].map { try Self.field($0, of: "\(file)[page=\(page)]") }
+            }
+            #expect(pages == 5)
+            #expect(Self.sizes(source) == expected)
+            #expect(source.levels.map(\.load) == (0..<pages).map { .tiffPage($0) })
+            #expect(source.levels.map(\.downsample) == [1, 2, 4, 8, 16])
+            #expect(source.levels.allSatisfy { $0.tiles == SourceLevel.StoredTiles(width: 256, height: 256, isJPEG: true) })
+            // libvips writes 10 pixels a centimetre when nothing says otherwise: no measurement.
+            #expect(source.micronsPerPixel == nil)
+            #expect(source.associatedImages.isEmpty)
+        }
+    }
+
+    @Test func tiffSubIFDsAreLevels() throws {
+        let file = try Self.made.get().subIFDs
+        let source = try #require(try PyramidalSource.probe(path: file))
+        #expect(source.format == .tiffSubIFDs)
+        let subIFDs = try Self.field("n-subifds", of: file)
+        let expected = try [[Self.field("width", of: file), Self.field("height", of: file)]] + (0..<subIFDs).map { index in
+            try ["width", "height"].map { try Self.field($0, of: "\(file)[subifd=\(index)]") }
+        }
+        #expect(subIFDs == 4)
+        #expect(Self.sizes(source) == expected)
+        #expect(source.levels.map(\.load) == [.tiffPage(0)] + (0..<subIFDs).map { .tiffSubIFD($0) })
+    }
+
+    @Test func anAperioSlideIsReadThroughOpenSlide() throws {
+        let file = try Self.made.get().slide
+        let source = try #require(try PyramidalSource.probe(path: file))
+        #expect(source.format == .openslide)
+        let count = try Self.field("openslide.level-count", of: file)
+        let expected = try (0..<count).map { level in
+            try ["width", "height"].map { try Self.field("openslide.level[\(level)].\($0)", of: file) }
+        }
+        #expect(count == 5)
+        #expect(Self.sizes(source) == expected)
+        #expect(source.levels.map(\.load) == (0..<count).map { .openslide(level: $0) })
+        // OpenSlide says 16.02 for the last (187 of 3000 pixels): the level is the image halved four times.
+        #expect(source.levels.map(\.downsample) == [1, 2, 4, 8, 16])
+        #expect(source.levels.allSatisfy { $0.tiles?.isJPEG == true && $0.tiles?.width == 256 })
+        let microns = try #require(source.micronsPerPixel)
+        #expect(microns.x == 0.25 && microns.y == 0.25)
+        #expect(source.associatedImages == ["label"])
+    }
+
+    @Test func aJPEG2000sResolutionsAreLevels() throws {
+        let file = try Self.made.get().jpeg2000
+        let source = try #require(try PyramidalSource.probe(path: file))
+        #expect(source.format == .jpeg2000)
+        let pages = try Self.field("n-pages", of: file)
+        let expected = try (0..<pages).map { page in
+            try ["width", "height"].map { try Self.field($0, of: "\(file)[page=\(page)]") }
+        }
+        #expect(pages == 5)
+        #expect(Self.sizes(source) == expected)
+        #expect(source.levels.map(\.load) == (0..<pages).map { .jpeg2000(reduction: $0) })
+        #expect(source.levels.allSatisfy { $0.tiles?.isJPEG == false })
+    }
+
+    @Test func sourcesThatAreNoPyramidProbeAsNil() throws {
+        let files = try Self.made.get()
+        for file in [files.jpeg, files.png, files.striped, files.singleTiledPage, files.pagesOfOneSize] {
+            #expect(try PyramidalSource.probe(path: file) == nil, "\(file)")
+        }
+        #expect(try Self.field("n-pages", of: files.pagesOfOneSize) == 2)
+    }
+
+    // MARK: Reading
+
+    /// Regions and output sizes, with the level each must come from.
+    static let cases: [(region: PixelRect, size: PixelSize, level: Int)] = [
+        (PixelRect(x: 0, y: 0, width: width, height: height), PixelSize(width: 187, height: 125), 4),  // the coarsest
+        (PixelRect(x: 1000, y: 600, width: 512, height: 384), PixelSize(width: 512, height: 384), 0),  // full resolution
+        (PixelRect(x: 256, y: 256, width: 1024, height: 1024), PixelSize(width: 256, height: 256), 2),
+        (PixelRect(x: 2488, y: 1488, width: 512, height: 512), PixelSize(width: 128, height: 128), 2),  // to the edges
+        (PixelRect(x: 2800, y: 1900, width: 200, height: 100), PixelSize(width: 200, height: 100), 0),  // to the edges
+        (PixelRect(x: 333, y: 217, width: 901, height: 655), PixelSize(width: 300, height: 218), 1),  // unaligned
+        (PixelRect(x: 100, y: 900, width: 60, height: 40), PixelSize(width: 120, height: 80), 0),  // enlarged
+    ]
+
+    /// libvips's own reading of `region` at `size`: the file's full resolution (its page 0, OpenSlide's level 0
+    /// on white, the codestream's whole resolution) cropped and resized.
+    /// An enlargement is libvips's affine with the centre of each output pixel on its place in the source:
+    /// libvips 8.14's `resize` enlarges a quarter of a source pixel off it (`libvipsResizeEnlargesOffCentre`).
+    static func reference(_ file: String, _ region: PixelRect, _ size: PixelSize) throws -> [UInt8] {
+        var image = try VImage.open(file)
+        if image.bands == 4 { image = try image.flatten() }
+        var cut = try image.crop(x: region.x, y: region.y, width: region.width, height: region.height)
+        if size.width > region.width {
+            let folder = try TestScratch.folder("enlarged")
+            try Data(cut.pngData()).write(to: URL(fileURLWithPath: folder + "/cut.png"))
+            let scale = Double(size.width) / Double(region.width)
+            try vips("affine", folder + "/cut.png", folder + "/enlarged.png", "\(scale) 0 0 \(scale)",
+                     "--interpolate", "bicubic", "--extend", "copy", "--oarea", "0 0 \(size.width) \(size.height)",
+                     "--idx", "\(0.5 - 0.5 / scale)", "--idy", "\(0.5 - 0.5 / scale)")
+            return try VImage.open(folder + "/enlarged.png").pixels()
+        }
+        if size.width != region.width || size.height != region.height {
+            cut = try cut.resize(horizontal: Double(size.width) / Double(region.width),
+                                 vertical: Double(size.height) / Double(region.height))
+            cut = try cut.crop(x: 0, y: 0, width: size.width, height: size.height)
+        }
+        return try cut.pixels()
+    }
+
+    @Test(arguments: ["pages", "subIFDs", "bigTIFF", "slide", "jpeg2000"])
+    func readsMatchLibvipsOnTheFullResolution(_ name: String) throws {
+        let files = try Self.made.get()
+        let file = [("pages", files.pages), ("subIFDs", files.subIFDs), ("bigTIFF", files.bigTIFF),
+                    ("slide", files.slide), ("jpeg2000", files.jpeg2000)].first { $0.0 == name }!.1
+        let source = try #require(try PyramidalSource.probe(path: file))
+        for (region, size, level) in Self.cases {
+            #expect(source.plan(region, size: size).level == level, "\(name) \(region) -> \(size)")
+            let image = try source.read(region, size: size)
+            #expect(image.width == size.width && image.height == size.height && image.bands == 3)
+            let got = try image.pixels()
+            let expected = try Self.reference(file, region, size)
+            Self.expectInRegister(got, expected, size: size, "\(name) \(region) -> \(size)")
+        }
+    }
+
+    /// At least 38 dB, and better than the same pixels one output pixel out of register either way; the shift
+    /// estimated by least squares on the gradient under a fifth of a pixel.
+    static func expectInRegister(_ got: [UInt8], _ expected: [UInt8], size: PixelSize, _ label: String) {
+        let psnr = TestImages.psnr(got, expected)
+        #expect(psnr >= 38, "\(label): \(psnr) dB")
+        let (w, h) = (size.width, size.height)
+        for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let inner = (w: w - 1 * abs(dx), h: h - abs(dy))
+            let shifted = TestImages.psnr(
+                window(got, width: w, x: max(0, dx), y: max(0, dy), inner.w, inner.h),
+                window(expected, width: w, x: max(0, -dx), y: max(0, -dy), inner.w, inner.h))
+            #expect(psnr > shifted, "\(label): \(psnr) dB, one pixel off by (\(dx), \(dy)) \(shifted) dB")
+        }
+        let shift = LevelPixels.shift(of: got, against: expected, width: w, height: h, bands: 3)
+        #expect(abs(shift.x) < 0.2 && abs(shift.y) < 0.2, "\(label): shifted by \(shift)")
+    }
+
+    static func window(_ pixels: [UInt8], width: Int, x: Int, y: Int, _ w: Int, _ h: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(w * h * 3)
+        for row in y..<(y + h) {
+            let start = (row * width + x) * 3
+            out += pixels[start..<(start + w * 3)]
+        }
+        return out
+    }
+
+    /// Why enlargements are checked against `affine`: `resize` by 2 samples output pixel x at source position
+    /// x / 2 - 0.5 (its pixel centres at x / 2 - 0.25 would be right), so [0, 100] becomes [0, 0, 50, 100].
+    @Test func libvipsResizeEnlargesOffCentre() throws {
+        let folder = try TestScratch.folder("resize")
+        let pair = try VImage.fromPixels([0, 100], width: 2, height: 1, bands: 1)
+        try Data(pair.pngData()).write(to: URL(fileURLWithPath: folder + "/pair.png"))
+        try Self.vips("resize", folder + "/pair.png", folder + "/enlarged.png", "2", "--vscale", "1", "--kernel", "linear")
+        #expect(try VImage.open(folder + "/enlarged.png").pixels() == [0, 0, 50, 100])
+    }
+
+    @Test func regionsOutsideTheImageAreRefused() throws {
+        let source = try #require(try PyramidalSource.probe(path: try Self.made.get().pages))
+        #expect(throws: VipsError.self) {
+            try source.read(PixelRect(x: 2900, y: 0, width: 200, height: 100), size: PixelSize(width: 100, height: 50))
+        }
+    }
+
+    // MARK: Threads and open levels
+
+    /// Pixels of reads made on many threads at once from a source whose levels are not open yet (so that the
+    /// threads also race to open them) are those of the same reads made one after another.
+    @Test(arguments: ["pages", "slide", "jpeg2000"])
+    func readsFromManyThreadsGiveTheSamePixels(_ name: String) throws {
+        let files = try Self.made.get()
+        let file = [("pages", files.pages), ("slide", files.slide), ("jpeg2000", files.jpeg2000)].first { $0.0 == name }!.1
+        let serial = try #require(try PyramidalSource.probe(path: file))
+        let expected = try Self.cases.map { try serial.read($0.region, size: $0.size).pixels() }
+        let shared = try #require(try PyramidalSource.probe(path: file))
+        let results = Results()
+        DispatchQueue.concurrentPerform(iterations: 4 * Self.cases.count) { iteration in
+            let (region, size, _) = Self.cases[iteration % Self.cases.count]
+            results.store(iteration, Result { try shared.read(region, size: size).pixels() })
+        }
+        for iteration in 0..<(4 * Self.cases.count) {
+            let got = try #require(try results.value(iteration)?.get())
+            #expect(got == expected[iteration % Self.cases.count], "\(name) read \(iteration)")
+        }
+    }
+
+    final class Results: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [Int: Result<[UInt8], any Error>] = [:]
+        func store(_ index: Int, _ value: Result<[UInt8], any Error>) { lock.withLock { values[index] = value } }
+        func value(_ index: Int) -> Result<[UInt8], any Error>? { lock.withLock { values[index] } }
+    }
+
+    @Test func atMostTheAllowedLevelsStayOpen() throws {
+        let source = try #require(try PyramidalSource.probe(path: try Self.made.get().pages, openLevels: 2))
+        for (region, size, _) in Self.cases { _ = try source.read(region, size: size).pixels() }
+        #expect(source.openLevelIndexes == [1, 0])  // the last two cases' levels, least recent first
+        let costly = try #require(try PyramidalSource.probe(path: try Self.made.get().pages, openBytes: 0))
+        for (region, size, _) in Self.cases { _ = try costly.read(region, size: size).pixels() }
+        #expect(costly.openLevelIndexes == [0])  // the level in use stays open, whatever it costs
+    }
+}

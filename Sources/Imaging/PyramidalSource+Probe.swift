@@ -20,7 +20,11 @@ extension PyramidalSource {
         try Vips.start()
         // libvips names a loader by its nickname or its class ("openslideload", "VipsForeignLoadOpenslideFile").
         guard let loader = ImageHeader.loader(of: path)?.lowercased() else { return nil }
-        let isSlide = loader.contains("openslide"), isJPEG2000 = loader.contains("jp2k")
+        // libvips marks openslideload and jp2kload untrusted: they are used only for files named as their own
+        // formats, which an upload never is (uploads are named by the closed list of formats they may be). A
+        // `.tif` that OpenSlide would take (an Aperio-style TIFF) is read by tiffload: its pages are its levels.
+        let trusted = Self.namesAnUntrustedLoadersFormat(path)
+        let isSlide = trusted && loader.contains("openslide"), isJPEG2000 = trusted && loader.contains("jp2k")
         let layout: TIFFLayout?
         do {
             layout = try TIFFLayout.read(path)
@@ -47,6 +51,17 @@ extension PyramidalSource {
         return PyramidalSource(path: path, format: found.format, levels: found.levels, openCosts: found.openCosts,
                                micronsPerPixel: found.micronsPerPixel, associatedImages: found.associatedImages,
                                openLevels: openLevels, openBytes: openBytes)
+    }
+
+    /// File name extensions of the formats only OpenSlide or OpenJPEG read (never `.tif`, which uploads may have).
+    public static let untrustedLoaderExtensions: Set<String> = [
+        "svs", "ndpi", "vms", "vmu", "scn", "mrxs", "svslide", "bif",  // OpenSlide's vendors
+        "jp2", "j2k", "j2c", "jpc", "jpx", "jpf",  // JPEG 2000
+    ]
+
+    /// Whether `path` is named as a format only an untrusted loader reads (folder files an operator put there).
+    static func namesAnUntrustedLoadersFormat(_ path: String) -> Bool {
+        untrustedLoaderExtensions.contains((path as NSString).pathExtension.lowercased())
     }
 
     /// What a probe found, before the source is made.

@@ -146,6 +146,21 @@ import TestSupport
         #expect(source.associatedImages == ["label"])
     }
 
+    /// The same slide named `.tif`, as an upload could be: OpenSlide (an untrusted loader) is never used for it,
+    /// and libvips's trusted tiffload reads its tiled pages as its levels.
+    @Test func aSlideNamedAsATIFFIsNeverReadThroughOpenSlide() throws {
+        let slide = try Self.made.get().slide
+        let renamed = (slide as NSString).deletingPathExtension + "-as-upload.tif"
+        try? FileManager.default.removeItem(atPath: renamed)
+        try FileManager.default.copyItem(atPath: slide, toPath: renamed)
+        defer { try? FileManager.default.removeItem(atPath: renamed) }
+        let source = try #require(try PyramidalSource.probe(path: renamed))
+        #expect(source.format == .tiffPages)
+        let original = try PyramidalSource.probe(path: slide)
+        #expect(source.levels.count == 5 && source.width == original?.width)
+        #expect(!PyramidalSource.untrustedLoaderExtensions.contains("tif"))
+    }
+
     @Test func aJPEG2000sResolutionsAreLevels() throws {
         let file = try Self.made.get().jpeg2000
         let source = try #require(try PyramidalSource.probe(path: file))

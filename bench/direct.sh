@@ -22,15 +22,16 @@ fi
 slide="$work/slide-$SIZE.tif"
 if [ ! -f "$slide" ]; then
   echo "making a ${SIZE}x${SIZE} pyramidal JPEG TIFF (once)" >&2
-  # Smooth shapes in three bands plus grain, so that JPEG tiles are photo-sized; made lazily by libvips.
+  # Smooth shapes, made small and scaled up by the save itself: no intermediate file of the full size.
   vips zone "$work/z.v" $((SIZE / 16)) $((SIZE / 16))
-  vips resize "$work/z.v" "$work/zl.v" 16
-  vips linear "$work/zl.v" "$work/a.v" 90 128
-  vips bandjoin "$work/a.v $work/a.v $work/a.v" "$work/rgb.v"
+  vips linear "$work/z.v" "$work/a.v" 90 128
+  vips flip "$work/a.v" "$work/b.v" horizontal
+  vips flip "$work/a.v" "$work/c.v" vertical
+  vips bandjoin "$work/a.v $work/b.v $work/c.v" "$work/rgb.v"
   vips cast "$work/rgb.v" "$work/u.v" uchar
   vips copy "$work/u.v" "$work/srgb.v" --interpretation srgb
-  vips tiffsave "$work/srgb.v" "$slide" --tile --pyramid --compression jpeg --Q 85 --tile-width 256 \
-    --tile-height 256 --bigtiff
+  vips resize "$work/srgb.v" \
+    "$slide[tile,pyramid,compression=jpeg,Q=85,tile-width=256,tile-height=256,bigtiff]" 16
   rm -f "$work"/*.v
 fi
 pid=""
@@ -39,7 +40,7 @@ trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true' EXIT
 first_view() {  # mode
   local mode=$1 images="$work/images-$1" data="$work/data-$1"
   rm -rf "$images" "$data" && mkdir -p "$images"
-  setsid "$tilescope" serve --host 127.0.0.1 --port "$PORT" --images "$images" --data "$data" --quiet \
+  setsid "$tilescope" serve --host 127.0.0.1 --port "$PORT" --images "$images" --data "$data" \
     --settle 0 --rescan 1 --pyramidal-sources "$mode" > "$work/server-$mode.log" 2>&1 &
   pid=$!
   for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$PORT/healthz" > /dev/null && break; sleep 0.05; done

@@ -55,7 +55,8 @@ public final class TilescopeService: @unchecked Sendable {
                             finished: { operations.metrics.recordBuild(outcome: $0, seconds: $1) })
         scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds,
                                 identities: catalog.identities,
-                                limits: SourceLimits(maxPixels: config.maxPixels),
+                                limits: SourceLimits(maxPixels: config.maxPixels,
+                                                     pyramidsExempt: config.pyramidalSources == .auto),
                                 settling: SettlingFiles(interval: config.settleSeconds), failures: failures)
         captions = CaptionsCache(imagesFolder: imagesFolder)
         sync = LibrarySync(scanner: scanner, store: store, ratings: ratings, captions: captions,

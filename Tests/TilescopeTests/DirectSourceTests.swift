@@ -98,9 +98,12 @@ import Testing
     }
 
     @Test func otherTileFormatsAreRefusedWithAReason() throws {
-        let reply = try Self.server.get("/dzi/slide_files/12/0_0.webp")
-        #expect(reply.status == 404)
-        #expect(reply.text.contains("directly"))
+        for path in ["/dzi/slide_files/12/0_0.webp", "/dzi/slide_files/12/0_0.avif", "/images/slide/preview.avif"] {
+            let reply = try Self.server.get(path)
+            #expect(reply.status == 404, "\(path)")
+            #expect(reply.text.contains("directly"), "\(path)")
+        }
+        #expect(try Self.server.get("/images/slide/preview.jpeg").status == 200)
     }
 
     @Test func iiifRegionsComeFromTheSource() throws {

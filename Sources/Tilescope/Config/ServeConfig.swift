@@ -226,7 +226,7 @@ public struct ServeConfig: PyramidSettings, Sendable {
                 "largest upload body accepted (413 above)") {
             $0.maxUploadBytes = try SettingValue.integer($1, "max-upload-bytes", in: 1...(1 << 50))
         },
-        Setting("--max-pixels", env: "TILESCOPE_MAX_PIXELS", default: \.maxPixels, "most pixels a source may declare: uploads get 422 above, folder files are listed as failed") {
+        Setting("--max-pixels", env: "TILESCOPE_MAX_PIXELS", default: \.maxPixels, "most pixels a source may declare: uploads get 422 above, folder files are listed as failed (not a folder pyramid served directly)") {
             $0.maxPixels = try SettingValue.integer($1, "max-pixels", in: 1...(1 << 50))
         },
         Setting("--database", env: "TILESCOPE_DATABASE", default: \.databaseURL, shown: .meaning("(catalog.sqlite in the data folder)"),

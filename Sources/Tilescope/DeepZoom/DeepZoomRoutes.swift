@@ -79,10 +79,10 @@ extension TilescopeApp {
             mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })), for: request)
     }
 
-    /// A source served from its own levels answers JPEG tiles only: the other formats are made from stored JPEG
-    /// tiles, which it has none of (its `urls.formats` lists none).
+    /// A source served from its own levels answers JPEG tiles and `preview.jpeg` only: the other formats are made
+    /// from stored JPEG tiles, which it has none of (its `urls.formats` lists none).
     static func noFormatsForDirect(_ id: String, _ format: DeepZoomTileFormat) -> APIError {
-        APIError.notFound("\(id) is served directly from its source's own levels, in JPEG tiles only: no .\(format.rawValue) tiles")
+        APIError.notFound("\(id) is served directly from its source's own levels, in JPEG only: no .\(format.rawValue) tiles or preview")
     }
 
     /// The image's record and pyramid, if the tile is one of its pyramid's; otherwise the 400 that says why.

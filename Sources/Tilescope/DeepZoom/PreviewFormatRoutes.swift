@@ -15,6 +15,7 @@ import Imaging
 extension TilescopeApp {
     func previewFormat(_ id: String, format: DeepZoomTileFormat, _ request: Request) throws -> Reply {
         let (record, manifest) = try publishedImage(id)
+        if manifest.isDirect { throw Self.noFormatsForDirect(id, format) }
         return reply(derivedFormats.answer(TileQuestion(
             record: record, manifest: manifest, picture: .preview, format: format,
             acceptsJXL: JPEGXLAnswers.accepted(by: request),

@@ -162,7 +162,7 @@ public struct FolderScanner: Sendable {
         do {
             let header = try ImageHeader.read(path)
             record.header = header
-            if let breach = limits.breach(of: header) {
+            if let breach = limits.breach(of: header, folderFile: path) {
                 record.status = .failed("\(name) is not built: \(breach)")
             } else if let failure = try? failures?.failure(fileName: name, version: version) {
                 record.status = .failed(failure.reason)  // this very version failed before: not again

@@ -6,9 +6,14 @@ import Imaging
 public struct SourceLimits: Sendable {
     /// Most pixels (width x height) a source may declare (`--max-pixels`).
     public var maxPixels: Int
+    /// Whether a folder file that already is a pyramid, served from its own levels, is exempt from `maxPixels`:
+    /// the limit bounds what a build decodes, and serving a slide directly decodes only the tiles asked for
+    /// (whole-slide images are often 5 to 10 gigapixels). Uploads are never exempt.
+    public var pyramidsExempt: Bool
 
-    public init(maxPixels: Int) {
+    public init(maxPixels: Int, pyramidsExempt: Bool = false) {
         self.maxPixels = maxPixels
+        self.pyramidsExempt = pyramidsExempt
     }
 
     /// Why a header is refused.
@@ -24,6 +29,14 @@ public struct SourceLimits: Sendable {
                 "it declares \(width)x\(height) = \(width * height) pixels, more than this server's limit of \(limit) (--max-pixels, TILESCOPE_MAX_PIXELS)"
             }
         }
+    }
+
+    /// nil when the folder file at `path` with `header` is within every limit (a pyramid over `maxPixels` is,
+    /// when `pyramidsExempt`: probed only then, a rare case).
+    public func breach(of header: ImageHeader, folderFile path: String) -> Breach? {
+        guard let breach = breach(of: header) else { return nil }
+        if case .tooManyPixels = breach, pyramidsExempt, (try? PyramidalSource.probe(path: path)) != nil { return nil }
+        return breach
     }
 
     /// nil when the header is within every limit. libvips's sizes are 32-bit, so the product cannot overflow.

@@ -52,10 +52,9 @@ final class DerivedFormats: Sendable {
     func follow(_ builds: BuildQueue) {
         builds.whenPublished { [weak self] id, version, manifest in
             // A transparent image's are made from its PNG tiles on request (`TransparentAnswers`), not from these.
-            guard !manifest.isTransparent else { return }
-            self?.queuePreviewAVIF(id: id, version: version, manifest: manifest)
             // A source served from its own levels has no JPEG tile files to make them from.
-            guard !manifest.isDirect else { return }
+            guard !manifest.isTransparent, !manifest.isDirect else { return }
+            self?.queuePreviewAVIF(id: id, version: version, manifest: manifest)
             self?.queueFitLevelAVIF(id: id, version: version, manifest: manifest)
         }
     }

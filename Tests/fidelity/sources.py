@@ -152,4 +152,19 @@ def make_all(folder: Path):
         name = f'odd-{width}x{height}.jpg'
         pattern(width, height).jpegsave(str(folder / name), Q=95)
         made[name] = 'odd-sized JPEG'
+    # Sources that already are pyramids, served from their own levels without a build (docs/direct-sources.md),
+    # odd-sized so that every level's last column and row are partial blocks.
+    pyramid = pattern(3001, 1999)
+    pyramid.tiffsave(str(folder / 'pyramid-pages.tif'), tile=True, pyramid=True, compression='jpeg', Q=95,
+                     tile_width=256, tile_height=256)
+    made['pyramid-pages.tif'] = 'tiled pyramidal JPEG TIFF, levels in pages (served directly)'
+    pyramid.tiffsave(str(folder / 'pyramid-subifd.tif'), tile=True, pyramid=True, subifd=True, compression='deflate',
+                     tile_width=256, tile_height=256)
+    made['pyramid-subifd.tif'] = 'tiled pyramidal deflate TIFF, levels in SubIFDs (served directly)'
+    pyramid.jp2ksave(str(folder / 'pyramid.jp2'), lossless=True, tile_width=256, tile_height=256)
+    made['pyramid.jp2'] = 'JPEG 2000 with resolution levels, lossless (served directly)'
     return made
+
+
+# Sources served from their own levels: JPEG tiles only (docs/direct-sources.md).
+DIRECT = ('pyramid-pages.tif', 'pyramid-subifd.tif', 'pyramid.jp2')

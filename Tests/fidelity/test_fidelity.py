@@ -144,6 +144,11 @@ def case(served, source_folder, name):
     return served, served.images[name], reference
 
 
+def test_pyramids_are_served_from_their_own_levels_and_other_sources_built(case):
+    _, image, _ = case
+    assert image['served'] == ('direct' if image['fileName'] in sources.DIRECT else 'built')
+
+
 def test_every_descriptor_states_the_upright_size(case):
     server, image, reference = case
     height, width = reference.shape[:2]
@@ -174,6 +179,13 @@ def test_the_preview_and_every_level_are_the_source_shrunk(case):
 @pytest.mark.parametrize('suffix, accept', [('webp', None), ('avif', None), ('webp', 'image/jxl,image/avif,*/*')])
 def test_every_tile_format_shows_the_same_picture(case, suffix, accept):
     server, image, reference = case
+    if image['fileName'] in sources.DIRECT:
+        # JPEG tiles only: the other formats are made from stored JPEG tiles, which such a source has none of.
+        assert list(image['urls']['formats']) == ['jpeg']
+        status, _, body = server.get(image['urls']['tiles'].split('?')[0].replace('{level}', '0').replace('{col}_{row}', '0_0')
+                                     .replace('.jpeg', f'.{suffix}'), accept=accept)
+        assert status == 404 and b'directly' in body, (status, body[:200])
+        return
     # The full level, but for the strip (394 tiles to encode): its preview level.
     level = image['maxLevel'] if image['width'] * image['height'] <= 10_000_000 and image['width'] < 20000 \
         else image['previewLevel']

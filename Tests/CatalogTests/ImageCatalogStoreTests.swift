@@ -9,7 +9,8 @@ import Testing
     static func image(_ i: Int, built: Bool) -> CataloguedImage {
         CataloguedImage(id: String(format: "img-%05d", i), fileName: String(format: "img-%05d.jpg", i), size: 100 + i,
                         modifiedNanoseconds: 1_000_000_007 * i, version: String(format: "%016x", i), width: 16 + i % 7,
-                        height: 12, built: built ? (tileSize: 254, overlap: 1) : nil, alpha: built && i % 2 == 0)
+                        height: 12, built: built ? (tileSize: 254, overlap: 1) : nil, alpha: built && i % 2 == 0,
+                        direct: built && i % 5 == 0, micronsPerPixel: built && i % 5 == 0 ? (0.25 + Double(i) / 1e6, 0.5) : nil)
     }
 
     @Test(arguments: CatalogEngine.allCases)

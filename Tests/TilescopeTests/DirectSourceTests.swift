@@ -20,6 +20,14 @@ import Testing
                                          "--compression", "jpeg", "--Q", "90", "--tile-width", "256", "--tile-height", "256"])
             guard made.status == 0 else { throw TestFailure("vips tiffsave: \(made.output)") }
             try TestImages.writeJPEG(width: 800, height: 600, to: folder + "/photo.jpg", seed: 3)
+            // A pyramid that says how large its pixels are: 4,000 pixels a millimetre (0.25 µm, a slide's), kept by
+            // libvips as a TIFF resolution in pixels per centimetre.
+            let measured = folder + "/../measured.v"
+            let resolution = try Command.run("/usr/bin/vips", ["copy", plain, measured, "--xres", "4000", "--yres", "4000"])
+            guard resolution.status == 0 else { throw TestFailure("vips copy: \(resolution.output)") }
+            let saved = try Command.run("/usr/bin/vips", ["tiffsave", measured, folder + "/measured.tif", "--tile", "--pyramid",
+                                                          "--compression", "jpeg", "--resunit", "cm"])
+            guard saved.status == 0 else { throw TestFailure("vips tiffsave: \(saved.output)") }
         }
         try! server.waitUntilBuilt()
         return server
@@ -95,6 +103,25 @@ import Testing
         let again = try server.get("/dzi/slide_files/\(level)/\(column)_\(row).jpeg")
         #expect(again.body == reply.body)
         #expect(again.header("server-timing")?.contains("desc=direct") != true)
+    }
+
+    /// The size of a pixel, when the source says it, in the API (for a scale bar) and as IIIF's physical-dimensions
+    /// service; absent when it does not.
+    @Test func aPixelsPhysicalSizeIsGivenWhenTheSourceSaysIt() throws {
+        let server = Self.server
+        let measured = try #require(try server.get("/api/images/measured").json)
+        let microns = try #require(measured["micronsPerPixel"] as? [String: Double])
+        #expect(abs(microns["x"]! - 0.25) < 1e-9 && abs(microns["y"]! - 0.25) < 1e-9, "\(microns)")
+        for version in [3, 2] {
+            let info = try #require(try server.get("/iiif/\(version)/measured/info.json").json)
+            let service = try #require((info["service"] as? [[String: Any]])?.first)
+            #expect(service["profile"] as? String == "http://iiif.io/api/annex/services/physdim")
+            #expect(abs((service["physicalScale"] as? Double ?? 0) - 0.00025) < 1e-12)
+            #expect(service["physicalUnits"] as? String == "mm")
+        }
+        let slide = try #require(try server.get("/api/images/slide").json)
+        #expect(slide["micronsPerPixel"] == nil)
+        #expect((try server.get("/iiif/3/slide/info.json").json)?["service"] == nil)
     }
 
     @Test func otherTileFormatsAreRefusedWithAReason() throws {

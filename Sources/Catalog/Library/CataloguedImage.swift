@@ -17,9 +17,12 @@ public struct CataloguedImage: Sendable, Equatable {
     public var alpha: Bool
     /// Whether the source is served from its own levels (no tiles were built).
     public var direct: Bool
+    /// Microns per pixel across and down, when the source says.
+    public var micronsPerPixel: (x: Double, y: Double)?
 
     public init(id: String, fileName: String, size: Int, modifiedNanoseconds: Int, version: String,
-                width: Int, height: Int, built: (tileSize: Int, overlap: Int)?, alpha: Bool = false, direct: Bool = false) {
+                width: Int, height: Int, built: (tileSize: Int, overlap: Int)?, alpha: Bool = false, direct: Bool = false,
+                micronsPerPixel: (x: Double, y: Double)? = nil) {
         self.id = id
         self.fileName = fileName
         self.size = size
@@ -30,6 +33,7 @@ public struct CataloguedImage: Sendable, Equatable {
         self.built = built
         self.alpha = alpha
         self.direct = direct
+        self.micronsPerPixel = micronsPerPixel
     }
 
     public static func == (a: Self, b: Self) -> Bool {
@@ -37,5 +41,6 @@ public struct CataloguedImage: Sendable, Equatable {
             && a.version == b.version && a.width == b.width && a.height == b.height
             && a.built?.tileSize == b.built?.tileSize && a.built?.overlap == b.built?.overlap && a.alpha == b.alpha
             && a.direct == b.direct
+            && a.micronsPerPixel?.x == b.micronsPerPixel?.x && a.micronsPerPixel?.y == b.micronsPerPixel?.y
     }
 }

@@ -19,7 +19,7 @@ public struct SQLImageCatalogStore: ImageCatalogStore {
         while true {
             let rows = try database.reading {
                 try $0.query("""
-                    SELECT id, file_name, size, modified_ns, version, width, height, tile_size, overlap, alpha, direct
+                    SELECT id, file_name, size, modified_ns, version, width, height, tile_size, overlap, alpha, direct, mpp_x, mpp_y
                     FROM library_images WHERE id > ? ORDER BY id LIMIT ?
                     """, .text(after), .integer(Int64(Self.batchSize)))
             }
@@ -40,7 +40,21 @@ public struct SQLImageCatalogStore: ImageCatalogStore {
         }
         return CataloguedImage(id: id, fileName: fileName, size: Int(size), modifiedNanoseconds: Int(modified),
                                version: version, width: Int(width), height: Int(height), built: built,
-                               alpha: row["alpha"].integer == 1, direct: row["direct"].integer == 1)
+                               alpha: row["alpha"].integer == 1, direct: row["direct"].integer == 1,
+                               micronsPerPixel: Self.pair(row["mpp_x"], row["mpp_y"]))
+    }
+
+    /// Both values of a pair of REAL columns, or nil (SQLite may give a whole number as an integer).
+    private static func pair(_ x: DatabaseValue, _ y: DatabaseValue) -> (x: Double, y: Double)? {
+        func number(_ value: DatabaseValue) -> Double? {
+            switch value {
+            case .real(let number): return number
+            case .integer(let number): return Double(number)
+            default: return nil
+            }
+        }
+        guard let x = number(x), let y = number(y) else { return nil }
+        return (x, y)
     }
 
     public func save(_ images: [CataloguedImage], removing removed: [String]) throws {
@@ -51,17 +65,19 @@ public struct SQLImageCatalogStore: ImageCatalogStore {
             }
             for image in images {
                 try transaction.execute("""
-                    INSERT INTO library_images (id, file_name, size, modified_ns, version, width, height, tile_size, overlap, alpha, direct)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO library_images (id, file_name, size, modified_ns, version, width, height, tile_size, overlap, alpha, direct,
+                                                mpp_x, mpp_y)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET file_name = excluded.file_name, size = excluded.size,
                         modified_ns = excluded.modified_ns, version = excluded.version, width = excluded.width,
                         height = excluded.height, tile_size = excluded.tile_size, overlap = excluded.overlap,
-                        alpha = excluded.alpha, direct = excluded.direct
+                        alpha = excluded.alpha, direct = excluded.direct, mpp_x = excluded.mpp_x, mpp_y = excluded.mpp_y
                     """, .text(image.id), .text(image.fileName), .integer(Int64(image.size)),
                     .integer(Int64(image.modifiedNanoseconds)), .text(image.version), .integer(Int64(image.width)),
                     .integer(Int64(image.height)), image.built.map { .integer(Int64($0.tileSize)) } ?? .null,
                     image.built.map { .integer(Int64($0.overlap)) } ?? .null, image.alpha ? .integer(1) : .null,
-                    image.direct ? .integer(1) : .null)
+                    image.direct ? .integer(1) : .null,
+                    image.micronsPerPixel.map { .real($0.x) } ?? .null, image.micronsPerPixel.map { .real($0.y) } ?? .null)
             }
         }
     }

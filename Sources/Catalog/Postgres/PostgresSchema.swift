@@ -57,5 +57,9 @@ public enum PostgresSchema {
         DatabaseMigration(version: 5, name: "library_images.direct: sources served from their own levels, not built", sql: """
             ALTER TABLE library_images ADD COLUMN direct BIGINT;  -- 1 for a source served directly, else NULL (CatalogSchema, version 6)
             """),
+        DatabaseMigration(version: 6, name: "library_images.mpp_x, mpp_y: the physical size of a pixel, when the source says", sql: """
+            ALTER TABLE library_images ADD COLUMN mpp_x DOUBLE PRECISION;  -- microns per pixel across, else NULL (CatalogSchema, version 7)
+            ALTER TABLE library_images ADD COLUMN mpp_y DOUBLE PRECISION;
+            """),
     ]
 }

@@ -56,5 +56,9 @@ public enum CatalogSchema {
         DatabaseMigration(version: 6, name: "library_images.direct: sources served from their own levels, not built", sql: """
             ALTER TABLE library_images ADD COLUMN direct INTEGER;  -- 1 for a source served directly, else NULL
             """),
+        DatabaseMigration(version: 7, name: "library_images.mpp_x, mpp_y: the physical size of a pixel, when the source says", sql: """
+            ALTER TABLE library_images ADD COLUMN mpp_x REAL;  -- microns per pixel across, else NULL
+            ALTER TABLE library_images ADD COLUMN mpp_y REAL;
+            """),
     ]
 }

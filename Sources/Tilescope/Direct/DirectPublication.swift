@@ -37,7 +37,8 @@ struct DirectPublication: Sendable {
             try Imaging.DeepZoomDescriptor.xml(of: pyramid).write(
                 toFile: (folder as NSString).appendingPathComponent(PyramidBuilder.descriptorName), atomically: false,
                 encoding: .utf8)
-            let manifest = PyramidManifest(pyramid: pyramid, source: record.fileName, version: record.version, direct: true)
+            let manifest = PyramidManifest(pyramid: pyramid, source: record.fileName, version: record.version, direct: true,
+                                           micronsPerPixel: source.micronsPerPixel.flatMap { MicronsPerPixel(checking: $0.x, $0.y) })
             guard try store.publish(stagingFolder: folder, manifest: manifest, id: record.id, version: record.version) else {
                 store.discard(stagingFolder: folder)
                 return store.manifest(id: record.id, version: record.version) ?? manifest

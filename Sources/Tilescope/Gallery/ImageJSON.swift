@@ -37,6 +37,8 @@ public struct ImageJSON: Encodable, Sendable {
     public var alpha: Bool
     /// `direct` for a source served from its own levels (no build: JPEG tiles only), else `built`.
     public var served: String
+    /// Microns per pixel across and down, when the source says (a slide's scanner): for a scale bar.
+    public var micronsPerPixel: MicronsPerPixel?
     public var status: String
     public var reason: String?
     public var progress: Int?
@@ -60,6 +62,7 @@ public struct ImageJSON: Encodable, Sendable {
         alpha = (record.manifest ?? record.partial)?.isTransparent ?? false
         let direct = record.manifest?.isDirect ?? false
         served = direct ? "direct" : "built"
+        micronsPerPixel = record.manifest?.micronsPerPixel
         status = record.status.name
         switch record.status {
         case .ready: readyLevels = pyramid.map { $0.maxLevel + 1 }
@@ -85,6 +88,7 @@ public struct ImageJSON: Encodable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case id, title, caption, fileName, width, height, tileSize, overlap, maxLevel, previewLevel, readyLevels, alpha, served
+        case micronsPerPixel
         case status, reason, progress, etaSeconds, version, rating, urls
     }
 
@@ -104,6 +108,7 @@ public struct ImageJSON: Encodable, Sendable {
         try container.encodeIfPresent(readyLevels, forKey: .readyLevels)
         try container.encode(alpha, forKey: .alpha)
         try container.encode(served, forKey: .served)
+        try container.encodeIfPresent(micronsPerPixel, forKey: .micronsPerPixel)
         try container.encode(status, forKey: .status)
         try container.encodeIfPresent(reason, forKey: .reason)
         try container.encodeIfPresent(progress, forKey: .progress)

@@ -37,6 +37,7 @@ struct IIIF2Info: Encodable {
     var profile: ProfileList
     var sizes: [IIIFInfo.Size]
     var tiles: [IIIFInfo.Tiles]
+    var service: [IIIFPhysicalDimensions]?
 
     static let contextURI = "http://iiif.io/api/image/2/context.json"
     static let profileURI = "http://iiif.io/api/image/2/level2.json"
@@ -44,11 +45,12 @@ struct IIIF2Info: Encodable {
     enum CodingKeys: String, CodingKey {
         case context = "@context"
         case id = "@id"
-        case `protocol`, width, height, profile, sizes, tiles
+        case `protocol`, width, height, profile, sizes, tiles, service
     }
 
-    init(id: String, pyramid: Pyramid, maxArea: Int) {
-        let v3 = IIIFInfo(id: id, pyramid: pyramid, maxArea: maxArea)
+    init(id: String, pyramid: Pyramid, maxArea: Int, micronsPerPixel: MicronsPerPixel? = nil) {
+        let v3 = IIIFInfo(id: id, pyramid: pyramid, maxArea: maxArea, micronsPerPixel: micronsPerPixel)
+        service = v3.service
         self.id = id
         width = v3.width
         height = v3.height

@@ -21,7 +21,8 @@ extension TilescopeApp {
     func iiif2Info(_ id: String, _ request: Request) throws -> Response {
         let (record, manifest) = try readyImage(id)
         let base = iiif2BaseURI(id, request)
-        let body = JSON.encode(IIIF2Info(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea))
+        let body = JSON.encode(IIIF2Info(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea,
+                                         micronsPerPixel: manifest.micronsPerPixel))
         return infoResponse(body, version: record.version, base: base, apiVersion: 2, contextURI: IIIF2Info.contextURI,
                             profileURI: IIIF2Info.profileURI, request)
     }

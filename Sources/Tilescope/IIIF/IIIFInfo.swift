@@ -21,6 +21,8 @@ struct IIIFInfo: Encodable {
     var extraFormats = IIIFFormat.extra.map(\.rawValue)
     var extraQualities = ["color", "gray", "bitonal"]
     var extraFeatures = ["canonicalLinkHeader", "mirroring", "profileLinkHeader", "rotationArbitrary", "sizeUpscaling"]
+    /// The physical-dimensions service when the source says how large a pixel is; absent otherwise.
+    var service: [IIIFPhysicalDimensions]?
 
     static let contextURI = "http://iiif.io/api/image/3/context.json"
     static let profileURI = "http://iiif.io/api/image/3/level2.json"
@@ -28,7 +30,7 @@ struct IIIFInfo: Encodable {
     enum CodingKeys: String, CodingKey {
         case context = "@context"
         case id, type, `protocol`, profile, width, height, maxWidth, maxHeight, maxArea, sizes, tiles
-        case preferredFormats, extraFormats, extraQualities, extraFeatures
+        case preferredFormats, extraFormats, extraQualities, extraFeatures, service
     }
 
     /// `sizes` are the pyramid's whole levels (cheapest to serve) within `maxArea` and with no side
@@ -36,8 +38,9 @@ struct IIIFInfo: Encodable {
     /// `maxHeight` bound `max` as the spec says (`IIIFSize.fit`), for the formats whose encoders
     /// have a limit of their own; `tiles` has one scale factor per level, so every IIIF tile is one
     /// stored tile.
-    init(id: String, pyramid: Pyramid, maxArea: Int) {
+    init(id: String, pyramid: Pyramid, maxArea: Int, micronsPerPixel: MicronsPerPixel? = nil) {
         self.id = id
+        service = IIIFPhysicalDimensions(micronsPerPixel).map { [$0] }
         width = pyramid.width
         height = pyramid.height
         self.maxArea = maxArea

@@ -16,7 +16,8 @@ extension TilescopeApp {
     func iiifInfo(_ id: String, _ request: Request) throws -> Response {
         let (record, manifest) = try readyImage(id)
         let base = iiif.baseURI(id: id, request: request)
-        let body = JSON.encode(IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea))
+        let body = JSON.encode(IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea,
+                                        micronsPerPixel: manifest.micronsPerPixel))
         return infoResponse(body, version: record.version, base: base, apiVersion: 3, contextURI: IIIFInfo.contextURI,
                             profileURI: IIIFInfo.profileURI, request)
     }

@@ -18,7 +18,8 @@ extension CataloguedImage {
                   modifiedNanoseconds: record.stamp.modifiedNanoseconds, version: record.version,
                   width: header.width, height: header.height,
                   built: record.manifest.map { (tileSize: $0.tileSize, overlap: $0.overlap) },
-                  alpha: record.manifest?.isTransparent ?? false, direct: record.manifest?.isDirect ?? false)
+                  alpha: record.manifest?.isTransparent ?? false, direct: record.manifest?.isDirect ?? false,
+                  micronsPerPixel: record.manifest?.micronsPerPixel.map { ($0.x, $0.y) })
     }
 }
 
@@ -32,7 +33,8 @@ extension ImageRecord {
             status = .ready(PyramidManifest(pyramid: Pyramid(width: image.width, height: image.height,
                                                              tileSize: built.tileSize, overlap: built.overlap),
                                             source: image.fileName, version: image.version, alpha: image.alpha,
-                                            direct: image.direct))
+                                            direct: image.direct,
+                                            micronsPerPixel: image.micronsPerPixel.flatMap { MicronsPerPixel(checking: $0.x, $0.y) }))
         }
         catalogued = true
     }

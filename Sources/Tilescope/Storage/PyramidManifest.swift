@@ -22,6 +22,9 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
     /// descriptor, the preview and this file, no tiles; each tile is cut from the source's own levels when asked.
     /// Absent from the file for a built pyramid.
     public var direct: Bool?
+    /// The physical size of a pixel, when the source says so (a slide's `openslide.mpp-x/y`, a TIFF's resolution
+    /// when fine enough to be a measurement): for the API, IIIF's physical-dimensions service and a scale bar.
+    public var micronsPerPixel: MicronsPerPixel?
 
     /// Whether the pyramid holds the PNG tiles of a transparent source.
     public var isTransparent: Bool { alpha == true }
@@ -42,7 +45,7 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
 
     /// `readyLevels` nil: the whole pyramid.
     public init(pyramid: Pyramid, source: String, version: String, readyLevels: Int? = nil, alpha: Bool = false,
-                direct: Bool = false) {
+                direct: Bool = false, micronsPerPixel: MicronsPerPixel? = nil) {
         width = pyramid.width
         height = pyramid.height
         tileSize = pyramid.tileSize
@@ -53,11 +56,29 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
         self.readyLevels = readyLevels.flatMap { $0 > pyramid.maxLevel ? nil : $0 }
         self.alpha = alpha ? true : nil
         self.direct = direct ? true : nil
+        self.micronsPerPixel = micronsPerPixel
     }
 
     /// The same pyramid with levels `0..<count` published (all of them: the complete manifest).
     public func with(readyLevels count: Int) -> PyramidManifest {
         PyramidManifest(pyramid: pyramid, source: source, version: version, readyLevels: count, alpha: isTransparent,
-                        direct: isDirect)
+                        direct: isDirect, micronsPerPixel: micronsPerPixel)
+    }
+}
+
+/// Microns per pixel across and down.
+public struct MicronsPerPixel: Codable, Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+
+    /// Only finite, positive sizes below a millimetre a pixel: anything else is not a measurement of a pixel.
+    public init?(checking x: Double, _ y: Double) {
+        guard x.isFinite, y.isFinite, x > 0, y > 0, x < 1000, y < 1000 else { return nil }
+        self.init(x: x, y: y)
     }
 }

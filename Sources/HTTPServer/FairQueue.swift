@@ -165,7 +165,6 @@ public struct FairQueue<Job> {
         bucket.tokens -= Double(max(0, cost))
         buckets[client] = bucket
         counts.admitted[Tier.withinBudget.rawValue] += 1
-        counts.ranInline += 1
         return true
     }
 
@@ -233,11 +232,6 @@ public struct FairQueue<Job> {
             }
         }
         return out
-    }
-
-    /// The oldest waiting job's arrival, for a timer that expires jobs no thread takes.
-    public var oldestArrival: Double? {
-        lanes.values.compactMap { $0.first?.arrival }.min()
     }
 
     // MARK: - Budgets
@@ -355,7 +349,6 @@ public struct FairQueueCounts: Sendable, Equatable {
     public var refused = [0, 0]
     public var evicted = 0
     public var expired = 0
-    public var ranInline = 0
 
     public init() {}
 

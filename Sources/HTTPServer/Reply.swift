@@ -3,14 +3,6 @@
 public enum Reply: Sendable {
     case now(Response)
     case later(@Sendable () -> Response)
-    /// Work of about a millisecond and bounded (one stored tile decoded and encoded): run at once on the
-    /// poll thread when no other request is in flight in the whole server, else on a worker as `.later`.
-    /// A worker's hand-off and the resume after it are two thread wake-ups, 0.1-0.3 ms here, a fifth of
-    /// such a request's time for a client asking for one thing at a time (docs/benchmarks.md). The cost:
-    /// a request arriving on the same poll thread meanwhile waits for the work, once; the next ones see
-    /// it in flight and go to workers. Never for work that can block or run long (a file made once
-    /// for a whole image, an AVIF encoding, an fsync).
-    case soon(@Sendable () -> Response)
     /// Work that decodes or encodes pixels, with its estimated cost: queued per client in a fair order and
     /// metered against the client's budget (`FairQueue`, `CostlyWorkers`); refused with 429 or 503 and
     /// `Retry-After` when over. Answers from memory or a file never take this path.
@@ -23,8 +15,13 @@ public struct CostlyWork: Sendable {
     public var client: ClientAddress
     /// The estimated cost: pixels decoded plus pixels encoded.
     public var pixels: Int
-    /// Bounded work of about a millisecond, as `Reply.soon`: run at once on the poll thread when nothing else is
-    /// in flight and nothing is queued.
+    /// Work of about a millisecond and bounded (one stored tile decoded and encoded): run at once on the poll
+    /// thread when no other request is in flight in the whole server and nothing is queued, within the client's
+    /// budget; else queued. A render thread's hand-off and the resume after it are two thread wake-ups, 0.1-0.3 ms
+    /// here, a fifth of such a request's time for a client asking for one thing at a time (docs/benchmarks.md).
+    /// The cost: a request arriving on the same poll thread meanwhile waits for the work, once; the next ones see
+    /// it in flight and are queued. Never for work that can block or run long (a file made once for a whole
+    /// image, an AVIF encoding, an fsync).
     public var mayRunInline: Bool
     public var make: @Sendable () -> Response
 

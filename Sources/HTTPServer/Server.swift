@@ -288,9 +288,7 @@ public final class Server: @unchecked Sendable {
         switch reply {
         case .now(let response):
             return send(response, for: exchange, on: connection)
-        case .soon(let work) where inFlight.load(ordering: .relaxed) == 1:  // this request alone: see `Reply.soon`
-            return send(work(), for: exchange, on: connection)
-        case .later(let work), .soon(let work):
+        case .later(let work):
             guard suspended.suspend(exchange, on: connection) else {
                 return send(stopping(), for: exchange, on: connection)
             }
@@ -304,7 +302,7 @@ public final class Server: @unchecked Sendable {
         }
     }
 
-    /// Costly work: at once when alone and within budget (as `.soon`), else queued fairly, or refused.
+    /// Costly work: at once when alone and within budget (`CostlyWork.mayRunInline`), else queued fairly, or refused.
     private func runCostly(_ work: CostlyWork, for exchange: Exchange, on connection: OpaquePointer) -> MHD_Result {
         if work.mayRunInline && inFlight.load(ordering: .relaxed) == 1
             && costly.mayRunInline(client: work.client, pixels: work.pixels) {
@@ -338,12 +336,7 @@ public final class Server: @unchecked Sendable {
     /// the server's own `total`.
     private static func timed(_ response: Response, queued seconds: Double) -> Response {
         var response = response
-        let entry = ASCII.timing(prefix: "queue;dur=", seconds: seconds)
-        if let index = response.headers.firstIndex(where: { ASCII.equalIgnoringCase($0.name, "Server-Timing") }) {
-            response.headers[index].value += ", " + entry
-        } else {
-            response.headers.append(("Server-Timing", entry))
-        }
+        response.addServerTiming(ASCII.timing(prefix: "queue;dur=", seconds: seconds))
         return response
     }
 
@@ -403,12 +396,7 @@ public final class Server: @unchecked Sendable {
            case .shared(let bytes) = response.body, let hot = handler.hotResponses {
             hot.insert(key, headers: response.headers, body: bytes)  // before Server-Timing, made per request
         }
-        let total = ASCII.timing(prefix: "total;dur=", seconds: exchange.elapsedSeconds)
-        if let index = response.headers.firstIndex(where: { ASCII.equalIgnoringCase($0.name, "Server-Timing") }) {
-            response.headers[index].value += ", " + total  // after what the handler measured
-        } else {
-            response.headers.append(("Server-Timing", total))
-        }
+        response.addServerTiming(ASCII.timing(prefix: "total;dur=", seconds: exchange.elapsedSeconds))
         exchange.sentStatus = response.status
         exchange.sentBytes = exchange.request.isHead ? 0 : response.bodySize
         return ResponseWriter.queue(response, on: connection)
@@ -529,5 +517,16 @@ extension Server {
     /// The libmicrohttpd version this process runs with.
     public static var libraryVersion: String {
         MHD_get_version().map { String(cString: $0) } ?? "unknown"
+    }
+}
+
+extension Response {
+    /// Adds `entry` to the `Server-Timing` header, after what is there already (the handler's own steps).
+    mutating func addServerTiming(_ entry: String) {
+        if let index = headers.firstIndex(where: { ASCII.equalIgnoringCase($0.name, "Server-Timing") }) {
+            headers[index].value += ", " + entry
+        } else {
+            headers.append(("Server-Timing", entry))
+        }
     }
 }

@@ -77,7 +77,7 @@ public final class TilescopeService: @unchecked Sendable {
                                trustedProxies: (try? TrustedProxies(parsing: config.trustedProxies)) ?? .none)
         app.derivedFormats.follow(builds)
         if config.pyramidalSources == .auto {
-            builds.directPublication = DirectPublication(store: store, quality: config.quality)
+            builds.directPublication = DirectPublication(store: store, sources: app.directSources, quality: config.quality)
         }
         if config.adminToken != nil, !Uploads.canWrite(imagesFolder) {
             Log.info(Uploads.readOnlyMessage)

@@ -34,8 +34,10 @@ struct EchoHandler: HTTPHandler {
             }
         }
         if request.query["soon"] != nil {
-            // Says which thread ran it: a poll thread ("http-poll-N") or a worker ("worker-N").
-            return .soon { Response(status: 200, body: .bytes(Array(currentThreadName().utf8))) }
+            // Says which thread ran it: a poll thread ("http-poll-N") or a render thread ("render-N").
+            return .costly(CostlyWork(client: request.client, pixels: 1, mayRunInline: true) {
+                Response(status: 200, body: .bytes(Array(currentThreadName().utf8)))
+            })
         }
         if let size = request.query["buffer"].flatMap({ Int($0) }) {
             // A malloc'ed body of `size` bytes (0, 1, 2, ... mod 251) that libmicrohttpd sends and frees.
@@ -103,7 +105,7 @@ private func currentThreadName() -> String {
         #expect(server.inFlightCount >= 1)
         let busy = try RawHTTP.get(port, "/b?soon=1")
         EchoHandler.gate.signal()
-        #expect(busy.status == 200 && busy.text.hasPrefix("worker-"), "busy: \(busy.text)")
+        #expect(busy.status == 200 && busy.text.hasPrefix("render-"), "busy: \(busy.text)")
         #expect(heldDone.wait(timeout: .now() + 10) == .success)
     }
 

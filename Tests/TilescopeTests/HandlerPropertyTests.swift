@@ -139,7 +139,7 @@ import Testing
         private func run(_ reply: Reply) -> Response {
             switch reply {
             case .now(let response): return response
-            case .later(let work), .soon(let work): return work()
+            case .later(let work): return work()
             case .costly(let work):
                 #expect(work.pixels >= 0)
                 return work.make()

@@ -165,15 +165,9 @@ public final class BuildQueue: @unchecked Sendable {
             }
             completedHere = true
             // Done as the last level is published, not when the builder returns (after its write-behind
-            // thread's last flush): what waits for "ready" finds the old versions gone and the build counted.
-            store.removeVersions(of: id, except: version)
-            try? self.failures?.forget(fileName: record.fileName)
-            self.finished("built", Date().timeIntervalSince(started))
+            // thread's last flush).
             self.log("built \(id): \(manifest.width)x\(manifest.height) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
-            library.update(id, version: version) { record in
-                record.status = .ready(manifest)
-                record.partial = nil
-            }
+            self.servePublished(record, manifest, started: started)
         }
         do {
             let folder = try store.makeStagingFolder(id: id, version: version)
@@ -210,10 +204,7 @@ public final class BuildQueue: @unchecked Sendable {
                 log("\(id) is built; what followed its publication failed: \(error)")
                 return
             }
-            library.update(id, version: version) { $0.status = .ready(manifest); $0.partial = nil }
-            store.removeVersions(of: id, except: version)
-            try? failures?.forget(fileName: record.fileName)
-            finished("built", Date().timeIntervalSince(started))
+            servePublished(record, manifest, started: started)
             log("\(id) was published meanwhile by another process; serving it")
         } catch {
             if let staging { store.discard(stagingFolder: staging) }
@@ -239,6 +230,16 @@ public final class BuildQueue: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// A version published whole (built here, by another process, or served directly): the older versions go, a
+    /// failure remembered of the file is forgotten, the build is counted, and then the library serves it, so that
+    /// what waits for "ready" finds the old versions gone and the build counted.
+    private func servePublished(_ record: ImageRecord, _ manifest: PyramidManifest, started: Date) {
+        store.removeVersions(of: record.id, except: record.version)
+        try? failures?.forget(fileName: record.fileName)
+        finished("built", Date().timeIntervalSince(started))
+        library.update(record.id, version: record.version) { $0.status = .ready(manifest); $0.partial = nil }
+    }
+
     // MARK: - Sources served from their own levels
 
     /// How sources that already are pyramids are published (`DirectPublication`); nil: every source is built.
@@ -251,21 +252,17 @@ public final class BuildQueue: @unchecked Sendable {
     /// Publishes `record` without a build when its source already is a pyramid: true when it did (or tried and
     /// failed, which is recorded like a failed build), false to build it.
     private func servedDirectly(_ record: ImageRecord, lease: BuildLeaseKeeper) -> Bool {
-        guard let publication = directPublication,
-              let source = try? PyramidalSource.probe(path: record.sourcePath) else { return false }
+        guard let publication = directPublication, let source = publication.source(of: record) else { return false }
         let (id, version) = (record.id, record.version)
         let started = Date()
         do {
             let manifest = try publication.publish(record, from: source)
             lease.end(published: true)
-            store.removeVersions(of: id, except: version)
-            try? failures?.forget(fileName: record.fileName)
-            library.update(id, version: version) { $0.status = .ready(manifest); $0.partial = nil }
+            servePublished(record, manifest, started: started)
             condition.lock()
             let published = self.published
             condition.unlock()
             published?(id, version, manifest)
-            finished("built", Date().timeIntervalSince(started))
             log("serving \(id) directly from its \(source.levels.count) levels: \(manifest.width)x\(manifest.height), published in \(String(format: "%.2f", Date().timeIntervalSince(started))) s")
         } catch {
             lease.end(published: false)

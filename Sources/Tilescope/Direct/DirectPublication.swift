@@ -16,16 +16,25 @@ public enum PyramidalSourcesMode: String, Sendable, CaseIterable {
 /// (`DirectTiles`). For a 2 GB slide this takes the time of one read of its smallest level, not a build.
 struct DirectPublication: Sendable {
     let store: any PyramidStore
+    /// Where the sources served are kept open: a source probed to be published is kept there for its tiles.
+    let sources: DirectSources
     let quality: Int
     let previewMaxSide: Int
 
-    init(store: any PyramidStore, quality: Int = 85, previewMaxSide: Int = 1024) {
+    init(store: any PyramidStore, sources: DirectSources, quality: Int = 85, previewMaxSide: Int = 1024) {
         self.store = store
+        self.sources = sources
         self.quality = quality
         self.previewMaxSide = previewMaxSide
     }
 
-    /// The manifest published for `record` from `source`; throws what stopped it (the staging folder is dropped).
+    /// `record`'s source, when it is a pyramid to serve directly (read with the bounds of `DirectSources`).
+    func source(of record: ImageRecord) -> PyramidalSource? {
+        try? DirectSources.probe(record.sourcePath)
+    }
+
+    /// The manifest published for `record` from `source`, which is then kept open for its tiles; throws what
+    /// stopped it (the staging folder is dropped).
     func publish(_ record: ImageRecord, from source: PyramidalSource) throws -> PyramidManifest {
         let pyramid = Pyramid(width: source.width, height: source.height)
         let folder = try store.makeStagingFolder(id: record.id, version: record.version)
@@ -43,6 +52,7 @@ struct DirectPublication: Sendable {
                 store.discard(stagingFolder: folder)
                 return store.manifest(id: record.id, version: record.version) ?? manifest
             }
+            sources.keep(source, for: record)
             return manifest
         } catch {
             store.discard(stagingFolder: folder)

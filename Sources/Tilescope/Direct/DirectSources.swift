@@ -25,16 +25,27 @@ final class DirectSources: @unchecked Sendable {
 
     /// The open source of `record`'s version, opened now if it is not (and checked still to be a pyramid).
     func source(of record: ImageRecord) throws -> PyramidalSource {
-        let key = record.id + "/" + record.version
-        if let source = cached(key) { return source }
+        if let source = cached(Self.key(record)) { return source }
         // Opened outside the lock: another image's requests must not wait for this one's header.
-        guard let source = try PyramidalSource.probe(path: record.sourcePath, openLevels: Self.openLevels,
-                                                      openBytes: Self.openBytes) else {
+        guard let source = try Self.probe(record.sourcePath) else {
             throw APIError(500, "render_failed", "the source of \(record.id) is no longer a pyramid that can be served directly")
         }
+        return keep(source, for: record)
+    }
+
+    /// `path` as a source served directly, with the bounds every open source has; nil when it is no pyramid.
+    static func probe(_ path: String) throws -> PyramidalSource? {
+        try PyramidalSource.probe(path: path, openLevels: openLevels, openBytes: openBytes)
+    }
+
+    /// Keeps `source`, opened for `record` (by its publication, say), so that its first tile does not open it again;
+    /// returns the one kept (another request may have opened it meanwhile).
+    @discardableResult
+    func keep(_ source: PyramidalSource, for record: ImageRecord) -> PyramidalSource {
+        let key = Self.key(record)
         lock.lock()
         defer { lock.unlock() }
-        if let existing = open[key] { return existing.source }  // opened meanwhile by another request
+        if let existing = open[key] { return existing.source }
         uses += 1
         open[key] = (source, uses)
         if open.count > capacity, let oldest = open.min(by: { $0.value.used < $1.value.used }) {
@@ -42,6 +53,8 @@ final class DirectSources: @unchecked Sendable {
         }
         return source
     }
+
+    private static func key(_ record: ImageRecord) -> String { record.id + "/" + record.version }
 
     private func cached(_ key: String) -> PyramidalSource? {
         lock.lock()
@@ -51,11 +64,5 @@ final class DirectSources: @unchecked Sendable {
         entry.used = uses
         open[key] = entry
         return entry.source
-    }
-
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return open.count
     }
 }

@@ -120,7 +120,6 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         switch route(request) {
         case .now(let response): return .now(decorate(response))
         case .later(let work): return .later { [self] in decorate(work()) }
-        case .soon(let work): return .soon { [self] in decorate(work()) }
         case .costly(var work):
             let make = work.make
             work.make = { [self] in decorate(make()) }

@@ -9,7 +9,7 @@ import HTTPServer
 /// same pixels, 6 to 7 % fewer bytes, about a millisecond of CPU), or, to a client that accepts JPEG XL, its
 /// JPEG XL recompression (the same pixels, 87 % of those bytes, 3 ms; `JPEGXLAnswers`), made per request and
 /// not kept: the first viewer of a tile, who gets this stand-in, is sent fewer bytes, for at most a tenth of
-/// the AVIF encoding that the same request queues (50-400 ms). `Reply.soon`, as for other millisecond work.
+/// the AVIF encoding that the same request queues (50-400 ms). Run inline when alone (`CostlyWork.mayRunInline`), as other millisecond work.
 ///
 /// Cached briefly, never as the final tile: `Cache-Control: public, max-age=10` and an ETag of its own
 /// (`"{version}-{level}-{col}-{row}-{folder}-interim"`, never the made tile's). A browser or a shared

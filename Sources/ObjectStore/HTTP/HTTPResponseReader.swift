@@ -126,8 +126,10 @@ struct HTTPResponseReader {
     }
 
     private mutating func readToEnd() throws -> [UInt8] {
-        while try fill() {
+        // Checked before each read too: the head's reads may already have brought the whole body.
+        while true {
             guard buffer.count - position <= settings.maxBodyBytes else { throw HTTPClientError.responseTooLarge(limit: settings.maxBodyBytes) }
+            guard try fill() else { break }
         }
         let bytes = Array(buffer[position...])
         position = buffer.count

@@ -80,7 +80,8 @@ final class HTTPClientTests: XCTestCase {
             XCTAssertEqual(error as? HTTPClientError, .timedOut("waiting for the answer"))
             XCTAssertTrue((error as? HTTPClientError)?.isRetryable == true)
         }
-        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        // Not a timing check (the machine is noisy): a bound twenty times the timeout, against a hang.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
     }
 
     func testNothingListeningIsARetryableConnectError() throws {

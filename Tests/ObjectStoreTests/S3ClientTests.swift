@@ -200,7 +200,9 @@ final class S3ClientTests: XCTestCase {
             guard let error = error as? S3Error, case .transport = error else { return XCTFail("\(error)") }
             XCTAssertTrue(error.isRetryable, "\(error)")
         }
-        XCTAssertLessThan(Date().timeIntervalSince(started), 7.5)
+        // Refused at once on loopback; the bound (the connect timeout plus the request timeout, with room
+        // for a loaded machine) only tells a hang from an answer.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20)
     }
 }
 

@@ -8,8 +8,8 @@ import XCTest
 
 /// Per-request latency of a GET on loopback, this module's client against URLSession, both signed
 /// and on keep-alive connections: the measurement behind writing our own HTTP client
-/// (docs/object-storage.md). Prints medians; fails only far beyond the 3 ms goal of issue 40
-/// (a shared, loaded machine must not fail it).
+/// (docs/object-storage.md). It prints the medians and asserts no time (docs/testing.md: the machine is
+/// noisy); it fails when an answer is wrong.
 final class S3LatencyTests: XCTestCase {
     func testGetLatencyOnLoopback() throws {
         let client = try S3Store.freshClient()
@@ -31,7 +31,6 @@ final class S3LatencyTests: XCTestCase {
                               size, median(ours) * 1000, percentile(ours, 0.9) * 1000, median(session) * 1000,
                               percentile(session, 0.9) * 1000, rounds)
             print(line)
-            XCTAssertLessThan(median(ours), 0.030, line)
         }
     }
 

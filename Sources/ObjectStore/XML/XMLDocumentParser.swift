@@ -21,15 +21,18 @@ public enum XMLDocumentParser {
         let count = bytes.count
 
         func fail(_ why: String) -> Malformed { Malformed(description: "\(why) at byte \(index)") }
-        func starts(with text: String, at offset: Int) -> Bool {
-            let utf8 = Array(text.utf8)
-            return offset + utf8.count <= count && Array(bytes[offset..<(offset + utf8.count)]) == utf8
+        // Byte comparisons in place: no array is made per position (the fuzzer found the parser slow).
+        func matches(_ pattern: [UInt8], at offset: Int) -> Bool {
+            guard offset + pattern.count <= count else { return false }
+            for (delta, byte) in pattern.enumerated() where bytes[offset + delta] != byte { return false }
+            return true
         }
+        func starts(with text: String, at offset: Int) -> Bool { matches(Array(text.utf8), at: offset) }
         func find(_ text: String, from offset: Int) -> Int? {
-            let utf8 = Array(text.utf8)
+            let pattern = Array(text.utf8)
             var at = offset
-            while at + utf8.count <= count {
-                if bytes[at] == utf8[0] && Array(bytes[at..<(at + utf8.count)]) == utf8 { return at }
+            while at + pattern.count <= count {
+                if bytes[at] == pattern[0] && matches(pattern, at: at) { return at }
                 at += 1
             }
             return nil

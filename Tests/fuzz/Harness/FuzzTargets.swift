@@ -23,6 +23,8 @@ enum FuzzTargets {
         "accept": AcceptTarget.run,
         "forwarded-for": FairQueueTarget.runForwardedFor,
         "fair-queue": FairQueueTarget.runQueue,
+        "s3-xml": S3XMLTarget.run,
+        "http-response": HTTPResponseTarget.run,
     ]
 
     /// Set once by main before libFuzzer starts; read only on the fuzzing thread.

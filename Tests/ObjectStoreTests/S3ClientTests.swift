@@ -83,6 +83,36 @@ final class S3ClientTests: XCTestCase {
         XCTAssertEqual(top.objects.map(\.key), ["q"])
     }
 
+    /// One client, its connection pool shared by 8 threads writing and reading their own keys: every
+    /// body read back is the one written (no answer read on the wrong connection or by the wrong thread).
+    func testThreadsShareOneClient() throws {
+        let client = try S3Store.freshClient()
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for round in 0..<40 {
+                let key = "threads/\(thread)/\(round)"
+                let body = S3Store.binary(1_000 + thread * 997 + round * 13, seed: UInt64(thread * 1_000 + round))
+                do {
+                    _ = try client.putObject(key, body: body)
+                    let read = try client.getObject(key)
+                    if read.body != body { failures.add("\(key): other bytes") }
+                    if try client.headObject(key).size != body.count { failures.add("\(key): other size") }
+                } catch {
+                    failures.add("\(key): \(error)")
+                }
+            }
+        }
+        XCTAssertEqual(failures.all(), [])
+        var listed = 0
+        var token: String?
+        repeat {
+            let page = try client.listObjects(prefix: "threads/", continuationToken: token)
+            listed += page.objects.count
+            token = page.nextContinuationToken
+        } while token != nil
+        XCTAssertEqual(listed, 8 * 40)
+    }
+
     func testConditionalPutRefusesAnExistingKey() throws {
         let client = try S3Store.freshClient()
         XCTAssertNotEqual(try client.putObject("manifest.json", body: Array("first".utf8), ifNoneMatch: true), .alreadyExists)
@@ -213,6 +243,14 @@ extension S3ClientTests {
         if method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
         return try RawHTTP(port: server.s3Port).exchange(Array((head + "\r\n").utf8) + body)
     }
+}
+
+/// Failures gathered from concurrent threads.
+private final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [String] = []
+    func add(_ message: String) { lock.withLock { messages.append(message) } }
+    func all() -> [String] { lock.withLock { messages } }
 }
 
 /// Outcomes gathered from concurrent writers.

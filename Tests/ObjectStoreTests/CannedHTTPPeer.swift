@@ -11,8 +11,11 @@ final class CannedHTTPPeer: @unchecked Sendable {
     private let lock = NSLock()
     private var accepted: [Int32] = []
     private var stopped = false
+    private var requestCount = 0
     /// Connections accepted so far.
     var connections: Int { lock.withLock { accepted.count } }
+    /// Request heads received so far.
+    var requests: Int { lock.withLock { requestCount } }
 
     /// `answer` nil: read requests and never answer (a stalled server).
     init(answer: [UInt8]?, closeAfterAnswer: Bool = true) throws {
@@ -72,6 +75,7 @@ final class CannedHTTPPeer: @unchecked Sendable {
             pending += buffer[0..<count]
             while let end = Self.endOfHead(pending) {
                 pending.removeFirst(end)
+                lock.withLock { requestCount += 1 }
                 if silent { continue }
                 _ = answer.withUnsafeBytes { send(connection, $0.baseAddress!, answer.count, Int32(MSG_NOSIGNAL)) }
                 if closeAfterAnswer { shutdown(connection, Int32(SHUT_RDWR)); return }

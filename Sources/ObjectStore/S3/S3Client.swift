@@ -119,11 +119,34 @@ public final class S3Client: Sendable {
 
     // MARK: Sending
 
-    /// Signs and sends one request; the answer whatever its status. Transport failures become `S3Error`s.
+    /// Signs and sends one request, again (signed anew) while it fails in a way retrying may cure and
+    /// the retry policy allows; the last answer whatever its status. Transport failures become `S3Error`s.
     func perform(_ method: String, key: String?, query: [(name: String, value: String)] = [],
                  headers: [(name: String, value: String)] = [], body: [UInt8] = [],
                  payloadHash: String = SigV4Signer.emptyPayloadHash) throws -> HTTPClientResponse {
         if let key { try Self.checkKey(key) }
+        let conditional = headers.contains { $0.name.lowercased() == "if-none-match" || $0.name.lowercased() == "if-match" }
+        let attempts = conditional ? 1 : settings.retries.maxAttempts
+        var attempt = 1
+        while true {
+            do {
+                let response = try send(method, key: key, query: query, headers: headers, body: body, payloadHash: payloadHash)
+                if attempt < attempts && (response.status >= 500 || response.status == 429) && S3Error.from(response).isRetryable {
+                    attempt += 1
+                    Thread.sleep(forTimeInterval: settings.retries.delay(beforeAttempt: attempt))
+                    continue
+                }
+                return response
+            } catch let error as S3Error where error.isRetryable && attempt < attempts {
+                attempt += 1
+                Thread.sleep(forTimeInterval: settings.retries.delay(beforeAttempt: attempt))
+            }
+        }
+    }
+
+    /// One signed exchange.
+    private func send(_ method: String, key: String?, query: [(name: String, value: String)],
+                      headers: [(name: String, value: String)], body: [UInt8], payloadHash: String) throws -> HTTPClientResponse {
         let path = settings.path(of: key)
         var request = SigV4Request(method: method, path: path, query: query,
                                    headers: [("Host", settings.hostHeader)] + headers, payloadHash: payloadHash)

@@ -19,6 +19,8 @@ public struct S3Settings: Sendable {
     /// Hash PUT bodies into the signature (the store then checks the body arrived whole); false sends
     /// `UNSIGNED-PAYLOAD`, which saves hashing large bodies.
     public var signPayloads = true
+    /// Retries of calls that failed in a way retrying may cure (`S3RetryPolicy`).
+    public var retries = S3RetryPolicy()
 
     /// `endpoint` is `http://host[:port]` (no path). Plain HTTP only for now: an https endpoint is refused.
     public init(endpoint: String, region: String, bucket: String, addressing: Addressing = .path,

@@ -37,6 +37,9 @@ final class S3SettingsTests: XCTestCase {
             XCTAssertThrowsError(try settings("http://h:1", bucket: bucket), bucket)
         }
         XCTAssertNoThrow(try settings("http://h:1", bucket: "my.bucket-01"))
+        for region in ["", "US-EAST-1", "eu west", "a/b", "<x>"] {
+            XCTAssertThrowsError(try S3Settings(endpoint: "http://h:1", region: region, bucket: "tiles", credentials: credentials), region)
+        }
     }
 
     /// A key is refused before sending when S3 would refuse it: empty or over 1024 bytes.

@@ -31,10 +31,12 @@ public final class HTTPClient: @unchecked Sendable {
         if let connection = takeIdle() {
             do {
                 return try exchange(wire, isHead: request.method == "HEAD", on: connection)
-            } catch let failure as ExchangeFailure where failure.nothingReceived && failure.error != .timedOut("waiting for the answer") {
-                // Fall through to a fresh connection.
             } catch let failure as ExchangeFailure {
-                throw failure.error
+                // Closed under us before a byte came back: the server dropped the idle connection, so
+                // send again on a new one. Not after a timeout: the server is slow, not gone, and a
+                // second wait would double the caller's.
+                if case .timedOut = failure.error { throw failure.error }
+                guard failure.nothingReceived else { throw failure.error }
             }
         }
         let connection = try HTTPConnection.open(host: host, port: port, timeout: settings.connectTimeout)

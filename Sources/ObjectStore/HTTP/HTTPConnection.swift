@@ -19,6 +19,8 @@ final class HTTPConnection {
     }
 
     /// Connects to `host:port`, trying each address the name resolves to, within `timeout` seconds.
+    /// Name resolution itself (getaddrinfo) has no timeout of its own: endpoints are addresses or names
+    /// the local resolver answers at once.
     static func open(host: String, port: Int, timeout: Double) throws -> HTTPConnection {
         let deadline = Monotonic.now() + timeout
         var hints = addrinfo()

@@ -61,7 +61,7 @@ public enum S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         let requestID = response.header("x-amz-request-id")
         if !response.body.isEmpty, let root = try? XMLDocumentParser.parse(response.body), root.name == "Error",
            let code = root.text(of: "Code"), !code.isEmpty {
-            return .service(status: response.status, code: code, message: String((root.text(of: "Message") ?? "").prefix(500)),
+            return .service(status: response.status, code: String(code.prefix(100)), message: String((root.text(of: "Message") ?? "").prefix(500)),
                             requestID: root.text(of: "RequestId") ?? requestID)
         }
         return .service(status: response.status, code: codeForStatus(response.status), message: "no error body", requestID: requestID)

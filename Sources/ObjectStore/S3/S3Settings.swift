@@ -46,8 +46,10 @@ public struct S3Settings: Sendable {
         guard Self.isValidBucketName(bucket) else {
             throw S3Error.invalidArgument("bucket names are 3-63 lowercase letters, digits, dots and hyphens")
         }
-        guard !region.isEmpty, region.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "/") }) else {
-            throw S3Error.invalidArgument("region")
+        // It is signed into every request's scope and written into CreateBucket's XML: letters, digits, hyphens.
+        guard (1...64).contains(region.utf8.count),
+              region.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }) else {
+            throw S3Error.invalidArgument("regions are lowercase letters, digits and hyphens")
         }
         endpointHost = host
         endpointPort = port

@@ -2,7 +2,7 @@
 
 /// S3's XML answers (ObjectStore): the parser, a ListObjectsV2 page and an error body. Besides not
 /// trapping: a tree is never deeper than the parser's limit, a page is truncated only with a token,
-/// and an error's message is bounded.
+/// and an error's code and message are bounded.
 enum S3XMLTarget {
     static func run(_ bytes: [UInt8]) {
         if let root = try? XMLDocumentParser.parse(bytes) {
@@ -15,7 +15,7 @@ enum S3XMLTarget {
         }
         let error = S3Error.from(HTTPClientResponse(status: 503, headers: [], body: bytes))
         if case .service(let status, let code, let message, _) = error {
-            FuzzCheck.require(status == 503 && !code.isEmpty && message.count <= 500, "error \(status) \(code) \(message.count)")
+            FuzzCheck.require(status == 503 && !code.isEmpty && code.count <= 100 && message.count <= 500, "error \(status) \(code) \(message.count)")
         } else {
             FuzzCheck.require(false, "an error answer mapped to \(error)")
         }

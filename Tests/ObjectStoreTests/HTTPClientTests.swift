@@ -107,7 +107,7 @@ final class HTTPClientTests: XCTestCase {
     func testKeepAliveConnectionsAreReused() throws {
         let peer = try CannedHTTPPeer(answer: Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8), closeAfterAnswer: false)
         defer { peer.stop() }
-        let client = HTTPClient(host: "127.0.0.1", port: peer.port)
+        let client = try HTTPClient(host: "127.0.0.1", port: peer.port)
         for _ in 0..<20 {
             XCTAssertEqual(try client.send(HTTPClientRequest(method: "GET", target: "/", headers: [])).body, Array("ok".utf8))
         }
@@ -118,15 +118,15 @@ final class HTTPClientTests: XCTestCase {
     func testAConnectionClosedWhileIdleIsReplaced() throws {
         let peer = try CannedHTTPPeer(answer: Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8), closeAfterAnswer: true)
         defer { peer.stop() }
-        let client = HTTPClient(host: "127.0.0.1", port: peer.port)
+        let client = try HTTPClient(host: "127.0.0.1", port: peer.port)
         for _ in 0..<5 {
             XCTAssertEqual(try client.send(HTTPClientRequest(method: "GET", target: "/", headers: [])).body, Array("ok".utf8))
         }
         XCTAssertEqual(peer.connections, 5)
     }
 
-    func testLineBreaksCannotInjectHeaders() {
-        let client = HTTPClient(host: "127.0.0.1", port: 9)
+    func testLineBreaksCannotInjectHeaders() throws {
+        let client = try HTTPClient(host: "127.0.0.1", port: 9)
         XCTAssertThrowsError(try client.send(HTTPClientRequest(method: "GET", target: "/", headers: [("X-A", "1\r\nX-B: 2")])))
         XCTAssertThrowsError(try client.send(HTTPClientRequest(method: "GET", target: "/a b", headers: [])))
     }

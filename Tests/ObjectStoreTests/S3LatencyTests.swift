@@ -34,6 +34,25 @@ final class S3LatencyTests: XCTestCase {
         }
     }
 
+    /// The same over TLS (this client only): what an https endpoint adds per request on a kept-alive connection.
+    func testGetLatencyOverTLSOnLoopback() throws {
+        let client = try S3Store.tlsClient(bucket: "latency-\(UInt64.random(in: 0...UInt64.max))")
+        try client.createBucket()
+        for size in [4_096, 65_536] {
+            let key = "latency/\(size)"
+            _ = try client.putObject(key, body: S3Store.binary(size, seed: UInt64(size)))
+            for _ in 0..<20 { _ = try client.getObject(key) }
+            var times: [Double] = []
+            for _ in 0..<300 {
+                let started = Monotonic.now()
+                XCTAssertEqual(try client.getObject(key).body.count, size)
+                times.append(Monotonic.now() - started)
+            }
+            print(String(format: "GET %d B over TLS on loopback: ObjectStore client median %.3f ms (p90 %.3f), 300", size,
+                         median(times) * 1000, percentile(times, 0.9) * 1000))
+        }
+    }
+
     /// The same signed GETs through URLSession (libcurl underneath on Linux), one session, keep-alive.
     func urlSessionTimes(client: S3Client, key: String, size: Int, rounds: Int) throws -> [Double] {
         let settings = client.settings

@@ -14,7 +14,7 @@ final class S3RetryTests: XCTestCase {
         var settings = try S3Settings(endpoint: "http://127.0.0.1:\(port)", region: "us-east-1", bucket: "busy",
                                       credentials: SigV4Credentials(accessKeyID: "AKID", secretAccessKey: "secret"))
         settings.retries = retries
-        return S3Client(settings: settings)
+        return try S3Client(settings: settings)
     }
 
     func testRetryableAnswersAreSentAgainUpToTheLimit() throws {

@@ -21,13 +21,19 @@ final class S3SettingsTests: XCTestCase {
         XCTAssertEqual(named.hostHeader, "tiles.s3.example.org")
         XCTAssertEqual(named.path(of: "k"), "/k")
         XCTAssertEqual(named.path(of: nil), "/")
+        let secure = try settings("https://s3.eu-west-1.amazonaws.com", addressing: .virtualHost)
+        XCTAssertTrue(secure.useTLS)
+        XCTAssertEqual(secure.endpointPort, 443)
+        XCTAssertEqual(secure.hostHeader, "tiles.s3.eu-west-1.amazonaws.com")
+        XCTAssertEqual(try settings("https://127.0.0.1:8443").hostHeader, "127.0.0.1:8443")
+        XCTAssertFalse(local.useTLS)
         let six = try settings("http://[::1]:9000")
         XCTAssertEqual(six.endpointHost, "::1")
         XCTAssertEqual(six.hostHeader, "[::1]:9000")
     }
 
     func testRefusedSettings() {
-        for endpoint in ["https://s3.amazonaws.com", "ftp://x", "http://", "http://host/path", "http://user@host",
+        for endpoint in ["ftp://x", "https://", "https://host/path", "http://", "http://host/path", "http://user@host",
                          "http://host:0", "http://host:99999", "http://host:port", "127.0.0.1:8333"] {
             XCTAssertThrowsError(try settings(endpoint), endpoint) { error in
                 guard case .invalidArgument = error as? S3Error else { return XCTFail("\(endpoint): \(error)") }
@@ -44,7 +50,7 @@ final class S3SettingsTests: XCTestCase {
 
     /// A key is refused before sending when S3 would refuse it: empty or over 1024 bytes.
     func testKeysOutOfBoundsAreRefusedBeforeSending() throws {
-        let client = S3Client(settings: try settings("http://127.0.0.1:9"))
+        let client = try S3Client(settings: try settings("http://127.0.0.1:9"))
         for key in ["", String(repeating: "k", count: 1025)] {
             XCTAssertThrowsError(try client.getObject(key)) { error in
                 guard case .invalidArgument = error as? S3Error else { return XCTFail("\(error)") }

@@ -14,7 +14,7 @@ enum S3Store {
     static func client(of server: SeaweedServer, bucket: String, secret: String? = nil,
                        http: HTTPClientSettings = HTTPClientSettings()) throws -> S3Client {
         let credentials = SigV4Credentials(accessKeyID: server.accessKey, secretAccessKey: secret ?? server.secretKey)
-        return S3Client(settings: try S3Settings(endpoint: server.endpoint, region: server.region, bucket: bucket,
+        return try S3Client(settings: try S3Settings(endpoint: server.endpoint, region: server.region, bucket: bucket,
                                                  addressing: .path, credentials: credentials, http: http))
     }
 
@@ -25,5 +25,16 @@ enum S3Store {
             state = state &* 6364136223846793005 &+ 1442695040888963407
             return index < 256 ? UInt8(index) : UInt8(truncatingIfNeeded: state >> 33)
         }
+    }
+}
+
+extension S3Store {
+    /// A client of the shared server's TLS gateway, trusting `certificateAuthorities` (default: the test authority).
+    static func tlsClient(bucket: String, certificateAuthorities: String? = nil) throws -> S3Client {
+        let server = try SeaweedServer.shared()
+        return try S3Client(settings: try S3Settings(
+            endpoint: server.tlsEndpoint, region: server.region, bucket: bucket,
+            credentials: SigV4Credentials(accessKeyID: server.accessKey, secretAccessKey: server.secretKey),
+            certificateAuthorities: certificateAuthorities ?? server.certificateAuthority))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 
 /// A throwaway SeaweedFS for tests: `weed server` with its S3 gateway, on free loopback ports, data
 /// in a temporary folder, one S3 identity (so unsigned or wrongly signed requests are refused).
+/// Its gateway also listens with TLS (a certificate from a test authority made at start).
 /// Started once per test process (`shared`) or on its own (`standalone`, for a test that stops it),
 /// and killed when the process exits.
 ///
@@ -16,6 +17,10 @@ public final class SeaweedServer: @unchecked Sendable {
     public let folder: String
     /// The S3 gateway: `http://127.0.0.1:<s3Port>`.
     public let s3Port: Int
+    /// The same gateway over TLS: `https://127.0.0.1:<s3TLSPort>`, its certificate (for IP 127.0.0.1)
+    /// signed by a test authority made at start, `certificateAuthority` (PEM).
+    public let s3TLSPort: Int
+    public var certificateAuthority: String { folder + "/ca.pem" }
     public let masterPort: Int
     public let accessKey = "tilescope-test"
     public let secretKey: String
@@ -25,6 +30,7 @@ public final class SeaweedServer: @unchecked Sendable {
     private var stopped = false
 
     public var endpoint: String { "http://127.0.0.1:\(s3Port)" }
+    public var tlsEndpoint: String { "https://127.0.0.1:\(s3TLSPort)" }
 
     nonisolated(unsafe) private static var instance: SeaweedServer?
     nonisolated(unsafe) private static var everyServer: [SeaweedServer] = []
@@ -77,9 +83,11 @@ public final class SeaweedServer: @unchecked Sendable {
               "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
             """
         try identities.write(toFile: folder + "/s3.json", atomically: true, encoding: .utf8)
-        let ports = try FreePorts.take(8)
+        try Self.makeCertificates(in: folder)
+        let ports = try FreePorts.take(9)
         masterPort = ports[0]
         s3Port = ports[6]
+        s3TLSPort = ports[8]
         let arguments = [
             "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-dir=\(folder)/data",
             "-master.port=\(ports[0])", "-master.port.grpc=\(ports[1])", "-master.telemetry=false",
@@ -90,6 +98,7 @@ public final class SeaweedServer: @unchecked Sendable {
             "-s3.localSocket=\(folder)/s3.sock", "-s3.config=\(folder)/s3.json",
             // As S3 does: a bucket with objects in it is not deleted (SeaweedFS's default deletes it).
             "-s3.allowDeleteBucketNotEmpty=false",
+            "-s3.port.https=\(ports[8])", "-s3.cert.file=\(folder)/server.pem", "-s3.key.file=\(folder)/server.key",
         ]
         // A shell between us and weed kills it when this test process is gone, even by a crash or
         // SIGKILL (where no exit handler runs): it polls our pid every second.
@@ -99,6 +108,23 @@ public final class SeaweedServer: @unchecked Sendable {
         Self.registry.withLock { Self.everyServer.append(self) }
         Self.installExitHandler()
         try waitUntilReady(seconds: 90)
+    }
+
+    /// A test certificate authority and the server's certificate for 127.0.0.1 signed by it (openssl).
+    private static func makeCertificates(in folder: String) throws {
+        let openssl = "/usr/bin/openssl"
+        try "subjectAltName=IP:127.0.0.1\n".write(toFile: folder + "/san.cnf", atomically: true, encoding: .utf8)
+        for arguments in [
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(folder)/ca.key", "-out", "\(folder)/ca.pem",
+             "-days", "2", "-subj", "/CN=tilescope-test-authority"],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(folder)/server.key", "-out", "\(folder)/server.csr",
+             "-subj", "/CN=127.0.0.1"],
+            ["x509", "-req", "-in", "\(folder)/server.csr", "-CA", "\(folder)/ca.pem", "-CAkey", "\(folder)/ca.key",
+             "-CAcreateserial", "-out", "\(folder)/server.pem", "-days", "2", "-extfile", "\(folder)/san.cnf"],
+        ] {
+            let outcome = try Command.run(openssl, arguments)
+            guard outcome.status == 0 else { throw TestFailure("openssl \(arguments[0]) failed: \(outcome.output)") }
+        }
     }
 
     /// Kills the server (SIGKILL: see the type's comment) and removes its data. Idempotent.

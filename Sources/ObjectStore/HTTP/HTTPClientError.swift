@@ -13,13 +13,16 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
     case responseTooLarge(limit: Int)
     /// The request cannot be sent as given (a header with a line break, say).
     case invalidRequest(String)
+    /// TLS could not be set up: the server's certificate is not trusted or not for this host, no
+    /// common protocol. Not retryable: it would fail the same way.
+    case tlsFailed(String)
 
     /// Whether sending the same request again may succeed: a server down, restarting or slow, yes;
     /// an answer that breaks the protocol or the limits, no (it would again).
     public var isRetryable: Bool {
         switch self {
         case .connectFailed, .timedOut, .connectionClosed: return true
-        case .malformedResponse, .responseTooLarge, .invalidRequest: return false
+        case .malformedResponse, .responseTooLarge, .invalidRequest, .tlsFailed: return false
         }
     }
 
@@ -31,6 +34,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         case .malformedResponse(let why): return "malformed HTTP answer: \(why)"
         case .responseTooLarge(let limit): return "the answer is larger than \(limit) bytes"
         case .invalidRequest(let why): return "invalid request: \(why)"
+        case .tlsFailed(let why): return "TLS failed: \(why)"
         }
     }
 }

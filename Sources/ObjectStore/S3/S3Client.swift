@@ -12,10 +12,16 @@ public final class S3Client: Sendable {
     /// Largest key S3 accepts, in UTF-8 bytes.
     public static let maxKeyBytes = 1024
 
-    public init(settings: S3Settings) {
+    /// Throws only when TLS cannot be set up (the certificate authorities file cannot be read).
+    public init(settings: S3Settings) throws {
         self.settings = settings
         let connectHost = settings.addressing == .virtualHost ? "\(settings.bucket).\(settings.endpointHost)" : settings.endpointHost
-        http = HTTPClient(host: connectHost, port: settings.endpointPort, settings: settings.http)
+        do {
+            http = try HTTPClient(host: connectHost, port: settings.endpointPort, settings: settings.http,
+                                  useTLS: settings.useTLS, certificateAuthorities: settings.certificateAuthorities)
+        } catch let error as HTTPClientError {
+            throw S3Error.invalidArgument("\(error)")
+        }
         signer = SigV4Signer(credentials: settings.credentials, region: settings.region, service: "s3", pathRules: .s3)
     }
 
@@ -114,7 +120,7 @@ public final class S3Client: Sendable {
         let path = settings.path(of: key)
         let query = signer.presignedQuery(method: method, path: path, host: settings.hostHeader, expires: expires,
                                           at: SigV4Timestamp(date))
-        return "http://\(settings.hostHeader)\(SigV4Encoding.uriEncode(path, keepSlash: true))?\(query)"
+        return "\(settings.scheme)\(settings.hostHeader)\(SigV4Encoding.uriEncode(path, keepSlash: true))?\(query)"
     }
 
     // MARK: Sending

@@ -22,19 +22,28 @@ public struct S3Settings: Sendable {
     /// Retries of calls that failed in a way retrying may cure (`S3RetryPolicy`).
     public var retries = S3RetryPolicy()
 
-    /// `endpoint` is `http://host[:port]` (no path). Plain HTTP only for now: an https endpoint is refused.
+    /// https: TLS, the store's certificate checked (against `certificateAuthorities` or the system's).
+    public var useTLS: Bool
+    /// A PEM file of the certificate authorities to trust for https; nil: the system's.
+    public var certificateAuthorities: String?
+
+    /// `endpoint` is `http://host[:port]` or `https://host[:port]` (no path).
     public init(endpoint: String, region: String, bucket: String, addressing: Addressing = .path,
-                credentials: SigV4Credentials, http: HTTPClientSettings = HTTPClientSettings()) throws {
-        guard endpoint.hasPrefix("http://") else {
-            throw S3Error.invalidArgument("endpoint must be http://host[:port] (TLS is not supported yet)")
+                credentials: SigV4Credentials, http: HTTPClientSettings = HTTPClientSettings(),
+                certificateAuthorities: String? = nil) throws {
+        let scheme: String
+        if endpoint.hasPrefix("http://") { scheme = "http://" } else if endpoint.hasPrefix("https://") { scheme = "https://" } else {
+            throw S3Error.invalidArgument("endpoint must be http://host[:port] or https://host[:port]")
         }
-        var authority = String(endpoint.dropFirst("http://".count))
+        useTLS = scheme == "https://"
+        self.certificateAuthorities = certificateAuthorities
+        var authority = String(endpoint.dropFirst(scheme.count))
         if authority.hasSuffix("/") { authority.removeLast() }
         guard !authority.isEmpty, !authority.contains("/"), !authority.contains("@") else {
-            throw S3Error.invalidArgument("endpoint must be http://host[:port] without a path")
+            throw S3Error.invalidArgument("endpoint must be \(scheme)host[:port] without a path")
         }
         var host = authority
-        var port = 80
+        var port = useTLS ? 443 : 80
         if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
             guard let parsed = Int(authority[authority.index(after: colon)...]), (1...65535).contains(parsed) else {
                 throw S3Error.invalidArgument("endpoint port is not a port number")
@@ -61,12 +70,15 @@ public struct S3Settings: Sendable {
     }
 
     /// The `Host` header: the endpoint's (with the bucket in front for virtual-host addressing), with the
-    /// port unless it is 80.
+    /// port unless it is the scheme's (80, 443).
     public var hostHeader: String {
         let host = endpointHost.contains(":") ? "[\(endpointHost)]" : endpointHost
         let name = addressing == .virtualHost ? "\(bucket).\(host)" : host
-        return endpointPort == 80 ? name : "\(name):\(endpointPort)"
+        return endpointPort == (useTLS ? 443 : 80) ? name : "\(name):\(endpointPort)"
     }
+
+    /// `http://` or `https://`.
+    public var scheme: String { useTLS ? "https://" : "http://" }
 
     /// The path of `key` before encoding (`/bucket/key` or `/key`); of the bucket itself when nil.
     public func path(of key: String?) -> String {

@@ -5,7 +5,8 @@ set -euo pipefail
 packages=(pkg-config libvips-dev libjpeg62-turbo-dev libjxl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev libssl-dev)
 if [ "${1:-}" = "--test" ]; then
   # colord-data and icc-profiles-free: the Adobe RGB, ProPhoto and grey profiles the fidelity suite converts.
-  packages+=(libvips-tools curl python3-venv postgresql nginx-light colord-data icc-profiles-free)
+  # openssl: the test certificate authority of the S3 gateway's TLS port (SeaweedServer).
+  packages+=(libvips-tools curl python3-venv postgresql nginx-light colord-data icc-profiles-free openssl)
 fi
 missing=()
 for p in "${packages[@]}"; do

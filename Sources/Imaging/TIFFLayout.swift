@@ -15,10 +15,33 @@ struct TIFFDirectory: Equatable, Sendable {
     var resolutionUnit: Int
     var xResolution: Double?
     var yResolution: Double?
+    /// PhotometricInterpretation: 1 grey, 2 RGB, 6 YCbCr...; 0 when absent.
+    var photometric = 0
+    var samplesPerPixel = 1
+    /// The first sample's bits (TIFF allows each its own; a JPEG tile has one for all).
+    var bitsPerSample = 1
+    /// 1: a pixel's samples together; 2: a plane a sample.
+    var planarConfiguration = 1
+    /// An ICC profile is embedded (tag 34675): pixels then need converting to be shown as sRGB.
+    var hasICCProfile = false
+    /// Where each tile's bytes are (TileOffsets, TileByteCounts), and the JPEG tables every tile shares.
+    var tileOffsets: TIFFValues?
+    var tileByteCounts: TIFFValues?
+    var jpegTables: TIFFValues?
 
     var isTiled: Bool { tileWidth != nil && tileHeight != nil }
     /// Tiles that are JPEGs of their own (new-style, code 7), which a tile answer could send undecoded.
     var hasJPEGTiles: Bool { isTiled && compression == 7 }
+}
+
+/// Where the values of a tag are in the file: `count` values of `size` bytes each, from `offset` (inside the
+/// directory entry itself when they fit there), in the file's byte order. Read when needed, not with the
+/// directory: a large level has hundreds of thousands of tile offsets.
+struct TIFFValues: Equatable, Sendable {
+    var offset: UInt64
+    var count: Int
+    var size: Int
+    var littleEndian: Bool
 }
 
 /// The directories of a TIFF or BigTIFF file, read from its tags without decoding any pixels.
@@ -38,11 +61,8 @@ struct TIFFLayout: Sendable {
     static let maximumEntries = 1024
 
     /// nil when the file does not start like a TIFF or BigTIFF.
-    static func read(_ path: String) throws -> TIFFLayout? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw TIFFLayoutError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        guard let file = try TIFFFile(descriptor: descriptor) else { return nil }
+    static func read(_ source: SourceFile) throws -> TIFFLayout? {
+        guard let file = try TIFFFile(descriptor: source.descriptor) else { return nil }
         var pages: [TIFFDirectory] = []
         var subIFDOffsets: [UInt64] = []
         var seen: Set<UInt64> = []
@@ -53,7 +73,7 @@ struct TIFFLayout: Sendable {
             pages.append(entry.directory)
             offset = entry.next
         }
-        guard !pages.isEmpty else { throw TIFFLayoutError("\(path): a TIFF without directories") }
+        guard !pages.isEmpty else { throw TIFFLayoutError("a TIFF without directories") }
         let subIFDs = try subIFDOffsets.prefix(maximumPages).map { try file.directory(at: $0).directory }
         return TIFFLayout(pages: pages, subIFDs: subIFDs)
     }
@@ -107,8 +127,17 @@ private struct TIFFFile {
         var subIFDs: [UInt64] = []
         for index in 0..<count {
             let entry = table[(index * entrySize)..<((index + 1) * entrySize)]
+            let entryOffset = offset + UInt64(countSize + index * entrySize)
             let tag = integer(entry.prefix(2))
             switch tag {
+            case 258: directory.bitsPerSample = Int(try values(of: entry).first ?? 1)
+            case 262: directory.photometric = Int(try values(of: entry).first ?? 0)
+            case 277: directory.samplesPerPixel = Int(try values(of: entry).first ?? 1)
+            case 284: directory.planarConfiguration = Int(try values(of: entry).first ?? 1)
+            case 324: directory.tileOffsets = location(of: entry, at: entryOffset)
+            case 325: directory.tileByteCounts = location(of: entry, at: entryOffset)
+            case 347: directory.jpegTables = location(of: entry, at: entryOffset)
+            case 34675: directory.hasICCProfile = true
             case 256: directory.width = Int(try values(of: entry).first ?? 0)
             case 257: directory.height = Int(try values(of: entry).first ?? 0)
             case 259: directory.compression = Int(try values(of: entry).first ?? 1)
@@ -125,6 +154,26 @@ private struct TIFFFile {
         guard directory.width > 0, directory.height > 0 else { throw TIFFLayoutError("a TIFF directory without a size") }
         let next = integer(table.suffix(offsetSize))
         return (directory, next, subIFDs)
+    }
+
+    /// Where an entry's values are (`TIFFValues`), for types BYTE, UNDEFINED, SHORT, LONG, LONG8 and IFD(8);
+    /// nil for other types. `entryOffset` is the entry's own place in the file.
+    private func location(of entry: ArraySlice<UInt8>, at entryOffset: UInt64) -> TIFFValues? {
+        let size: Int
+        switch integer(entry.dropFirst(2).prefix(2)) {
+        case 1, 7: size = 1
+        case 3: size = 2
+        case 4, 13: size = 4
+        case 16, 18: size = 8
+        default: return nil
+        }
+        let count = integer(entry.dropFirst(4).prefix(isBig ? 8 : 4))
+        guard count > 0, count <= 1 << 40 else { return nil }
+        let fieldOffset = UInt64(isBig ? 12 : 8), fieldSize = isBig ? 8 : 4
+        let inline = count * UInt64(size) <= UInt64(fieldSize)
+        let field = entry.dropFirst(Int(fieldOffset))
+        return TIFFValues(offset: inline ? entryOffset + fieldOffset : integer(field), count: Int(count), size: size,
+                          littleEndian: littleEndian)
     }
 
     /// The integer values of an entry of type BYTE, SHORT, LONG, LONG8, IFD or IFD8 (empty for other types),

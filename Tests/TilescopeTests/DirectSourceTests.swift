@@ -133,6 +133,41 @@ import Testing
         #expect(try Self.server.get("/images/slide/preview.jpeg").status == 200)
     }
 
+    /// IIIF's tile grid for a direct source is the file's own (256 px tiles, a scale factor per level), and a tile
+    /// asked by that grid at a level the file holds is the file's JPEG, sent as stored: pixel for pixel libvips's
+    /// reading of that page, and the same bytes however often it is asked. The short tiles at a level's end, other
+    /// formats and turned tiles are rendered.
+    @Test func iiifTilesAreTheSourcesOwnTilesSentAsStored() throws {
+        let server = Self.server
+        for version in [3, 2] {
+            let info = try #require(try server.get("/iiif/\(version)/slide/info.json").json)
+            let tiles = try #require((info["tiles"] as? [[String: Any]])?.first)
+            #expect(tiles["width"] as? Int == 256 && tiles["height"] as? Int == 256, "\(tiles)")
+            #expect(tiles["scaleFactors"] as? [Int] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096])
+        }
+        // A built image keeps its Deep Zoom grid.
+        let photo = try #require(try server.get("/iiif/3/photo/info.json").json)
+        #expect(((photo["tiles"] as? [[String: Any]])?.first?["width"] as? Int) == 254)
+        for (page, column, row) in [(0, 0, 0), (0, 3, 2), (1, 2, 1), (2, 1, 0), (1, 4, 2)] {
+            let scale = 1 << page, side = 256 << page
+            let path = "/iiif/3/slide/\(column * side),\(row * side),\(side),\(side)/256,/0/default.jpg"
+            let first = try server.get(path), again = try server.get(path)
+            #expect(first.status == 200 && again.status == 200, "\(path)")
+            #expect(again.header("server-timing")?.contains("tile;desc=passed") == true, "\(path): \(again.header("server-timing") ?? "")")
+            #expect(first.body == again.body, "\(path)")
+            let served = try Self.decoded(again.body)
+            let expected = try Self.page(page, of: sourcePath).crop(x: column * 256, y: row * 256, width: 256, height: 256)
+            #expect(try served.pixels() == expected.pixels(), "\(path) at scale \(scale)")
+        }
+        // Level 1 is 1500 wide: its sixth column of tiles is 220 px, cut short, so made; a PNG and a mirrored tile too.
+        for path in ["/iiif/3/slide/2560,0,440,512/220,/0/default.jpg", "/iiif/3/slide/0,0,256,256/256,/0/default.png",
+                     "/iiif/3/slide/0,0,256,256/256,/!0/default.jpg"] {
+            let reply = try server.get(path)
+            #expect(reply.status == 200, "\(path)")
+            #expect(reply.header("server-timing")?.contains("desc=passed") != true, "\(path)")
+        }
+    }
+
     @Test func iiifRegionsComeFromTheSource() throws {
         let reply = try Self.server.get("/iiif/3/slide/1000,500,1200,800/600,/0/default.png")
         #expect(reply.status == 200)

@@ -13,13 +13,16 @@ extension TilescopeApp {
     }
 
     /// `GET /iiif/3/{id}/info.json`, as JSON-LD when the client asks for it.
-    func iiifInfo(_ id: String, _ request: Request) throws -> Response {
+    func iiifInfo(_ id: String, _ request: Request) throws -> Reply {
         let (record, manifest) = try readyImage(id)
         let base = iiif.baseURI(id: id, request: request)
-        let body = JSON.encode(IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea,
-                                        micronsPerPixel: manifest.micronsPerPixel))
-        return infoResponse(body, version: record.version, base: base, apiVersion: 3, contextURI: IIIFInfo.contextURI,
-                            profileURI: IIIFInfo.profileURI, request)
+        let maxArea = iiif.maxArea
+        return withIIIFTileSize(of: record, manifest) { [self] tileSize in
+            let body = JSON.encode(IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: maxArea,
+                                            micronsPerPixel: manifest.micronsPerPixel, tileSize: tileSize))
+            return infoResponse(body, version: record.version, base: base, apiVersion: 3, contextURI: IIIFInfo.contextURI,
+                                profileURI: IIIFInfo.profileURI, request)
+        }
     }
 
     /// An info.json answer of either API version: JSON-LD when the client asks for it, cached an hour,
@@ -121,11 +124,20 @@ extension TilescopeApp {
             headers.append(("Server-Timing", "cache;desc=hit"))
             return .now(Response(status: 200, headers: headers, body: .bytes(hit.body)))
         }
+        // A stored tile of a direct source sent as stored: a read of tens of kilobytes, as a built tile's file is
+        // read on the poll thread. Only from a source already open; opening one is left to the render thread.
+        if direct, let source = sources.openSource(of: record), let stored = try? StoredSourceTiles.jpeg(for: rendering, from: source) {
+            return .now(Response(status: 200, headers: headers + [("Server-Timing", "tile;desc=passed")], body: .bytes(stored)))
+        }
         let cache = iiif.cache
         let commonHeaders = headers
         return .costly(CostlyWork(client: clients.client(of: request), pixels: rendering.estimatedPixels) {
             Self.timed(commonHeaders, "cache;desc=miss", rendering) {
-                let body = try IIIFRenderer(reader: reader(), jpegQuality: quality, background: background).render(rendering)
+                let reader = try reader()
+                if direct, let source = reader as? PyramidalSource, let stored = try? StoredSourceTiles.jpeg(for: rendering, from: source) {
+                    return stored
+                }
+                let body = try IIIFRenderer(reader: reader, jpegQuality: quality, background: background).render(rendering)
                 cache.put(key, DerivativeCache.Item(body: body, contentType: rendering.format.encoded.mediaType))
                 return body
             }

@@ -28,12 +28,23 @@ import Testing
             let saved = try Command.run("/usr/bin/vips", ["tiffsave", measured, folder + "/measured.tif", "--tile", "--pyramid",
                                                           "--compression", "jpeg", "--resunit", "cm"])
             guard saved.status == 0 else { throw TestFailure("vips tiffsave: \(saved.output)") }
+            // An Aperio slide with a label (read through OpenSlide, named .svs as an operator's folder file).
+            try AperioSlide.write(source: plain, to: folder + "/aperio.svs", micronsPerPixel: 0.5,
+                                  label: (label, labelWidth, labelHeight))
         }
         try! server.waitUntilBuilt()
         return server
     }()
 
     var sourcePath: String { Self.server.images + "/slide.tif" }
+
+    /// The slide's label: dark text-like bars on a light card.
+    static let labelWidth = 300, labelHeight = 200
+    static let label: [UInt8] = (0..<(labelWidth * labelHeight)).flatMap { index -> [UInt8] in
+        let (x, y) = (index % labelWidth, index / labelWidth)
+        let ink = (y / 20) % 2 == 1 && x > 30 && x < 30 + (y * 7) % 240
+        return ink ? [20, 30, 90] : [235, 230, 215]
+    }
 
     /// One page (level) of the source as libvips's tiffload reads it, through the vips tool (`[page=N]`).
     static func page(_ page: Int, of path: String) throws -> VImage {
@@ -166,6 +177,41 @@ import Testing
             #expect(reply.status == 200, "\(path)")
             #expect(reply.header("server-timing")?.contains("desc=passed") != true, "\(path)")
         }
+    }
+
+    /// A slide's associated images are JPEGs of their own, listed in the API with their sizes and URLs, read through
+    /// OpenSlide's attached images (never its crashing `associated=`), and the slide's own stored tiles are passed
+    /// through too.
+    @Test func aSlidesLabelIsAnImageOfItsOwn() throws {
+        let server = Self.server
+        let slide = try #require(try server.get("/api/images/aperio").json)
+        #expect(slide["served"] as? String == "direct")
+        let listed = try #require(slide["associatedImages"] as? [[String: Any]])
+        #expect(listed.count == 1)
+        let label = try #require(listed.first)
+        #expect(label["name"] as? String == "label" && label["width"] as? Int == Self.labelWidth
+                && label["height"] as? Int == Self.labelHeight, "\(label)")
+        let url = try #require(label["url"] as? String)
+        #expect(url == "/images/aperio/associated/label.jpeg?v=\(slide["version"] as? String ?? "")")
+        let reply = try server.get(url)
+        #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg")
+        #expect(reply.header("cache-control")?.contains("immutable") == true)
+        let served = try Self.decoded(reply.body)
+        #expect(served.width == Self.labelWidth && served.height == Self.labelHeight && served.bands == 3)
+        #expect(TestImages.psnr(try served.pixels(), Self.label) >= 30)
+        let unknown = try server.get("/images/aperio/associated/macro.jpeg")
+        #expect(unknown.status == 404 && unknown.text.contains("label"), "\(unknown.text)")
+        #expect(try server.get("/images/aperio/associated/..%2Fpyramid.jpeg").status == 404)
+        let none = try server.get("/images/photo/associated/label.jpeg")
+        #expect(none.status == 404 && none.text.contains("no associated images"))
+        #expect((try server.get("/api/images/slide").json)?["associatedImages"] == nil)
+        // The slide's levels are OpenSlide's, its tiles the file's JPEGs: IIIF's grid is theirs, and sent as stored.
+        let info = try #require(try server.get("/iiif/3/aperio/info.json").json)
+        #expect(((info["tiles"] as? [[String: Any]])?.first?["width"] as? Int) == 256)
+        let path = "/iiif/3/aperio/512,512,512,512/256,/0/default.jpg"
+        _ = try server.get(path)
+        let tile = try server.get(path)
+        #expect(tile.status == 200 && tile.header("server-timing")?.contains("tile;desc=passed") == true)
     }
 
     @Test func iiifRegionsComeFromTheSource() throws {

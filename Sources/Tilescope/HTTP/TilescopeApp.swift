@@ -181,6 +181,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
                 if generation != nil, response.status == 200 { response.reuse = key }
             }
         case .preview(let id): return .now(try preview(id, request))
+        case let .associatedImage(id, name): return .now(try associatedImage(id, name: name, request))
         case .previewFormat(let id, let format):
             guard let format = DeepZoomTileFormat(fileExtension: format) else {
                 throw APIError.notFound("\(format.uppercased()) previews are not offered here (libvips has no encoder for them)")

@@ -59,6 +59,12 @@ struct TIFFLayout: Sendable {
 
     static let maximumPages = 64
     static let maximumEntries = 1024
+    /// Larger than any image libvips opens (its limit is 10 million pixels a side), small enough that no count
+    /// of tiles or pixels derived from it overflows.
+    static let maximumSide = 1 << 31
+    static let tileSides = 16...65536
+    /// Offsets beyond this are not in any file (and adding a directory's size to one cannot overflow).
+    static let maximumOffset = UInt64(1) << 60
 
     /// nil when the file does not start like a TIFF or BigTIFF.
     static func read(_ source: SourceFile) throws -> TIFFLayout? {
@@ -118,7 +124,9 @@ private struct TIFFFile {
     /// One directory, the offset of the next one (0: none) and of its SubIFDs.
     func directory(at offset: UInt64) throws -> (directory: TIFFDirectory, next: UInt64, subIFDs: [UInt64]) {
         let countSize = isBig ? 8 : 2, entrySize = isBig ? 20 : 12, offsetSize = isBig ? 8 : 4
-        let count = Int(integer(try bytes(at: offset, count: countSize)[...]))
+        // Every number read from the file is bounded before any arithmetic: a trap would take the server down.
+        guard offset <= TIFFLayout.maximumOffset else { throw TIFFLayoutError("a TIFF directory at offset \(offset)") }
+        let count = Int(clamping: integer(try bytes(at: offset, count: countSize)[...]))
         guard count > 0, count <= TIFFLayout.maximumEntries else {
             throw TIFFLayoutError("a TIFF directory of \(count) entries")
         }
@@ -130,28 +138,37 @@ private struct TIFFFile {
             let entryOffset = offset + UInt64(countSize + index * entrySize)
             let tag = integer(entry.prefix(2))
             switch tag {
-            case 258: directory.bitsPerSample = Int(try values(of: entry).first ?? 1)
-            case 262: directory.photometric = Int(try values(of: entry).first ?? 0)
-            case 277: directory.samplesPerPixel = Int(try values(of: entry).first ?? 1)
-            case 284: directory.planarConfiguration = Int(try values(of: entry).first ?? 1)
+            case 258: directory.bitsPerSample = Int(clamping: try values(of: entry).first ?? 1)
+            case 262: directory.photometric = Int(clamping: try values(of: entry).first ?? 0)
+            case 277: directory.samplesPerPixel = Int(clamping: try values(of: entry).first ?? 1)
+            case 284: directory.planarConfiguration = Int(clamping: try values(of: entry).first ?? 1)
             case 324: directory.tileOffsets = location(of: entry, at: entryOffset)
             case 325: directory.tileByteCounts = location(of: entry, at: entryOffset)
             case 347: directory.jpegTables = location(of: entry, at: entryOffset)
             case 34675: directory.hasICCProfile = true
-            case 256: directory.width = Int(try values(of: entry).first ?? 0)
-            case 257: directory.height = Int(try values(of: entry).first ?? 0)
-            case 259: directory.compression = Int(try values(of: entry).first ?? 1)
-            case 274: directory.orientation = Int(try values(of: entry).first ?? 1)
+            case 256: directory.width = Int(clamping: try values(of: entry).first ?? 0)
+            case 257: directory.height = Int(clamping: try values(of: entry).first ?? 0)
+            case 259: directory.compression = Int(clamping: try values(of: entry).first ?? 1)
+            case 274: directory.orientation = Int(clamping: try values(of: entry).first ?? 1)
             case 282: directory.xResolution = try rational(of: entry)
             case 283: directory.yResolution = try rational(of: entry)
-            case 296: directory.resolutionUnit = Int(try values(of: entry).first ?? 0)
-            case 322: directory.tileWidth = try values(of: entry).first.map(Int.init)
-            case 323: directory.tileHeight = try values(of: entry).first.map(Int.init)
+            case 296: directory.resolutionUnit = Int(clamping: try values(of: entry).first ?? 0)
+            case 322: directory.tileWidth = try values(of: entry).first.map { Int(clamping: $0) }
+            case 323: directory.tileHeight = try values(of: entry).first.map { Int(clamping: $0) }
             case 330: subIFDs = try values(of: entry, limit: TIFFLayout.maximumPages)
             default: break
             }
         }
         guard directory.width > 0, directory.height > 0 else { throw TIFFLayoutError("a TIFF directory without a size") }
+        guard directory.width <= TIFFLayout.maximumSide, directory.height <= TIFFLayout.maximumSide else {
+            throw TIFFLayoutError("a TIFF directory of \(directory.width)x\(directory.height) pixels")
+        }
+        // TIFF's tiles are multiples of 16 a side; anything else is not a tile grid to trust.
+        if let width = directory.tileWidth, let height = directory.tileHeight,
+           !TIFFLayout.tileSides.contains(width) || !TIFFLayout.tileSides.contains(height) {
+            directory.tileWidth = nil
+            directory.tileHeight = nil
+        }
         let next = integer(table.suffix(offsetSize))
         return (directory, next, subIFDs)
     }

@@ -23,6 +23,7 @@ enum FuzzTargets {
         "accept": AcceptTarget.run,
         "forwarded-for": FairQueueTarget.runForwardedFor,
         "fair-queue": FairQueueTarget.runQueue,
+        "tiff-layout": TIFFLayoutTarget.run,
     ]
 
     /// Set once by main before libFuzzer starts; read only on the fuzzing thread.

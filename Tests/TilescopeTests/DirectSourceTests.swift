@@ -205,6 +205,16 @@ import Testing
         let none = try server.get("/images/photo/associated/label.jpeg")
         #expect(none.status == 404 && none.text.contains("no associated images"))
         #expect((try server.get("/api/images/slide").json)?["associatedImages"] == nil)
+        // Its Presentation manifest paints the slide, then the label on a Canvas of its own; the pixel size is stated.
+        let manifest = try #require(try server.get("/iiif/presentation/aperio/manifest.json").json)
+        let canvases = try #require(manifest["items"] as? [[String: Any]])
+        #expect(canvases.count == 2)
+        let labelCanvas = canvases[1]
+        #expect(labelCanvas["width"] as? Int == Self.labelWidth && labelCanvas["height"] as? Int == Self.labelHeight)
+        let painted = ((labelCanvas["items"] as? [[String: Any]])?.first?["items"] as? [[String: Any]])?.first?["body"] as? [String: Any]
+        #expect((painted?["id"] as? String)?.hasSuffix(url) == true, "\(painted ?? [:])")
+        let metadata = (manifest["metadata"] as? [[String: Any]]) ?? []
+        #expect(metadata.contains { (($0["value"] as? [String: [String]])?["en"]?.first) == "0.5 x 0.5 µm" }, "\(metadata)")
         // The slide's levels are OpenSlide's, its tiles the file's JPEGs: IIIF's grid is theirs, and sent as stored.
         let info = try #require(try server.get("/iiif/3/aperio/info.json").json)
         #expect(((info["tiles"] as? [[String: Any]])?.first?["width"] as? Int) == 256)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Imaging
+import ScrollGeometry
 
 /// IIIF Image API 3.0 over the Deep Zoom pyramids: the base URI, info.json and image requests.
 extension TilescopeApp {
@@ -14,14 +15,23 @@ extension TilescopeApp {
 
     /// `GET /iiif/3/{id}/info.json`, as JSON-LD when the client asks for it.
     func iiifInfo(_ id: String, _ request: Request) throws -> Reply {
+        try info(id, base: iiif.baseURI(id: id, request: request), apiVersion: 3, request) { base, manifest, maxArea, tileSize in
+            JSON.encode(IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: maxArea,
+                                 micronsPerPixel: manifest.micronsPerPixel, tileSize: tileSize))
+        }
+    }
+
+    /// info.json of either API version, `document` making its body from the image's base URI, manifest, the
+    /// server's maxArea and the IIIF tile size (`withIIIFTileSize`).
+    func info(_ id: String, base: String, apiVersion: Int, _ request: Request,
+              document: @escaping @Sendable (String, PyramidManifest, Int, PixelSize?) -> [UInt8]) throws -> Reply {
         let (record, manifest) = try readyImage(id)
-        let base = iiif.baseURI(id: id, request: request)
         let maxArea = iiif.maxArea
+        let (contextURI, profileURI) = apiVersion == 2 ? (IIIF2Info.contextURI, IIIF2Info.profileURI)
+            : (IIIFInfo.contextURI, IIIFInfo.profileURI)
         return withIIIFTileSize(of: record, manifest) { [self] tileSize in
-            let body = JSON.encode(IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: maxArea,
-                                            micronsPerPixel: manifest.micronsPerPixel, tileSize: tileSize))
-            return infoResponse(body, version: record.version, base: base, apiVersion: 3, contextURI: IIIFInfo.contextURI,
-                                profileURI: IIIFInfo.profileURI, request)
+            infoResponse(document(base, manifest, maxArea, tileSize), version: record.version, base: base,
+                         apiVersion: apiVersion, contextURI: contextURI, profileURI: profileURI, request)
         }
     }
 

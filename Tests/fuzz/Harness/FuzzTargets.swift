@@ -23,6 +23,7 @@ enum FuzzTargets {
         "accept": AcceptTarget.run,
         "forwarded-for": FairQueueTarget.runForwardedFor,
         "fair-queue": FairQueueTarget.runQueue,
+        "tiff-layout": TIFFLayoutTarget.run,
         "s3-xml": S3XMLTarget.run,
         "http-response": HTTPResponseTarget.run,
     ]

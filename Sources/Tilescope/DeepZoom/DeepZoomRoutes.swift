@@ -5,7 +5,7 @@ import Imaging
 /// Deep Zoom: the descriptor, the tiles and the preview, straight from the pyramid files.
 extension TilescopeApp {
     /// `/dzi/{id}.dzi`, and `?format=webp|avif` for the same pyramid with tiles in that format.
-    func descriptor(_ id: String, _ request: Request) throws -> Response {
+    func descriptor(_ id: String, _ request: Request) throws -> Reply {
         let format = try DeepZoomTileFormat.parse(query: request.query["format"])
         let (record, manifest) = try publishedImage(id)
         if format == .png && !manifest.isTransparent { throw DerivedFormats.noPNG(id) }
@@ -19,10 +19,10 @@ extension TilescopeApp {
                 ("Cache-Control", HTTPCaching.cacheControl(for: request, currentVersion: record.version)),
             ]
             if namesFolder { headers.append(("Vary", "Host, X-Forwarded-Host, X-Forwarded-Proto")) }
-            if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
+            if HTTPCaching.notModified(request, etag: etag) { return .now(Response(status: 304, headers: headers)) }
             let body = DeepZoomDescriptor.xml(manifest.pyramid, format: format,
                                               tilesURL: namesFolder ? versionedTilesFolder(record, request) : nil)
-            return Response(status: 200, headers: headers, body: .bytes(Array(body.utf8)))
+            return .now(Response(status: 200, headers: headers, body: .bytes(Array(body.utf8))))
         }
         if request.query["v"] == nil { return try descriptorNamingVersionedTiles(record, request) }
         return try pyramidFile(store.descriptorPath(id: id, version: record.version), type: "application/xml",
@@ -38,11 +38,9 @@ extension TilescopeApp {
             return try directTile(record, manifest, level: level, column: column, row: row, request, finish: finish)
         }
         let path = store.tilePath(id: id, version: record.version, level: level, column: column, row: row)
-        var response = try pyramidFile(path, type: "image/jpeg",
-                                       etag: TileETag(version: record.version, .tile(level: level, column: column, row: row)).text,
-                                       record: record, request: request)
-        finish(&response)
-        return .now(response)
+        return try pyramidFile(path, type: "image/jpeg",
+                               etag: TileETag(version: record.version, .tile(level: level, column: column, row: row)).text,
+                               record: record, request: request, finish: finish)
     }
 
     /// The key under which a tile answer may be given again without routing (`HotResponses`): only for
@@ -101,14 +99,14 @@ extension TilescopeApp {
         return (record, manifest)
     }
 
-    func preview(_ id: String, _ request: Request) throws -> Response {
+    func preview(_ id: String, _ request: Request) throws -> Reply {
         let (record, _) = try publishedImage(id)
         return try pyramidFile(store.previewPath(id: id, version: record.version), type: "image/jpeg",
                                etag: TileETag(version: record.version, .preview).text, record: record, request: request)
     }
 
     /// `GET /images/{id}/associated/{name}.jpeg`: one of a slide's associated images, published with it.
-    func associatedImage(_ id: String, name: String, _ request: Request) throws -> Response {
+    func associatedImage(_ id: String, name: String, _ request: Request) throws -> Reply {
         let (record, manifest) = try publishedImage(id)
         guard let entry = manifest.associatedImages?.first(where: { $0.name == name }) else {
             let names = (manifest.associatedImages ?? []).map(\.name)
@@ -120,14 +118,37 @@ extension TilescopeApp {
                                record: record, request: request)
     }
 
-    private func pyramidFile(_ path: String, type: String, etag: String, record: ImageRecord,
-                             request: Request) throws -> Response {
+    /// A file of the pyramid as it is on the local disk; with a store that keeps pyramids elsewhere, a file not
+    /// there yet is fetched first, on a worker thread (a round trip to the store never holds up a poll thread),
+    /// then answered the same way. `finish` is applied to the answer either way.
+    private func pyramidFile(_ path: String, type: String, etag: String, record: ImageRecord, request: Request,
+                             finish: @escaping @Sendable (inout Response) -> Void = { _ in }) throws -> Reply {
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: record.version)
-        guard let response = HTTPCaching.file(at: path, contentType: type, etag: etag,
-                                              cacheControl: cacheControl, request: request,
-                                              memory: pyramidBytes, descriptors: pyramidFiles) else {
-            throw APIError.notFound("the pyramid of \(record.id) has no such file")
+        let (memory, descriptors, store, id) = (pyramidBytes, pyramidFiles, store, record.id)
+        @Sendable func answer() -> Response? {
+            HTTPCaching.file(at: path, contentType: type, etag: etag, cacheControl: cacheControl, request: request,
+                             memory: memory, descriptors: descriptors)
         }
-        return response
+        if var response = answer() {
+            if store.fetchesOnMiss { store.noteServed(path) }
+            finish(&response)
+            return .now(response)
+        }
+        guard store.fetchesOnMiss else { throw APIError.notFound("the pyramid of \(record.id) has no such file") }
+        return .later {
+            do {
+                // Twice at most: a file fetched can be evicted again before it is opened when the cache is full.
+                for _ in 0..<2 {
+                    guard try store.fetch(path) else { break }
+                    if var response = answer() {
+                        finish(&response)
+                        return response
+                    }
+                }
+                return APIError.notFound("the pyramid of \(id) has no such file").response
+            } catch {
+                return APIError(error).response
+            }
+        }
     }
 }

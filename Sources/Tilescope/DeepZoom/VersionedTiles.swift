@@ -14,19 +14,33 @@ import HTTPServer
 /// (`?format=`): their `Url` is the same folder, whose `.webp` and `.avif` tiles are immutable too
 /// (`formatTile` with a version).
 extension TilescopeApp {
-    func descriptorNamingVersionedTiles(_ record: ImageRecord, _ request: Request) throws -> Response {
+    func descriptorNamingVersionedTiles(_ record: ImageRecord, _ request: Request) throws -> Reply {
         let etag = TileETag(version: record.version, .descriptor(format: nil, namesTilesFolder: true)).text
         let headers: [(name: String, value: String)] = [
             ("Content-Type", "application/xml"), ("ETag", etag), ("Cache-Control", HTTPCaching.revalidate),
             ("Vary", "Host, X-Forwarded-Host, X-Forwarded-Proto"),
         ]
-        if HTTPCaching.notModified(request, etag: etag) { return Response(status: 304, headers: headers) }
-        guard let stored = FileManager.default.contents(atPath: store.descriptorPath(id: record.id, version: record.version)),
-              let text = String(data: stored, encoding: .utf8),
-              let xml = DeepZoomDescriptor.naming(versionedTilesFolder(record, request), in: text) else {
-            throw APIError.notFound("the pyramid of \(record.id) has no descriptor")
+        if HTTPCaching.notModified(request, etag: etag) { return .now(Response(status: 304, headers: headers)) }
+        let path = store.descriptorPath(id: record.id, version: record.version)
+        let folder = versionedTilesFolder(record, request), id = record.id
+        @Sendable func answer() -> Response? {
+            guard let stored = FileManager.default.contents(atPath: path), let text = String(data: stored, encoding: .utf8),
+                  let xml = DeepZoomDescriptor.naming(folder, in: text) else { return nil }
+            return Response(status: 200, headers: headers, body: .bytes(Array(xml.utf8)))
         }
-        return Response(status: 200, headers: headers, body: .bytes(Array(xml.utf8)))
+        let missing = APIError.notFound("the pyramid of \(id) has no descriptor")
+        if let response = answer() { return .now(response) }
+        guard store.fetchesOnMiss else { throw missing }
+        // Kept elsewhere (an object store): fetched on a worker thread, then read as above.
+        let store = self.store
+        return .later {
+            do {
+                guard try store.fetch(path), let response = answer() else { return missing.response }
+                return response
+            } catch {
+                return APIError(error).response
+            }
+        }
     }
 
     /// `{scheme}://{host}/dzi/{id}/{version}_files/`, the current version's tiles folder, as the client reached

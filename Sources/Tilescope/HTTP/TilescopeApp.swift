@@ -159,7 +159,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             return request.method == "DELETE" ? try deleteImage(id, request) : .now(try image(id, request))
         case .rating(let id): return try rate(id, request)
         case .job(let id): return .now(try job(id, request))
-        case .deepZoomDescriptor(let id): return .now(try descriptor(id, request))
+        case .deepZoomDescriptor(let id): return try descriptor(id, request)
         case let .deepZoomTile(id, level, column, row):
             let generation = hotTiles?.generation  // before the version is read: see HotResponses
             let key = hotTileKey(id, level: level, column: column, row: row, request, generation ?? 0)
@@ -180,8 +180,8 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             return try versionedTile(id, version: version, level: level, column: column, row: row, request) { response in
                 if generation != nil, response.status == 200 { response.reuse = key }
             }
-        case .preview(let id): return .now(try preview(id, request))
-        case let .associatedImage(id, name): return .now(try associatedImage(id, name: name, request))
+        case .preview(let id): return try preview(id, request)
+        case let .associatedImage(id, name): return try associatedImage(id, name: name, request)
         case .previewFormat(let id, let format):
             guard let format = DeepZoomTileFormat(fileExtension: format) else {
                 throw APIError.notFound("\(format.uppercased()) previews are not offered here (libvips has no encoder for them)")

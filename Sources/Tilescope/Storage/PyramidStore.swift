@@ -1,3 +1,4 @@
+import Foundation
 import ScrollGeometry
 
 /// Where pyramids live. Small on purpose: a shared store for many replicas
@@ -39,6 +40,21 @@ public protocol PyramidStore: Sendable {
     func descriptorPath(id: String, version: String) -> String
     /// The folder of one version: files derived from it (IIIF tiles, other formats) are kept there and go with it.
     func versionFolder(id: String, version: String) -> String
+
+    // A store that keeps pyramids elsewhere (an object store) answers from the same local paths once a file
+    // has been fetched there. The paths above stay local paths; these say how one gets there.
+
+    /// Whether a file of a published version may be missing from its local path yet be in the store: a miss is
+    /// then worth `fetch`, off the poll thread. False for a store on the local (or a shared) file system.
+    var fetchesOnMiss: Bool { get }
+    /// Brings the file at `path` (one of the paths above, of a published version) to that path, fetching it
+    /// from the store; false when the store has no such file. Blocks for a round trip: never on a poll thread.
+    /// Throws the store's own error (unreachable, refused) for the caller to turn into an answer.
+    func fetch(_ path: String) throws -> Bool
+    /// Says that the file at `path` was just answered from the local disk (a bounded cache's recency).
+    func noteServed(_ path: String)
+    /// Nil while the store answers, else why not (`/readyz`'s `pyramid_store`). Never blocks.
+    var unreachableReason: String? { get }
 }
 
 /// What `PyramidStore.holdBuild` returns.
@@ -53,4 +69,10 @@ extension PyramidStore {
     public func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T {
         try build()
     }
+
+    /// Every file of a published version is on the local path: nothing to fetch.
+    public var fetchesOnMiss: Bool { false }
+    public func fetch(_ path: String) throws -> Bool { access(path, F_OK) == 0 }
+    public func noteServed(_ path: String) {}
+    public var unreachableReason: String? { nil }
 }

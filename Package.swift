@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "ObjectStore", dependencies: ["CCrypto", "CTLS", "CTLSShims"]),
         // openapi.json, the API contract (edited by hand, the only copy), is a resource: SwiftPM puts it in
         // Tilescope_Tilescope.resources/ beside the executable, and the server sends it at GET /openapi.json.
-        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "CLibcShims"],
+        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "ObjectStore", "CLibcShims"],
                 resources: [.copy("OpenAPI/openapi.json")]),
         // The built-in demo gallery's image painters: linked by the executable, unknown to the server.
         .target(name: "TilescopeDemo", dependencies: ["Imaging", "ScrollGeometry"]),
@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "SeededRandom"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "SeededRandom", "TestSupport"]),
-        .testTarget(name: "TilescopeTests", dependencies: ["Tilescope", "TestSupport", "SeededRandom"]),
+        .testTarget(name: "TilescopeTests", dependencies: ["Tilescope", "ObjectStore", "TestSupport", "SeededRandom"]),
         // Fixtures/aws4_testsuite: AWS's SigV4 test vectors (Apache 2.0), read from the source tree.
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TilescopeDemoTests", dependencies: ["TilescopeDemo", "Imaging", "ScrollGeometry", "TestSupport"]),

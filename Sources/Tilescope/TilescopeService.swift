@@ -8,7 +8,7 @@ import Synchronization
 /// and runs until SIGINT or SIGTERM.
 public final class TilescopeService: @unchecked Sendable {
     public let config: ServeConfig
-    public let store: FilePyramidStore
+    public let store: any PyramidStore
     public let library = ImageLibrary()
     public let builds: BuildQueue
     public let scanner: FolderScanner
@@ -43,7 +43,14 @@ public final class TilescopeService: @unchecked Sendable {
         replica = catalog.replica
         databaseProbe = catalog.probe
         if !config.databaseURL.isEmpty { Log.replica = catalog.replica }
-        store = try FilePyramidStore(dataFolder: config.dataFolder, stagingName: catalog.stagingName)
+        if config.storeURL.isEmpty {
+            store = try FilePyramidStore(dataFolder: config.dataFolder, stagingName: catalog.stagingName)
+        } else {
+            let location = try StoreLocation(url: config.storeURL, endpoint: config.storeEndpoint, region: config.storeRegion,
+                                             pathStyle: config.storePathStyle, environment: ProcessInfo.processInfo.environment)
+            store = try S3PyramidStore(location: location, dataFolder: config.dataFolder, stagingName: catalog.stagingName,
+                                       cacheBytes: config.storeCacheMegabytes << 20)
+        }
         imagesFolder = config.isDemo ? config.dataFolder + "/demo-images" : config.imagesFolder
         let operations = Operations(accessLog: config.quiet ? nil : AccessLog(format: config.logFormat))
         self.operations = operations

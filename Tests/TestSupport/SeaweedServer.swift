@@ -25,7 +25,9 @@ public final class SeaweedServer: @unchecked Sendable {
     public let accessKey = "tilescope-test"
     public let secretKey: String
     public let region = "us-east-1"
-    private let shellPID: pid_t
+    private var shellPID: pid_t  // guarded by `lock` once started
+    /// The shell command and weed's arguments, to start it again on the same data and ports (`restart`).
+    private var launch: [String] = []
     private let lock = NSLock()
     private var stopped = false
 
@@ -104,7 +106,8 @@ public final class SeaweedServer: @unchecked Sendable {
         // SIGKILL (where no exit handler runs): it polls our pid every second.
         let watchdog = "\"$@\" >\(folder)/weed.log 2>&1 & child=$!; echo $child >\(folder)/weed.pid; "
             + "while kill -0 \(getpid()) 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 1; done; kill -9 $child 2>/dev/null"
-        shellPID = try Self.spawn("/bin/sh", ["-c", watchdog, "sh", weed] + arguments)
+        launch = ["-c", watchdog, "sh", weed] + arguments
+        shellPID = try Self.spawn("/bin/sh", launch)
         Self.registry.withLock { Self.everyServer.append(self) }
         Self.installExitHandler()
         try waitUntilReady(seconds: 90)
@@ -127,17 +130,39 @@ public final class SeaweedServer: @unchecked Sendable {
         }
     }
 
+    /// Kills weed (SIGKILL) but keeps its data and ports: the store gone, as a crash or a restart takes it,
+    /// until `restart`.
+    public func interrupt() {
+        lock.withLock {
+            guard !stopped else { return }
+            killWeed()
+        }
+    }
+
+    /// Starts weed again on the same data and ports after `interrupt`, and waits until it answers.
+    public func restart() throws {
+        try lock.withLock {
+            guard !stopped else { throw TestFailure("the SeaweedFS server was stopped for good") }
+            shellPID = try Self.spawn("/bin/sh", launch)
+        }
+        try waitUntilReady(seconds: 90)
+    }
+
+    private func killWeed() {
+        if let text = try? String(contentsOfFile: folder + "/weed.pid", encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            kill(pid, SIGKILL)
+        }
+        kill(shellPID, SIGKILL)
+        var status: Int32 = 0
+        waitpid(shellPID, &status, 0)
+    }
+
     /// Kills the server (SIGKILL: see the type's comment) and removes its data. Idempotent.
     public func stop() {
         lock.withLock {
             guard !stopped else { return }
             stopped = true
-            if let text = try? String(contentsOfFile: folder + "/weed.pid", encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                kill(pid, SIGKILL)
-            }
-            kill(shellPID, SIGKILL)
-            var status: Int32 = 0
-            waitpid(shellPID, &status, 0)
+            killWeed()
             if ProcessInfo.processInfo.environment["TILESCOPE_KEEP_TEST_FILES"] == nil {
                 try? FileManager.default.removeItem(atPath: folder)
             }

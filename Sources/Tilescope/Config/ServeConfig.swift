@@ -59,6 +59,15 @@ public struct ServeConfig: PyramidSettings, Sendable {
     public var replicaID = ""
     /// Seconds a build lease lasts without renewal before another replica may take the build over.
     public var buildLeaseSeconds = 30
+    /// Where pyramids are kept: empty for the data folder, or `s3://bucket/prefix` (docs/object-storage.md).
+    public var storeURL = ""
+    /// The object store's endpoint (`http(s)://host[:port]`); empty: AWS's for the region. The URL's query wins.
+    public var storeEndpoint = ""
+    public var storeRegion = "us-east-1"
+    /// `http://endpoint/bucket/key` (SeaweedFS, MinIO...) rather than `http://bucket.endpoint/key` (AWS's default).
+    public var storePathStyle = true
+    /// The local disk cache of files fetched from the object store.
+    public var storeCacheMegabytes = 1024
 
     public init() {}
 
@@ -246,6 +255,29 @@ public struct ServeConfig: PyramidSettings, Sendable {
         Setting("--build-lease", env: "TILESCOPE_BUILD_LEASE_SECONDS", default: \.buildLeaseSeconds,
                 "seconds a replica's build lease lasts unrenewed before another replica takes the build over (with --database postgres://)") {
             $0.buildLeaseSeconds = try SettingValue.integer($1, "build-lease", in: 3...3600)
+        },
+        Setting("--store", env: "TILESCOPE_STORE", default: \.storeURL, shown: .meaning("(the data folder)"),
+                "where pyramids are kept: s3://bucket/prefix[?endpoint=...&region=...&path-style=...] for an S3-compatible store, credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN (docs/object-storage.md)") { config, value in
+            guard value.isEmpty || StoreLocation.isObjectStore(value) else {
+                throw UsageError("store must be s3://bucket[/prefix], not '\(value.prefix(200))'")
+            }
+            config.storeURL = value
+        },
+        Setting("--store-endpoint", env: "TILESCOPE_STORE_ENDPOINT", default: \.storeEndpoint, shown: .meaning("(AWS's for the region)"),
+                "the object store's http(s)://host[:port], unless --store's URL names one") { config, value in
+            config.storeEndpoint = value
+        },
+        Setting("--store-region", env: "TILESCOPE_STORE_REGION", default: \.storeRegion,
+                "the object store's region (signed into every request), unless --store's URL names one") { config, value in
+            config.storeRegion = value
+        },
+        Setting("--store-path-style", env: "TILESCOPE_STORE_PATH_STYLE", default: \.storePathStyle,
+                "address the bucket in the path (SeaweedFS, MinIO) rather than in the host name (false: AWS's virtual hosts)") {
+            $0.storePathStyle = try SettingValue.boolean($1, "store-path-style")
+        },
+        Setting("--store-cache-mb", env: "TILESCOPE_STORE_CACHE_MB", default: \.storeCacheMegabytes,
+                "megabytes of pyramid files fetched from the object store kept on the local disk (least recently answered go first)") {
+            $0.storeCacheMegabytes = try SettingValue.integer($1, "store-cache-mb", in: 16...100_000_000)
         },
     ]
 }

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import HTTPServer
+import ObjectStore
 
 /// A request that cannot be answered as asked: its status, a short machine-readable
 /// code and a message for people. Thrown anywhere, turned into a response in one place.
@@ -32,6 +33,7 @@ public struct APIError: Error, Sendable {
         case let error as DatabaseUnavailable:
             self = APIError(503, "database_unavailable", error.description,
                             headers: [("Retry-After", String(min(error.retryAfterSeconds, 60)))])
+        case let error as S3Error: self = APIError(store: error)
         default: self = APIError(500, "internal", "\(error)")
         }
     }

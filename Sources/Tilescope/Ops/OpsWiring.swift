@@ -47,8 +47,31 @@ enum OpsWiring {
             // Throttled: /readyz is public, and a query per request would let anyone load the database.
             readiness.add(Readiness.Check("database", run: probe).throttled(interval: 1))
         }
-        readiness.add(Readiness.writableFolder("data_folder_writable", path: service.store.dataFolder))
-        readiness.add(Readiness.existingFolder("pyramid_store", path: service.store.pyramidsFolder))
+        readiness.add(Readiness.writableFolder("data_folder_writable", path: service.config.dataFolder))
+        if let files = service.store as? FilePyramidStore {
+            readiness.add(Readiness.existingFolder("pyramid_store", path: files.pyramidsFolder))
+        }
+        if let objects = service.store as? S3PyramidStore { registerObjectStore(objects, metrics: metrics, readiness: readiness) }
+    }
+
+    /// An object store's reachability in `/readyz` (as last seen: the check never waits for the store) and what
+    /// its reads cost in `/metrics`: objects fetched (one per object per replica, however many clients ask),
+    /// fetches failed, and the bytes its local disk cache holds.
+    private static func registerObjectStore(_ store: S3PyramidStore, metrics: Metrics, readiness: Readiness) {
+        readiness.add(Readiness.Check("pyramid_store") { [weak store] in store?.unreachableReason })
+        readiness.add(Readiness.existingFolder("store_cache", path: store.local.pyramidsFolder))
+        metrics.register(Gauge(counter: "tilescope_store_fetches_total", help: "Objects fetched from the pyramid store into the local disk cache since start.") {
+            [weak store] in Double(store?.fetchCounts.fetches ?? 0)
+        })
+        metrics.register(Gauge(counter: "tilescope_store_fetch_failures_total", help: "Fetches from the pyramid store that failed since start (the store down, refusing or answering nonsense).") {
+            [weak store] in Double(store?.fetchCounts.failures ?? 0)
+        })
+        metrics.register(Gauge("tilescope_store_cache_bytes", help: "Bytes of pyramid files fetched from the store kept on the local disk (at most --store-cache-mb).") {
+            [weak store] in Double(store?.cache.bytes ?? 0)
+        })
+        metrics.register(Gauge(counter: "tilescope_store_cache_evictions_total", help: "Files evicted from the store's local disk cache since start.") {
+            [weak store] in Double(store?.cache.evictions ?? 0)
+        })
     }
 
     /// The costly class (IIIF renders, tile and preview encodings) per tier of the fair queue: `within` a client's

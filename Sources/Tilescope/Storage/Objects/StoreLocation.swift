@@ -15,6 +15,11 @@ struct StoreLocation: Sendable {
     /// The key of `relative` (`pyramids/{id}/{version}/...`) under the prefix.
     func key(_ relative: String) -> String { prefix.isEmpty ? relative : prefix + "/" + relative }
 
+    /// One exchange with the store, once connected (an upload's PUT of a preview included).
+    static let requestTimeoutSeconds = 10.0
+    /// Largest object fetched: a bound on what one answer may put in memory.
+    static let maxObjectBytes = 64 << 20
+
     /// Longest prefix accepted: keys are 1,024 bytes at most, and a tile's path below it needs room.
     static let maxPrefixBytes = 512
 
@@ -51,9 +56,15 @@ struct StoreLocation: Sendable {
         guard let credentials = SigV4Credentials.fromEnvironment(environment) else {
             throw UsageError("--store s3:// needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment")
         }
+        // A fetch holds one of the server's worker threads while it waits: a store that accepts connections and
+        // then hangs must let go sooner than the client's 30 s default (3 sends × (2 s connect + 10 s) at worst).
+        // Pyramid files are tiles, previews and descriptors: none comes near 64 MiB.
+        var http = HTTPClientSettings()
+        http.requestTimeout = Self.requestTimeoutSeconds
+        http.maxBodyBytes = Self.maxObjectBytes
         do {
             settings = try S3Settings(endpoint: endpoint, region: region, bucket: bucket,
-                                      addressing: pathStyle ? .path : .virtualHost, credentials: credentials)
+                                      addressing: pathStyle ? .path : .virtualHost, credentials: credentials, http: http)
         } catch {
             throw UsageError("store: \(error)")
         }

@@ -2,7 +2,7 @@ import {
   computeViewport, settle, zoomLimits, offsetRanges, visibleRect, resolutionFor, tilesCovering,
   zoomAround, tapZoom, imagePointAt, zoomToRect, normalizedInsets,
 } from '../geometry/Viewport.js';
-import { rubberBanded, rubberBandInverse, easeOutCubic, DECELERATION } from '../geometry/Motion.js';
+import { rubberBanded, rubberBandInverse, easeOutCubic, viewBetween, DECELERATION } from '../geometry/Motion.js';
 import { Pyramid } from '../geometry/Pyramid.js';
 import { TileLayer, tileURL } from '../tiles/TileLayer.js';
 import { Animator, MomentumAxis } from './Animator.js';
@@ -213,16 +213,15 @@ export class ScrollView {
     this.#ease(from, to, ms, finish);
   }
 
-  /** Moves from one view to another over `ms`, easing out, then calls `finish`. */
+  /**
+   * Moves from one view to another over `ms`, easing out, then calls `finish`. The visible rectangle moves on a
+   * straight line (`viewBetween`), so every frame shows some of the image.
+   */
   #ease(from, to, ms, finish) {
     this.animator.run((elapsed) => {
       const t = Math.min(1, elapsed / ms);
-      const k = easeOutCubic(t);
-      // Zoom moves geometrically so that the speed of zooming feels even.
-      this.zoomScale = from.zoomScale * Math.pow(to.zoomScale / from.zoomScale, k);
-      this.offsetX = from.offsetX + (to.offsetX - from.offsetX) * k;
-      this.offsetY = from.offsetY + (to.offsetY - from.offsetY) * k;
       if (t >= 1) { finish(); return false; }
+      Object.assign(this, viewBetween(from, to, easeOutCubic(t)));
       return true;
     });
   }

@@ -91,6 +91,25 @@ def test_no_frame_draws_tiles_without_the_base_or_the_preview_under_them(browser
                            f'the base tile nor the preview under them (DPR {scale}, {fragment})')
 
 
+# The navigator's mini-map against the tile layer's base tile, pixel for pixel.
+NAVIGATOR_PICTURE = """() => {
+  const pixels = (source) => {
+    const c = document.createElement('canvas');
+    c.width = source.width; c.height = source.height;
+    const g = c.getContext('2d');
+    g.drawImage(source, 0, 0);
+    return g.getImageData(0, 0, c.width, c.height).data;
+  };
+  const mini = document.querySelector('.navigator-image');
+  const base = window.tilescope.viewer.scrollView.layer.baseElement;
+  if (!(mini instanceof HTMLCanvasElement) || !base || !mini.width) return { kind: mini.tagName, width: mini.width };
+  const a = pixels(mini), b = pixels(base);
+  let opaque = 0;
+  for (let i = 3; i < a.length; i += 4) if (a[i] > 0) opaque++;
+  return { same: a.length === b.length && a.every((v, i) => v === b[i]), opaque, size: [mini.width, mini.height] };
+}"""
+
+
 def picture_requests(page):
     """Every tile or preview answer the page got, by URL."""
     counts = Counter()
@@ -114,6 +133,8 @@ def test_each_tile_and_preview_is_fetched_once(browser, server, request, scale):
         page.keyboard.press('+')
         session.wait_idle()
         assert page.locator('.navigator').is_visible()
+        shown = page.evaluate(NAVIGATOR_PICTURE)
+    assert shown.get('same') and shown.get('opaque'), f'the navigator does not show the base tile: {shown}'
     twice = {url: n for url, n in counts.items() if n > 1}
     assert counts, 'no tile was fetched'
     assert not twice, f'fetched more than once (DPR {scale}): {twice}'

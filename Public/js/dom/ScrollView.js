@@ -54,7 +54,8 @@ export function pyramidOf(image) {
  * contentOffset, settles them by the geometry rules (contentInset included), animates zooms, momentum and
  * bounces, shows scroll indicators and tells its delegate (`on(event, fn)`) what happens:
  *   scroll, zoom, beginDragging, endDragging {willDecelerate}, endDecelerating, beginZooming,
- *   endZooming {scale}, endScrollingAnimation, fullyLoaded.
+ *   endZooming {scale}, endScrollingAnimation, fullyLoaded; and, for the viewer's navigator only, picture (the
+ *   base tile has arrived).
  * Gestures arrive from outside as calls (see Gestures.js).
  */
 export class ScrollView {
@@ -416,7 +417,7 @@ export class ScrollView {
     this.onChange?.(this);
   }
 
-  /** Tells the delegate what changed since the last frame: scroll, zoom, fullyLoaded. */
+  /** Tells the delegate what changed since the last frame: scroll, zoom, picture, fullyLoaded. */
   #announce() {
     const before = this.shown;
     const zoomed = before.zoomScale !== this.zoomScale;
@@ -427,6 +428,10 @@ export class ScrollView {
       this.events.emit('scroll', this.#where());
     }
     if (zoomed) this.events.emit('zoom', this.#where());
+    if (!this.hadPicture && this.layer.hasPicture) {
+      this.hadPicture = true;
+      this.events.emit('picture', this.#where());
+    }
     const complete = this.layer.isComplete();
     if (complete !== this.fullyLoaded) {
       this.fullyLoaded = complete;

@@ -98,6 +98,9 @@ export class TileLayer {
   /** The base tile has arrived: some picture lies under the whole image. */
   get hasPicture() { return this.cache.peek(keyOf(this.baseLevel, 0, 0)) !== undefined; }
 
+  /** The base tile's element (a canvas) once it has arrived, else null: the navigator draws its mini-map from it. */
+  get baseElement() { return this.cache.peek(keyOf(this.baseLevel, 0, 0))?.element ?? null; }
+
   /**
    * What lies under the whole image: the base tile, or until it comes the preview image (a whole level). Null
    * before either has arrived, and then nothing else is drawn either (`#layout`): a tile that came first would

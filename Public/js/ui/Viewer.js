@@ -172,7 +172,9 @@ export class Viewer {
     this.detach();
     const offs = SCROLL_EVENTS.map((name) => sv?.on(name, (event) => this.events.emit(name, event)));
     const offMove = sv?.on('scroll', () => this.navigator.update(sv));
-    this.detach = () => { for (const off of [...offs, offMove]) off?.(); };
+    // The navigator's mini-map is the tile layer's base tile: drawn once it has arrived.
+    const offPicture = sv?.on('picture', () => this.navigator.update(sv));
+    this.detach = () => { for (const off of [...offs, offMove, offPicture]) off?.(); };
     sv?.setInsets(this.insets);
     this.navigator.update(sv);
     if (sv?.fullyLoaded) this.events.emit('fullyLoaded', { zoomScale: sv.zoomScale, contentOffset: this.contentOffset });

@@ -101,3 +101,36 @@ def test_every_frame_of_an_animated_zoom_shows_the_image(session, server, name, 
     bent = [(s, why) for s in shown if (why := off_the_line(a, b, image_rect(view, s)))]
     assert not bent, (f'{name}: {len(bent)} of {len(shown)} frames are not on the straight line from the start\'s '
                       f'visible rectangle to the end\'s, e.g. {bent[:3]}')
+
+
+TRACKED = ('() => { const s = window.tilescope.state(); '
+           'return [s.zoomScale, s.offsetX, s.offsetY, window.tilescope.viewer.tracking]; }')
+
+
+def test_every_frame_of_the_bounce_after_a_pinch_shows_the_image(session, server):
+    """A pinch past the maximum zoomScale near a corner, released: the bounce back to the limit is an animated
+    zoom too, from the view at the release to the settled one."""
+    frames.install(session.page)
+    session.open('#image=a-land&zoomScale=1.6&offsetX=4400&offsetY=2900')
+    page = session.page
+    st = session.state()
+    view, size = (st['width'], st['height']), (3000, 2000)
+    frames.sample(page, TRACKED)
+    # Fingers apart from 100 to 300 points about (600, 420): 3x wanted, past the maximum of 2.
+    moves = [(16 * i, [(600 - 50 - 10 * i, 420), (600 + 50 + 10 * i, 420)]) for i in range(11)]
+    TimedInput(page).touches(moves + [(16 * 11 + 50, [])])
+    session.wait_idle()
+    page.wait_for_timeout(50)
+    shown = frames.samples(page)
+    after = session.state()
+    released = max(i for i, s in enumerate(shown) if s[3])
+    first = tuple(shown[released][:3])
+    last = (after['zoomScale'], after['offsetX'], after['offsetY'])
+    assert first[0] > last[0] * 1.01, f'the pinch did not go past the maximum: {first} then {last}'
+    bounce = [tuple(s[:3]) for s in shown[released + 1:]]
+    assert len([s for s in bounce if s != last]) >= 4, f'only {len(bounce)} frames of bounce'
+    lost = [s for s in bounce if outside(view, size, s)]
+    assert not lost, f'{len(lost)} frames of the bounce show none of the image'
+    a, b = image_rect(view, first), image_rect(view, last)
+    bent = [(s, why) for s in bounce if (why := off_the_line(a, b, image_rect(view, s)))]
+    assert not bent, f'{len(bent)} of {len(bounce)} frames of the bounce leave the line, e.g. {bent[:3]}'

@@ -142,3 +142,18 @@ import TestSupport
         #expect(try RawHTTP.get(port, "/api/images?limit=1").json?["count"] as? Int == count)
     }
 }
+
+/// Which files a first scan may bind before it knows the whole folder.
+@Suite struct FirstScanOrderTests {
+    @Test func namesWhoseSlugNoEarlierNameSharesComeFirst() {
+        let names = ["foo=jpg.png", "b.jpg", "Foo.jpg", "foo.jpg", "a b.jpg", "a-b.png"]
+        let order = FirstScanOrder(names, catalogIsEmpty: true)
+        // Byte order: "Foo.jpg" < "a b.jpg" < "a-b.png" < "b.jpg" < "foo.jpg" < "foo=jpg.png".
+        #expect(order.parts == [["Foo.jpg", "a b.jpg", "b.jpg", "foo=jpg.png"], ["a-b.png", "foo.jpg"]])
+        #expect(order.wholeBindingBefore == 1)
+        // A catalog with bindings: every id may depend on them, so the whole folder is bound first.
+        let known = FirstScanOrder(names, catalogIsEmpty: false)
+        #expect(known.parts == [["Foo.jpg", "a b.jpg", "a-b.png", "b.jpg", "foo.jpg", "foo=jpg.png"]])
+        #expect(known.wholeBindingBefore == 0)
+    }
+}

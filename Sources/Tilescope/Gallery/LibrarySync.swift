@@ -74,28 +74,41 @@ public final class LibrarySync: @unchecked Sendable {
     }
 
     /// The first scan of a folder the catalog remembers nothing of, made while the server already
-    /// answers: every file's id is bound first, all together (so a folder seen for the first time
-    /// gets the ids one scan gives it, docs/ids.md); then the files are looked at `batch` at a time,
-    /// each batch listed and saved to the catalog as it is done, so `GET /api/images` shows a growing
-    /// list; then one full scan, as after a restart, takes in what changed meanwhile (a file removed,
-    /// one still settling). Uploads and deletions run between batches. `progress` is told the number
-    /// of images listed after each batch. False if `stopScanning` ended it first.
+    /// answers: the files are looked at a batch at a time, each batch listed and saved to the catalog
+    /// as it is done, so `GET /api/images` shows a growing list; then one full scan, as after a
+    /// restart, takes in what changed meanwhile (a file removed, one still settling). Uploads and
+    /// deletions run between batches. `progress` is told the number of images listed after each
+    /// batch. False if `stopScanning` ended it first.
+    ///
+    /// The ids come out as one scan of the whole folder gives them (docs/ids.md): `FirstScanOrder`
+    /// says which files may be bound before the others are known.
     @discardableResult
     public func firstScan(batch: Int = 500, progress: (Int) -> Void = { _ in }) -> Bool {
+        let started = ProcessInfo.processInfo.systemUptime
         let names = (try? SourceFolder.listSources(in: folder)) ?? []
-        let bound: Bool = lock.withLock {
-            do {
-                _ = try scanner.identities.ids(for: names)
-                return true
-            } catch {
-                Log.error("cannot read or record image ids in the catalog (the folder is scanned whole instead): \(error)")
-                return false
+        let order = FirstScanOrder(names, catalogIsEmpty: !((try? scanner.identities.hasBindings()) ?? true))
+        Log.info(String(format: "first scan: %d files found in %.2f s", names.count, ProcessInfo.processInfo.systemUptime - started))
+        for (index, part) in order.parts.enumerated() {
+            if index == order.wholeBindingBefore {
+                // The ids of the rest depend on every name: bound together, as one scan binds them.
+                let bound: Bool = lock.withLock {
+                    do {
+                        _ = try scanner.identities.ids(for: names)
+                        return true
+                    } catch {
+                        Log.error("cannot read or record image ids in the catalog (the folder is scanned whole instead): \(error)")
+                        return false
+                    }
+                }
+                guard bound else { break }
             }
-        }
-        if bound {
-            for start in stride(from: 0, to: names.count, by: max(1, batch)) {
+            var start = 0
+            while start < part.count {
                 guard !stopping.load(ordering: .relaxed) else { return false }
-                let chunk = Set(names[start..<min(names.count, start + max(1, batch))])
+                // Batches grow with the library: each adds a merge of the whole library's records.
+                let size = max(batch, scanner.library.count / 4)
+                let chunk = Set(part[start..<min(part.count, start + size)])
+                start += size
                 lock.withLock {
                     let (_, settling) = scanner.scan(only: chunk)
                     settlingNames.formUnion(settling)

@@ -83,7 +83,7 @@ public final class LibrarySync: @unchecked Sendable {
     /// The ids come out as one scan of the whole folder gives them (docs/ids.md): `FirstScanOrder`
     /// says which files may be bound before the others are known.
     @discardableResult
-    public func firstScan(batch: Int = 500, progress: (Int) -> Void = { _ in }) -> Bool {
+    public func firstScan(batch: Int = 100, progress: (Int) -> Void = { _ in }) -> Bool {
         let started = ProcessInfo.processInfo.systemUptime
         let names = (try? SourceFolder.listSources(in: folder)) ?? []
         let order = FirstScanOrder(names, catalogIsEmpty: !((try? scanner.identities.hasBindings()) ?? true))

@@ -17,6 +17,10 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CLibJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
+        // OpenSSL's libcrypto: SHA-256 and HMAC-SHA256 for ObjectStore's SigV4 signing.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // OpenSSL's libssl: TLS for ObjectStore's https endpoints.
+        .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
         // C glue, one target per library, so that Imaging never sees libmicrohttpd nor HTTPServer libvips.
         // Imaging's: non-variadic wrappers for libvips's variadic calls and macros, and the two callbacks
         // libvips needs in C (freeing wrapped pixels, forwarding progress). Nothing else.
@@ -32,11 +36,16 @@ let package = Package(
         .target(name: "CLibcShims"),
         // Decodes parts of JPEG tiles into a buffer: C, because libjpeg reports errors by longjmp.
         .target(name: "CTileDecoder", dependencies: ["CJPEG"]),
+        // ObjectStore's: libssl's macros (the SNI name, the lowest TLS version) as functions.
+        .target(name: "CTLSShims", dependencies: ["CTLS"]),
 
         .target(name: "ScrollGeometry"),
         .target(name: "Imaging", dependencies: ["CVipsShims", "CLibcShims", "CVips", "CTileDecoder", "CLibJXL", "ScrollGeometry"]),
         .target(name: "HTTPServer", dependencies: ["CHTTPShims", "CLibcShims", "CMicroHTTPD"]),
         .target(name: "Catalog", dependencies: ["CSQLite", "CLibPQ"]),
+        // S3-compatible object storage: SigV4 signing, an HTTP/1.1 client, the S3 calls. No domain words
+        // and none of our other modules: the pyramid and source stores of issue 40 stand on it.
+        .target(name: "ObjectStore", dependencies: ["CCrypto", "CTLS", "CTLSShims"]),
         // openapi.json, the API contract (edited by hand, the only copy), is a resource: SwiftPM puts it in
         // Tilescope_Tilescope.resources/ beside the executable, and the server sends it at GET /openapi.json.
         .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "CLibcShims"],
@@ -53,6 +62,8 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "SeededRandom"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog", "SeededRandom", "TestSupport"]),
         .testTarget(name: "TilescopeTests", dependencies: ["Tilescope", "TestSupport", "SeededRandom"]),
+        // Fixtures/aws4_testsuite: AWS's SigV4 test vectors (Apache 2.0), read from the source tree.
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "TilescopeDemoTests", dependencies: ["TilescopeDemo", "Imaging", "ScrollGeometry", "TestSupport"]),
     ]
 )

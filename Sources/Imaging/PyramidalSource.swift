@@ -47,6 +47,8 @@ public final class PyramidalSource: RegionReading, @unchecked Sendable {
     /// Bytes that holding each level open costs, in `levels`' order (`OpenedLevels`).
     let openCosts: [Int]
     private let opened: OpenedLevels
+    /// The file probed, held open where some level's tiles can be sent as they are stored (`storedJPEG`).
+    private let file: SourceFile?
 
     /// Levels kept open at most, by default: a view that zooms touches two or three neighbouring levels.
     public static let defaultOpenLevels = 4
@@ -55,7 +57,8 @@ public final class PyramidalSource: RegionReading, @unchecked Sendable {
     public static let defaultOpenBytes = 256 << 20
 
     init(path: String, format: Format, levels: [SourceLevel], openCosts: [Int],
-         micronsPerPixel: (x: Double, y: Double)?, associatedImages: [String], openLevels: Int, openBytes: Int) {
+         micronsPerPixel: (x: Double, y: Double)?, associatedImages: [String], file: SourceFile? = nil,
+         openLevels: Int, openBytes: Int) {
         precondition(!levels.isEmpty && levels.count == openCosts.count)
         self.path = path
         self.format = format
@@ -63,6 +66,7 @@ public final class PyramidalSource: RegionReading, @unchecked Sendable {
         self.openCosts = openCosts
         self.micronsPerPixel = micronsPerPixel
         self.associatedImages = associatedImages
+        self.file = file
         opened = OpenedLevels(maximumCount: openLevels, maximumBytes: openBytes)
     }
 
@@ -75,6 +79,20 @@ public final class PyramidalSource: RegionReading, @unchecked Sendable {
         }
         let (index, area) = plan(region, size: size)
         return try area.resampled(try levelImage(index), to: size)
+    }
+
+    /// The stored JPEG of the source tile that `read(region, size:)` would give exactly, pixel for pixel (the
+    /// read is a plain crop of one whole tile of a level whose tiles are sent as stored): an answer without
+    /// decoding or encoding. nil for any other read, or when the tile's bytes are not a JPEG's.
+    public func storedJPEG(_ region: PixelRect, size: PixelSize) throws -> [UInt8]? {
+        guard let file, region.x >= 0, region.y >= 0, region.width > 0, region.height > 0,
+              region.x + region.width <= width, region.y + region.height <= height else { return nil }
+        let (index, area) = plan(region, size: size)
+        let level = levels[index]
+        guard let tiles = level.tiles, let stored = tiles.passthrough, size.width == tiles.width, size.height == tiles.height,
+              let (left, top) = area.crop(to: size, levelWidth: level.width, levelHeight: level.height),
+              left % tiles.width == 0, top % tiles.height == 0 else { return nil }
+        return try stored.jpeg(column: left / tiles.width, row: top / tiles.height, in: file)
     }
 
     /// The level that answers, the coarsest still as sharp as the output (its downsample at most the region's

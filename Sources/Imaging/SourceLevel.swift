@@ -23,11 +23,18 @@ public struct SourceLevel: Sendable, Equatable {
         /// Each tile is a JPEG of its own (a TIFF's compression 7; a TIFF may keep the tables in its
         /// JPEGTables tag, to be put in front of each tile's data).
         public var isJPEG: Bool
+        /// Where the tiles' JPEGs are, when they can be sent as they are (`StoredJPEGTiles`).
+        var passthrough: StoredJPEGTiles?
 
         public init(width: Int, height: Int, isJPEG: Bool) {
             self.width = width
             self.height = height
             self.isJPEG = isJPEG
+        }
+
+        init(width: Int, height: Int, isJPEG: Bool, passthrough: StoredJPEGTiles?) {
+            self.init(width: width, height: height, isJPEG: isJPEG)
+            self.passthrough = passthrough
         }
     }
 

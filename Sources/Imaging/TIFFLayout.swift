@@ -15,10 +15,33 @@ struct TIFFDirectory: Equatable, Sendable {
     var resolutionUnit: Int
     var xResolution: Double?
     var yResolution: Double?
+    /// PhotometricInterpretation: 1 grey, 2 RGB, 6 YCbCr...; 0 when absent.
+    var photometric = 0
+    var samplesPerPixel = 1
+    /// The first sample's bits (TIFF allows each its own; a JPEG tile has one for all).
+    var bitsPerSample = 1
+    /// 1: a pixel's samples together; 2: a plane a sample.
+    var planarConfiguration = 1
+    /// An ICC profile is embedded (tag 34675): pixels then need converting to be shown as sRGB.
+    var hasICCProfile = false
+    /// Where each tile's bytes are (TileOffsets, TileByteCounts), and the JPEG tables every tile shares.
+    var tileOffsets: TIFFValues?
+    var tileByteCounts: TIFFValues?
+    var jpegTables: TIFFValues?
 
     var isTiled: Bool { tileWidth != nil && tileHeight != nil }
     /// Tiles that are JPEGs of their own (new-style, code 7), which a tile answer could send undecoded.
     var hasJPEGTiles: Bool { isTiled && compression == 7 }
+}
+
+/// Where the values of a tag are in the file: `count` values of `size` bytes each, from `offset` (inside the
+/// directory entry itself when they fit there), in the file's byte order. Read when needed, not with the
+/// directory: a large level has hundreds of thousands of tile offsets.
+struct TIFFValues: Equatable, Sendable {
+    var offset: UInt64
+    var count: Int
+    var size: Int
+    var littleEndian: Bool
 }
 
 /// The directories of a TIFF or BigTIFF file, read from its tags without decoding any pixels.
@@ -36,13 +59,16 @@ struct TIFFLayout: Sendable {
 
     static let maximumPages = 64
     static let maximumEntries = 1024
+    /// Larger than any image libvips opens (its limit is 10 million pixels a side), small enough that no count
+    /// of tiles or pixels derived from it overflows.
+    static let maximumSide = 1 << 31
+    static let tileSides = 16...65536
+    /// Offsets beyond this are not in any file (and adding a directory's size to one cannot overflow).
+    static let maximumOffset = UInt64(1) << 60
 
     /// nil when the file does not start like a TIFF or BigTIFF.
-    static func read(_ path: String) throws -> TIFFLayout? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw TIFFLayoutError("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        guard let file = try TIFFFile(descriptor: descriptor) else { return nil }
+    static func read(_ source: SourceFile) throws -> TIFFLayout? {
+        guard let file = try TIFFFile(descriptor: source.descriptor) else { return nil }
         var pages: [TIFFDirectory] = []
         var subIFDOffsets: [UInt64] = []
         var seen: Set<UInt64> = []
@@ -53,7 +79,7 @@ struct TIFFLayout: Sendable {
             pages.append(entry.directory)
             offset = entry.next
         }
-        guard !pages.isEmpty else { throw TIFFLayoutError("\(path): a TIFF without directories") }
+        guard !pages.isEmpty else { throw TIFFLayoutError("a TIFF without directories") }
         let subIFDs = try subIFDOffsets.prefix(maximumPages).map { try file.directory(at: $0).directory }
         return TIFFLayout(pages: pages, subIFDs: subIFDs)
     }
@@ -98,7 +124,9 @@ private struct TIFFFile {
     /// One directory, the offset of the next one (0: none) and of its SubIFDs.
     func directory(at offset: UInt64) throws -> (directory: TIFFDirectory, next: UInt64, subIFDs: [UInt64]) {
         let countSize = isBig ? 8 : 2, entrySize = isBig ? 20 : 12, offsetSize = isBig ? 8 : 4
-        let count = Int(integer(try bytes(at: offset, count: countSize)[...]))
+        // Every number read from the file is bounded before any arithmetic: a trap would take the server down.
+        guard offset <= TIFFLayout.maximumOffset else { throw TIFFLayoutError("a TIFF directory at offset \(offset)") }
+        let count = Int(clamping: integer(try bytes(at: offset, count: countSize)[...]))
         guard count > 0, count <= TIFFLayout.maximumEntries else {
             throw TIFFLayoutError("a TIFF directory of \(count) entries")
         }
@@ -107,24 +135,62 @@ private struct TIFFFile {
         var subIFDs: [UInt64] = []
         for index in 0..<count {
             let entry = table[(index * entrySize)..<((index + 1) * entrySize)]
+            let entryOffset = offset + UInt64(countSize + index * entrySize)
             let tag = integer(entry.prefix(2))
             switch tag {
-            case 256: directory.width = Int(try values(of: entry).first ?? 0)
-            case 257: directory.height = Int(try values(of: entry).first ?? 0)
-            case 259: directory.compression = Int(try values(of: entry).first ?? 1)
-            case 274: directory.orientation = Int(try values(of: entry).first ?? 1)
+            case 258: directory.bitsPerSample = Int(clamping: try values(of: entry).first ?? 1)
+            case 262: directory.photometric = Int(clamping: try values(of: entry).first ?? 0)
+            case 277: directory.samplesPerPixel = Int(clamping: try values(of: entry).first ?? 1)
+            case 284: directory.planarConfiguration = Int(clamping: try values(of: entry).first ?? 1)
+            case 324: directory.tileOffsets = location(of: entry, at: entryOffset)
+            case 325: directory.tileByteCounts = location(of: entry, at: entryOffset)
+            case 347: directory.jpegTables = location(of: entry, at: entryOffset)
+            case 34675: directory.hasICCProfile = true
+            case 256: directory.width = Int(clamping: try values(of: entry).first ?? 0)
+            case 257: directory.height = Int(clamping: try values(of: entry).first ?? 0)
+            case 259: directory.compression = Int(clamping: try values(of: entry).first ?? 1)
+            case 274: directory.orientation = Int(clamping: try values(of: entry).first ?? 1)
             case 282: directory.xResolution = try rational(of: entry)
             case 283: directory.yResolution = try rational(of: entry)
-            case 296: directory.resolutionUnit = Int(try values(of: entry).first ?? 0)
-            case 322: directory.tileWidth = try values(of: entry).first.map(Int.init)
-            case 323: directory.tileHeight = try values(of: entry).first.map(Int.init)
+            case 296: directory.resolutionUnit = Int(clamping: try values(of: entry).first ?? 0)
+            case 322: directory.tileWidth = try values(of: entry).first.map { Int(clamping: $0) }
+            case 323: directory.tileHeight = try values(of: entry).first.map { Int(clamping: $0) }
             case 330: subIFDs = try values(of: entry, limit: TIFFLayout.maximumPages)
             default: break
             }
         }
         guard directory.width > 0, directory.height > 0 else { throw TIFFLayoutError("a TIFF directory without a size") }
+        guard directory.width <= TIFFLayout.maximumSide, directory.height <= TIFFLayout.maximumSide else {
+            throw TIFFLayoutError("a TIFF directory of \(directory.width)x\(directory.height) pixels")
+        }
+        // TIFF's tiles are multiples of 16 a side; anything else is not a tile grid to trust.
+        if let width = directory.tileWidth, let height = directory.tileHeight,
+           !TIFFLayout.tileSides.contains(width) || !TIFFLayout.tileSides.contains(height) {
+            directory.tileWidth = nil
+            directory.tileHeight = nil
+        }
         let next = integer(table.suffix(offsetSize))
         return (directory, next, subIFDs)
+    }
+
+    /// Where an entry's values are (`TIFFValues`), for types BYTE, UNDEFINED, SHORT, LONG, LONG8 and IFD(8);
+    /// nil for other types. `entryOffset` is the entry's own place in the file.
+    private func location(of entry: ArraySlice<UInt8>, at entryOffset: UInt64) -> TIFFValues? {
+        let size: Int
+        switch integer(entry.dropFirst(2).prefix(2)) {
+        case 1, 7: size = 1
+        case 3: size = 2
+        case 4, 13: size = 4
+        case 16, 18: size = 8
+        default: return nil
+        }
+        let count = integer(entry.dropFirst(4).prefix(isBig ? 8 : 4))
+        guard count > 0, count <= 1 << 40 else { return nil }
+        let fieldOffset = UInt64(isBig ? 12 : 8), fieldSize = isBig ? 8 : 4
+        let inline = count * UInt64(size) <= UInt64(fieldSize)
+        let field = entry.dropFirst(Int(fieldOffset))
+        return TIFFValues(offset: inline ? entryOffset + fieldOffset : integer(field), count: Int(count), size: size,
+                          littleEndian: littleEndian)
     }
 
     /// The integer values of an entry of type BYTE, SHORT, LONG, LONG8, IFD or IFD8 (empty for other types),

@@ -27,6 +27,15 @@ extension VImage {
         stringField(name).flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
     }
 
+    /// An image attached as a field (OpenSlide's associated images with `attach_associated`), or nil when absent
+    /// or of another type.
+    func imageField(_ name: String) -> VImage? {
+        guard vips_image_get_typeof(pointer, name) == vips_image_get_type() else { return nil }
+        var image: UnsafeMutablePointer<VipsImage>?
+        guard vips_image_get_image(pointer, name, &image) == 0, let image else { return nil }
+        return VImage(taking: image)
+    }
+
     /// GLib's G_TYPE_INT (a macro Swift does not see).
     private static let intType = g_type_from_name("gint")
 }

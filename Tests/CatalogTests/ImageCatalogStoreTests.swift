@@ -10,7 +10,10 @@ import Testing
         CataloguedImage(id: String(format: "img-%05d", i), fileName: String(format: "img-%05d.jpg", i), size: 100 + i,
                         modifiedNanoseconds: 1_000_000_007 * i, version: String(format: "%016x", i), width: 16 + i % 7,
                         height: 12, built: built ? (tileSize: 254, overlap: 1) : nil, alpha: built && i % 2 == 0,
-                        direct: built && i % 5 == 0, micronsPerPixel: built && i % 5 == 0 ? (0.25 + Double(i) / 1e6, 0.5) : nil)
+                        direct: built && i % 5 == 0, micronsPerPixel: built && i % 5 == 0 ? (0.25 + Double(i) / 1e6, 0.5) : nil,
+                        associatedImages: built && i % 10 == 0
+                            ? [AssociatedImageEntry(name: "label", width: 300 + i, height: 200),
+                               AssociatedImageEntry(name: "macro_\(i)", width: 800, height: 300)] : [])
     }
 
     @Test(arguments: CatalogEngine.allCases)
@@ -30,5 +33,16 @@ import Testing
         #expect(after.first { $0.id == changed.id } == changed)
         #expect(!after.contains { $0.id == images[7].id })
         #expect(after.map(\.id) == after.map(\.id).sorted())
+    }
+
+    /// The list's text keeps every entry; an entry that does not read as one (a name unsafe in a path, no size) is
+    /// left out, never trusted.
+    @Test func associatedImagesRoundTripThroughTheirText() {
+        let entries = [AssociatedImageEntry(name: "label", width: 300, height: 200),
+                       AssociatedImageEntry(name: "thumb-nail_2", width: 1, height: 65536)]
+        #expect(AssociatedImageEntry.entries(from: AssociatedImageEntry.text(of: entries)) == entries)
+        #expect(AssociatedImageEntry.text(of: []) == nil)
+        #expect(AssociatedImageEntry.entries(from: "label:300x200;../x:1x1;macro:0x5;tag:12;a b:1x1;ok:2x3")
+                == [AssociatedImageEntry(name: "label", width: 300, height: 200), AssociatedImageEntry(name: "ok", width: 2, height: 3)])
     }
 }

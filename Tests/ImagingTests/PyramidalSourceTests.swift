@@ -107,7 +107,8 @@ import TestSupport
             #expect(Self.sizes(source) == expected)
             #expect(source.levels.map(\.load) == (0..<pages).map { .tiffPage($0) })
             #expect(source.levels.map(\.downsample) == [1, 2, 4, 8, 16])
-            #expect(source.levels.allSatisfy { $0.tiles == SourceLevel.StoredTiles(width: 256, height: 256, isJPEG: true) })
+            #expect(source.levels.allSatisfy { $0.tiles?.width == 256 && $0.tiles?.height == 256 && $0.tiles?.isJPEG == true })
+            #expect(source.levels.allSatisfy { $0.tiles?.passthrough != nil })
             // libvips writes 10 pixels a centimetre when nothing says otherwise: no measurement.
             #expect(source.micronsPerPixel == nil)
             #expect(source.associatedImages.isEmpty)
@@ -235,6 +236,41 @@ import TestSupport
             let expected = try Self.reference(file, region, size)
             Self.expectInRegister(got, expected, size: size, "\(name) \(region) -> \(size)")
         }
+    }
+
+    /// A read that is exactly one stored tile of a level (aligned to the level's grid, the tile's size, whole) is
+    /// that tile's JPEG, sent as stored: decoded, it is pixel for pixel what the read decodes. Any other read (an
+    /// edge tile cut short, a shifted or scaled region, a JPEG 2000's) has none.
+    @Test(arguments: ["pages", "subIFDs", "bigTIFF", "slide"])
+    func alignedReadsAreTheStoredTilesJPEGs(_ name: String) throws {
+        let files = try Self.made.get()
+        let file = [("pages", files.pages), ("subIFDs", files.subIFDs), ("bigTIFF", files.bigTIFF),
+                    ("slide", files.slide)].first { $0.0 == name }!.1
+        let source = try #require(try PyramidalSource.probe(path: file))
+        let tile = PixelSize(width: 256, height: 256)
+        var sent = 0
+        for (index, level) in source.levels.enumerated() {
+            let scale = 1 << index
+            for (column, row) in [(0, 0), (1, 0), (2, 1), (5, 3)] {
+                guard (column + 1) * 256 <= level.width, (row + 1) * 256 <= level.height else { continue }
+                let region = PixelRect(x: column * 256 * scale, y: row * 256 * scale, width: 256 * scale, height: 256 * scale)
+                let stored = try #require(try source.storedJPEG(region, size: tile), "\(name) level \(index) \(column),\(row)")
+                let decoded = try VImage.decoding(stored)
+                let read = try source.read(region, size: tile)
+                #expect(decoded.width == 256 && decoded.height == 256 && decoded.bands == 3)
+                #expect(try decoded.pixels() == read.pixels(), "\(name) level \(index) \(column),\(row)")
+                sent += 1
+            }
+        }
+        #expect(sent >= 8)
+        // The level's last, short column of tiles; a region off the grid by a pixel; a tile at another scale.
+        let last = (source.levels[0].width / 256) * 256
+        #expect(try source.storedJPEG(PixelRect(x: last, y: 0, width: source.width - last, height: 256),
+                                      size: PixelSize(width: source.width - last, height: 256)) == nil)
+        #expect(try source.storedJPEG(PixelRect(x: 1, y: 0, width: 256, height: 256), size: tile) == nil)
+        #expect(try source.storedJPEG(PixelRect(x: 0, y: 0, width: 384, height: 384), size: tile) == nil)
+        let jpeg2000 = try #require(try PyramidalSource.probe(path: files.jpeg2000))
+        #expect(try jpeg2000.storedJPEG(PixelRect(x: 0, y: 0, width: 256, height: 256), size: tile) == nil)
     }
 
     /// At least 38 dB, and better than the same pixels one output pixel out of register either way; the shift

@@ -28,12 +28,23 @@ import Testing
             let saved = try Command.run("/usr/bin/vips", ["tiffsave", measured, folder + "/measured.tif", "--tile", "--pyramid",
                                                           "--compression", "jpeg", "--resunit", "cm"])
             guard saved.status == 0 else { throw TestFailure("vips tiffsave: \(saved.output)") }
+            // An Aperio slide with a label (read through OpenSlide, named .svs as an operator's folder file).
+            try AperioSlide.write(source: plain, to: folder + "/aperio.svs", micronsPerPixel: 0.5,
+                                  label: (label, labelWidth, labelHeight))
         }
         try! server.waitUntilBuilt()
         return server
     }()
 
     var sourcePath: String { Self.server.images + "/slide.tif" }
+
+    /// The slide's label: dark text-like bars on a light card.
+    static let labelWidth = 300, labelHeight = 200
+    static let label: [UInt8] = (0..<(labelWidth * labelHeight)).flatMap { index -> [UInt8] in
+        let (x, y) = (index % labelWidth, index / labelWidth)
+        let ink = (y / 20) % 2 == 1 && x > 30 && x < 30 + (y * 7) % 240
+        return ink ? [20, 30, 90] : [235, 230, 215]
+    }
 
     /// One page (level) of the source as libvips's tiffload reads it, through the vips tool (`[page=N]`).
     static func page(_ page: Int, of path: String) throws -> VImage {
@@ -131,6 +142,86 @@ import Testing
             #expect(reply.text.contains("directly"), "\(path)")
         }
         #expect(try Self.server.get("/images/slide/preview.jpeg").status == 200)
+    }
+
+    /// IIIF's tile grid for a direct source is the file's own (256 px tiles, a scale factor per level), and a tile
+    /// asked by that grid at a level the file holds is the file's JPEG, sent as stored: pixel for pixel libvips's
+    /// reading of that page, and the same bytes however often it is asked. The short tiles at a level's end, other
+    /// formats and turned tiles are rendered.
+    @Test func iiifTilesAreTheSourcesOwnTilesSentAsStored() throws {
+        let server = Self.server
+        for version in [3, 2] {
+            let info = try #require(try server.get("/iiif/\(version)/slide/info.json").json)
+            let tiles = try #require((info["tiles"] as? [[String: Any]])?.first)
+            #expect(tiles["width"] as? Int == 256 && tiles["height"] as? Int == 256, "\(tiles)")
+            #expect(tiles["scaleFactors"] as? [Int] == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096])
+        }
+        // A built image keeps its Deep Zoom grid.
+        let photo = try #require(try server.get("/iiif/3/photo/info.json").json)
+        #expect(((photo["tiles"] as? [[String: Any]])?.first?["width"] as? Int) == 254)
+        for (page, column, row) in [(0, 0, 0), (0, 3, 2), (1, 2, 1), (2, 1, 0), (1, 4, 2)] {
+            let scale = 1 << page, side = 256 << page
+            let path = "/iiif/3/slide/\(column * side),\(row * side),\(side),\(side)/256,/0/default.jpg"
+            let first = try server.get(path), again = try server.get(path)
+            #expect(first.status == 200 && again.status == 200, "\(path)")
+            #expect(again.header("server-timing")?.contains("tile;desc=passed") == true, "\(path): \(again.header("server-timing") ?? "")")
+            #expect(first.body == again.body, "\(path)")
+            let served = try Self.decoded(again.body)
+            let expected = try Self.page(page, of: sourcePath).crop(x: column * 256, y: row * 256, width: 256, height: 256)
+            #expect(try served.pixels() == expected.pixels(), "\(path) at scale \(scale)")
+        }
+        // Level 1 is 1500 wide: its sixth column of tiles is 220 px, cut short, so made; a PNG and a mirrored tile too.
+        for path in ["/iiif/3/slide/2560,0,440,512/220,/0/default.jpg", "/iiif/3/slide/0,0,256,256/256,/0/default.png",
+                     "/iiif/3/slide/0,0,256,256/256,/!0/default.jpg"] {
+            let reply = try server.get(path)
+            #expect(reply.status == 200, "\(path)")
+            #expect(reply.header("server-timing")?.contains("desc=passed") != true, "\(path)")
+        }
+    }
+
+    /// A slide's associated images are JPEGs of their own, listed in the API with their sizes and URLs, read through
+    /// OpenSlide's attached images (never its crashing `associated=`), and the slide's own stored tiles are passed
+    /// through too.
+    @Test func aSlidesLabelIsAnImageOfItsOwn() throws {
+        let server = Self.server
+        let slide = try #require(try server.get("/api/images/aperio").json)
+        #expect(slide["served"] as? String == "direct")
+        let listed = try #require(slide["associatedImages"] as? [[String: Any]])
+        #expect(listed.count == 1)
+        let label = try #require(listed.first)
+        #expect(label["name"] as? String == "label" && label["width"] as? Int == Self.labelWidth
+                && label["height"] as? Int == Self.labelHeight, "\(label)")
+        let url = try #require(label["url"] as? String)
+        #expect(url == "/images/aperio/associated/label.jpeg?v=\(slide["version"] as? String ?? "")")
+        let reply = try server.get(url)
+        #expect(reply.status == 200 && reply.header("content-type") == "image/jpeg")
+        #expect(reply.header("cache-control")?.contains("immutable") == true)
+        let served = try Self.decoded(reply.body)
+        #expect(served.width == Self.labelWidth && served.height == Self.labelHeight && served.bands == 3)
+        #expect(TestImages.psnr(try served.pixels(), Self.label) >= 30)
+        let unknown = try server.get("/images/aperio/associated/macro.jpeg")
+        #expect(unknown.status == 404 && unknown.text.contains("label"), "\(unknown.text)")
+        #expect(try server.get("/images/aperio/associated/..%2Fpyramid.jpeg").status == 404)
+        let none = try server.get("/images/photo/associated/label.jpeg")
+        #expect(none.status == 404 && none.text.contains("no associated images"))
+        #expect((try server.get("/api/images/slide").json)?["associatedImages"] == nil)
+        // Its Presentation manifest paints the slide, then the label on a Canvas of its own; the pixel size is stated.
+        let manifest = try #require(try server.get("/iiif/presentation/aperio/manifest.json").json)
+        let canvases = try #require(manifest["items"] as? [[String: Any]])
+        #expect(canvases.count == 2)
+        let labelCanvas = canvases[1]
+        #expect(labelCanvas["width"] as? Int == Self.labelWidth && labelCanvas["height"] as? Int == Self.labelHeight)
+        let painted = ((labelCanvas["items"] as? [[String: Any]])?.first?["items"] as? [[String: Any]])?.first?["body"] as? [String: Any]
+        #expect((painted?["id"] as? String)?.hasSuffix(url) == true, "\(painted ?? [:])")
+        let metadata = (manifest["metadata"] as? [[String: Any]]) ?? []
+        #expect(metadata.contains { (($0["value"] as? [String: [String]])?["en"]?.first) == "0.5 x 0.5 µm" }, "\(metadata)")
+        // The slide's levels are OpenSlide's, its tiles the file's JPEGs: IIIF's grid is theirs, and sent as stored.
+        let info = try #require(try server.get("/iiif/3/aperio/info.json").json)
+        #expect(((info["tiles"] as? [[String: Any]])?.first?["width"] as? Int) == 256)
+        let path = "/iiif/3/aperio/512,512,512,512/256,/0/default.jpg"
+        _ = try server.get(path)
+        let tile = try server.get(path)
+        #expect(tile.status == 200 && tile.header("server-timing")?.contains("tile;desc=passed") == true)
     }
 
     @Test func iiifRegionsComeFromTheSource() throws {

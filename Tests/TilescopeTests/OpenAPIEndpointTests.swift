@@ -37,7 +37,7 @@ import Testing
         let paths = try #require(try Self.document()["paths"] as? [String: Any])
         let samples = ["id": "tiny", "level": "3", "column": "1", "row": "2", "region": "full", "size": "max",
                        "rotation": "0", "quality": "default", "format": "jpg", "file": "index.html", "folder": "gallery",
-                       "tileFormat": "webp", "version": "0123456789abcdef"]
+                       "tileFormat": "webp", "version": "0123456789abcdef", "name": "label"]
         var routes = Set<Int>()
         for template in paths.keys {
             var path = template

@@ -24,6 +24,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/lib/server-port.sh
 ID=67352ccc-d1b0-11e1-89ae-279075081939
+DIRECT=validation-direct
 OPTIONAL=(linkheader_canonical linkheader_profile rot_full_non90 rot_mirror rot_mirror_180 rot_region_non90 size_up
           format_gif format_tif)
 BROKEN=(format_webp format_jp2 format_pdf)
@@ -55,6 +56,10 @@ with zipfile.ZipFile(wheel) as z:
     data = z.read("iiif_validator/validation_image.png")
 open(f"{work}/images/{ident}.png", "wb").write(data)
 PY
+# The same test image as a pyramidal JPEG TIFF (3 pages of 256-px tiles), served directly from its own levels
+# (docs/direct-sources.md), so that every check below also runs on a source with no build.
+vips tiffsave "$work/images/$ID.png" "$work/images/$DIRECT.tif" --tile --pyramid --compression jpeg --Q 95 \
+  --tile-width 256 --tile-height 256
 # A second image, portrait, with a title and caption, so manifests differ in size and text.
 .venv/bin/python - "$work/images" <<'PY'
 import sys
@@ -83,21 +88,23 @@ bin=$(swift build --show-bin-path)/tilescope
 server_pid=$!
 port=$(tilescope_port "$work/server.log")
 for _ in $(seq 1 300); do
-  [ "$(curl -sf "http://127.0.0.1:$port/api/images" | grep -o '"status":"ready"' | wc -l)" -eq 2 ] && break
+  [ "$(curl -sf "http://127.0.0.1:$port/api/images" | grep -o '"status":"ready"' | wc -l)" -eq 3 ] && break
   sleep 0.1
 done
-for image in "$ID" portrait; do
+curl -sf "http://127.0.0.1:$port/api/images/$DIRECT" | grep -q '"served":"direct"' \
+  || { echo "$DIRECT is not served directly" >&2; exit 1; }
+for image in "$ID" "$DIRECT" portrait; do
   curl -sf "http://127.0.0.1:$port/iiif/3/$image/info.json" > /dev/null || { echo "pyramid of $image not ready" >&2; exit 1; }
 done
 
 status=0
-# validate_version {3.0|2.0} {iiif/3|iiif/2}: level 2, the optional tests, the skipped ones.
+# validate_version {3.0|2.0} {iiif/3|iiif/2} ID: level 2, the optional tests, the skipped ones.
 validate_version() {
-  local version=$1 prefix=$2 out args broken
+  local version=$1 prefix=$2 image=$3 out args broken
   validate() {
-    .venv/bin/iiif-validate.py -s "127.0.0.1:$port" -p "$prefix" -i "$ID" --version="$version" "$@" 2>&1
+    .venv/bin/iiif-validate.py -s "127.0.0.1:$port" -p "$prefix" -i "$image" --version="$version" "$@" 2>&1
   }
-  echo "== Image API $version at /$prefix: level 2" >&2
+  echo "== Image API $version at /$prefix, $image: level 2" >&2
   out=$(validate --level=2) || status=1
   echo "$out" | grep -vE '^Importing' | grep -E 'FAIL|Done|  ' || true
   echo "$out" | grep -q 'Done (.*, 0 failures)' || status=1
@@ -119,30 +126,36 @@ validate_version() {
   fi
   # What those tests meant to check, for the formats info.json declares.
   local size=max; [ "$version" = 2.0 ] && size=full
-  local base="http://127.0.0.1:$port/$prefix/$ID/full/$size/0/default"
+  local base="http://127.0.0.1:$port/$prefix/$image/full/$size/0/default"
   rm -f "$work/image.webp" "$work/image.jp2"
   curl -sf -o "$work/image.webp" "$base.webp" && curl -sf -o "$work/image.jp2" "$base.jp2" || true
   [ "$(head -c 12 "$work/image.webp" 2>/dev/null | tail -c 4)" = WEBP ] || { echo "webp ($version): not a WebP file" >&2; status=1; }
   [ "$(head -c 12 "$work/image.jp2" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 0000000c6a5020200d0a870a ] \
     || { echo "jp2 ($version): not a JPEG 2000 file" >&2; status=1; }
 }
-validate_version 3.0 iiif/3
-validate_version 2.0 iiif/2
-[ "$status" -eq 0 ] && echo "IIIF validator: every level-2 test and every declared optional test passed, 3.0 and 2.0" >&2
+for image in "$ID" "$DIRECT"; do
+  validate_version 3.0 iiif/3 "$image"
+  validate_version 2.0 iiif/2 "$image"
+done
+[ "$status" -eq 0 ] && echo "IIIF validator: every level-2 test and every declared optional test passed, 3.0 and 2.0, built and direct" >&2
 
 echo "== Presentation API 3.0: iiif-prezi3 and the links" >&2
 .venv/bin/python Tests/iiif/presentation.py "http://127.0.0.1:$port" || status=1
 echo "== Presentation API 3.0: OpenSeadragon in Chromium on the gallery manifest" >&2
 timeout 300 .venv/bin/python Tests/iiif/viewer.py "http://127.0.0.1:$port" "$work/openseadragon.min.js" || status=1
 
-for version in 3 2; do
-  echo "== iiif-validator-ng, Image API $version at /iiif/$version" >&2
-  PYTHONPATH=$NG timeout 600 .venv/bin/python Tests/iiif/validator_ng.py "http://127.0.0.1:$port/iiif/$version" "$ID" \
-    "$version" || status=1
+for image in "$ID" "$DIRECT"; do
+  for version in 3 2; do
+    echo "== iiif-validator-ng, Image API $version at /iiif/$version, $image" >&2
+    PYTHONPATH=$NG timeout 600 .venv/bin/python Tests/iiif/validator_ng.py "http://127.0.0.1:$port/iiif/$version" "$image" \
+      "$version" || status=1
+  done
 done
 echo "== WebP and AVIF tiles: OpenSeadragon in Chromium" >&2
 timeout 300 .venv/bin/python Tests/iiif/formats_viewer.py "http://127.0.0.1:$port" portrait "$work/openseadragon.min.js" \
   || status=1
 echo "== Deep Zoom without ?v=: OpenSeadragon takes the descriptor's versioned tiles folder (immutable tiles)" >&2
-timeout 300 .venv/bin/python Tests/iiif/dzi_viewer.py "http://127.0.0.1:$port" "$work/openseadragon.min.js" "$ID" || status=1
+for image in "$ID" "$DIRECT"; do
+  timeout 300 .venv/bin/python Tests/iiif/dzi_viewer.py "http://127.0.0.1:$port" "$work/openseadragon.min.js" "$image" || status=1
+done
 exit "$status"

@@ -6,6 +6,7 @@ import { Insets } from './Insets.js';
 import { Navigator } from './Navigator.js';
 import { Help } from './Help.js';
 import { Fullscreen } from './Fullscreen.js';
+import { ScaleBar } from './ScaleBar.js';
 
 /** The scroll-view events a viewer passes on from its current scroll view. */
 const SCROLL_EVENTS = ['scroll', 'zoom', 'beginDragging', 'endDragging', 'endDecelerating', 'beginZooming',
@@ -39,6 +40,7 @@ export class Viewer {
     this.help = new Help(this.parts.help);
     this.fullscreen = new Fullscreen(element, this.parts.fullscreen);
     this.navigator = new Navigator(this.parts.navigator, { onMove: (point) => this.#centreOn(point), enabled: navigator });
+    this.scaleBar = new ScaleBar(element);
     this.listening = new AbortController();
     const on = (target, name, fn) => target.addEventListener(name, fn, { signal: this.listening.signal });
     on(this.parts.fullscreen, 'click', () => this.toggleFullscreen());
@@ -141,6 +143,7 @@ export class Viewer {
     this.listening.abort();
     this.keyboard.destroy();
     this.navigator.destroy();
+    this.scaleBar.destroy();
     this.fullscreen.destroy();
     this.help.close();
     this.gallery?.destroy();
@@ -166,22 +169,26 @@ export class Viewer {
       this.gallery.carousel.resize();
     }
     this.navigator.update(this.scrollView);
+    this.scaleBar.update(this.scrollView);
   }
 
   #attach(sv) {
     this.detach();
     const offs = SCROLL_EVENTS.map((name) => sv?.on(name, (event) => this.events.emit(name, event)));
     const offMove = sv?.on('scroll', () => this.navigator.update(sv));
+    const offZoom = sv?.on('zoom', () => this.scaleBar.update(sv));
     // The navigator's mini-map is the tile layer's base tile: drawn once it has arrived.
     const offPicture = sv?.on('picture', () => this.navigator.update(sv));
-    this.detach = () => { for (const off of [...offs, offMove, offPicture]) off?.(); };
+    this.detach = () => { for (const off of [...offs, offMove, offZoom, offPicture]) off?.(); };
     sv?.setInsets(this.insets);
     this.navigator.update(sv);
+    this.scaleBar.update(sv);
     if (sv?.fullyLoaded) this.events.emit('fullyLoaded', { zoomScale: sv.zoomScale, contentOffset: this.contentOffset });
   }
 
   #pageChanged({ page, image }) {
     this.navigator.update(this.scrollView);
+    this.scaleBar.update(this.scrollView);
     this.events.emit('pageChange', { page, image });
   }
 

@@ -19,7 +19,8 @@ public struct SQLImageCatalogStore: ImageCatalogStore {
         while true {
             let rows = try database.reading {
                 try $0.query("""
-                    SELECT id, file_name, size, modified_ns, version, width, height, tile_size, overlap, alpha, direct, mpp_x, mpp_y
+                    SELECT id, file_name, size, modified_ns, version, width, height, tile_size, overlap, alpha, direct, mpp_x, mpp_y,
+                        associated
                     FROM library_images WHERE id > ? ORDER BY id LIMIT ?
                     """, .text(after), .integer(Int64(Self.batchSize)))
             }
@@ -41,7 +42,8 @@ public struct SQLImageCatalogStore: ImageCatalogStore {
         return CataloguedImage(id: id, fileName: fileName, size: Int(size), modifiedNanoseconds: Int(modified),
                                version: version, width: Int(width), height: Int(height), built: built,
                                alpha: row["alpha"].integer == 1, direct: row["direct"].integer == 1,
-                               micronsPerPixel: Self.pair(row["mpp_x"], row["mpp_y"]))
+                               micronsPerPixel: Self.pair(row["mpp_x"], row["mpp_y"]),
+                               associatedImages: AssociatedImageEntry.entries(from: row["associated"].text))
     }
 
     /// Both values of a pair of REAL columns, or nil (SQLite may give a whole number as an integer).
@@ -66,18 +68,20 @@ public struct SQLImageCatalogStore: ImageCatalogStore {
             for image in images {
                 try transaction.execute("""
                     INSERT INTO library_images (id, file_name, size, modified_ns, version, width, height, tile_size, overlap, alpha, direct,
-                                                mpp_x, mpp_y)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                                mpp_x, mpp_y, associated)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET file_name = excluded.file_name, size = excluded.size,
                         modified_ns = excluded.modified_ns, version = excluded.version, width = excluded.width,
                         height = excluded.height, tile_size = excluded.tile_size, overlap = excluded.overlap,
-                        alpha = excluded.alpha, direct = excluded.direct, mpp_x = excluded.mpp_x, mpp_y = excluded.mpp_y
+                        alpha = excluded.alpha, direct = excluded.direct, mpp_x = excluded.mpp_x, mpp_y = excluded.mpp_y,
+                        associated = excluded.associated
                     """, .text(image.id), .text(image.fileName), .integer(Int64(image.size)),
                     .integer(Int64(image.modifiedNanoseconds)), .text(image.version), .integer(Int64(image.width)),
                     .integer(Int64(image.height)), image.built.map { .integer(Int64($0.tileSize)) } ?? .null,
                     image.built.map { .integer(Int64($0.overlap)) } ?? .null, image.alpha ? .integer(1) : .null,
                     image.direct ? .integer(1) : .null,
-                    image.micronsPerPixel.map { .real($0.x) } ?? .null, image.micronsPerPixel.map { .real($0.y) } ?? .null)
+                    image.micronsPerPixel.map { .real($0.x) } ?? .null, image.micronsPerPixel.map { .real($0.y) } ?? .null,
+                    AssociatedImageEntry.text(of: image.associatedImages).map { .text($0) } ?? .null)
             }
         }
     }

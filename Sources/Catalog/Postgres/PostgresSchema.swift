@@ -61,5 +61,8 @@ public enum PostgresSchema {
             ALTER TABLE library_images ADD COLUMN mpp_x DOUBLE PRECISION;  -- microns per pixel across, else NULL (CatalogSchema, version 7)
             ALTER TABLE library_images ADD COLUMN mpp_y DOUBLE PRECISION;
             """),
+        DatabaseMigration(version: 7, name: "library_images.associated: a slide's associated images, published", sql: """
+            ALTER TABLE library_images ADD COLUMN associated TEXT;  -- label:300x200;macro:800x300, else NULL (CatalogSchema, version 8)
+            """),
     ]
 }

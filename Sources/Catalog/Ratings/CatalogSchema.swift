@@ -60,5 +60,8 @@ public enum CatalogSchema {
             ALTER TABLE library_images ADD COLUMN mpp_x REAL;  -- microns per pixel across, else NULL
             ALTER TABLE library_images ADD COLUMN mpp_y REAL;
             """),
+        DatabaseMigration(version: 8, name: "library_images.associated: a slide's associated images, published", sql: """
+            ALTER TABLE library_images ADD COLUMN associated TEXT;  -- label:300x200;macro:800x300, else NULL
+            """),
     ]
 }

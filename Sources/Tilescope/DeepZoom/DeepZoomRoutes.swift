@@ -107,6 +107,19 @@ extension TilescopeApp {
                                etag: TileETag(version: record.version, .preview).text, record: record, request: request)
     }
 
+    /// `GET /images/{id}/associated/{name}.jpeg`: one of a slide's associated images, published with it.
+    func associatedImage(_ id: String, name: String, _ request: Request) throws -> Response {
+        let (record, manifest) = try publishedImage(id)
+        guard let entry = manifest.associatedImages?.first(where: { $0.name == name }) else {
+            let names = (manifest.associatedImages ?? []).map(\.name)
+            throw APIError.notFound(names.isEmpty ? "\(id) has no associated images (only slides have them)"
+                                    : "\(id)'s associated images are \(names.joined(separator: ", "))")
+        }
+        let path = AssociatedImages.path(in: store.versionFolder(id: id, version: record.version), name: entry.name)
+        return try pyramidFile(path, type: "image/jpeg", etag: TileETag(version: record.version, .associated(name: entry.name)).text,
+                               record: record, request: request)
+    }
+
     private func pyramidFile(_ path: String, type: String, etag: String, record: ImageRecord,
                              request: Request) throws -> Response {
         let cacheControl = HTTPCaching.cacheControl(for: request, currentVersion: record.version)

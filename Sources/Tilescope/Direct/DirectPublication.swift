@@ -11,8 +11,8 @@ public enum PyramidalSourcesMode: String, Sendable, CaseIterable {
 }
 
 /// Publishes a source that already is a pyramid without building it: a version folder with the Deep Zoom
-/// descriptor, the preview (the preview level's pixels, read from the source's nearest level) and a manifest
-/// marked `direct`, all levels ready. No tile is written: each is cut from the source when asked
+/// descriptor, the preview (the preview level's pixels, read from the source's nearest level), a slide's
+/// associated images (`AssociatedImages`) and a manifest marked `direct`, all levels ready. No tile is written: each is cut from the source when asked
 /// (`DirectTiles`). For a 2 GB slide this takes the time of one read of its smallest level, not a build.
 struct DirectPublication: Sendable {
     let store: any PyramidStore
@@ -46,8 +46,10 @@ struct DirectPublication: Sendable {
             try Imaging.DeepZoomDescriptor.xml(of: pyramid).write(
                 toFile: (folder as NSString).appendingPathComponent(PyramidBuilder.descriptorName), atomically: false,
                 encoding: .utf8)
+            let associated = AssociatedImages.publish(from: source, into: folder, quality: quality)
             let manifest = PyramidManifest(pyramid: pyramid, source: record.fileName, version: record.version, direct: true,
-                                           micronsPerPixel: source.micronsPerPixel.flatMap { MicronsPerPixel(checking: $0.x, $0.y) })
+                                           micronsPerPixel: source.micronsPerPixel.flatMap { MicronsPerPixel(checking: $0.x, $0.y) },
+                                           associatedImages: associated)
             guard try store.publish(stagingFolder: folder, manifest: manifest, id: record.id, version: record.version) else {
                 store.discard(stagingFolder: folder)
                 return store.manifest(id: record.id, version: record.version) ?? manifest

@@ -33,6 +33,11 @@ final class DirectSources: @unchecked Sendable {
         return keep(source, for: record)
     }
 
+    /// The source of `record`'s version if it is open now: never opens it (for answers made on a poll thread).
+    func openSource(of record: ImageRecord) -> PyramidalSource? {
+        cached(Self.key(record))
+    }
+
     /// `path` as a source served directly, with the bounds every open source has; nil when it is no pyramid.
     static func probe(_ path: String) throws -> PyramidalSource? {
         try PyramidalSource.probe(path: path, openLevels: openLevels, openBytes: openBytes)

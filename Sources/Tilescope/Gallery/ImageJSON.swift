@@ -13,6 +13,15 @@ public struct ImageJSON: Encodable, Sendable {
         public var formats: [String: FormatURLs]
     }
 
+    /// One of a slide's associated images (its label, the macro photograph of the glass...): a JPEG of its own.
+    public struct AssociatedImage: Encodable, Sendable, Equatable {
+        public var name: String
+        public var width: Int
+        public var height: Int
+        /// `/images/{id}/associated/{name}.jpeg?v={version}`.
+        public var url: String
+    }
+
     /// The URLs of an image in one tile format.
     public struct FormatURLs: Encodable, Sendable, Equatable {
         public var tiles: String
@@ -39,6 +48,8 @@ public struct ImageJSON: Encodable, Sendable {
     public var served: String
     /// Microns per pixel across and down, when the source says (a slide's scanner): for a scale bar.
     public var micronsPerPixel: MicronsPerPixel?
+    /// A slide's associated images, when it has any (only sources served directly through OpenSlide do).
+    public var associatedImages: [AssociatedImage]?
     public var status: String
     public var reason: String?
     public var progress: Int?
@@ -63,6 +74,12 @@ public struct ImageJSON: Encodable, Sendable {
         let direct = record.manifest?.isDirect ?? false
         served = direct ? "direct" : "built"
         micronsPerPixel = record.manifest?.micronsPerPixel
+        associatedImages = record.manifest?.associatedImages.map { entries in
+            entries.map {
+                AssociatedImage(name: $0.name, width: $0.width, height: $0.height,
+                                url: "/images/\(PyramidURLs.percentEncoded(record.id))/associated/\($0.name).jpeg?v=\(record.version)")
+            }
+        }
         status = record.status.name
         switch record.status {
         case .ready: readyLevels = pyramid.map { $0.maxLevel + 1 }
@@ -88,7 +105,7 @@ public struct ImageJSON: Encodable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case id, title, caption, fileName, width, height, tileSize, overlap, maxLevel, previewLevel, readyLevels, alpha, served
-        case micronsPerPixel
+        case micronsPerPixel, associatedImages
         case status, reason, progress, etaSeconds, version, rating, urls
     }
 
@@ -109,6 +126,7 @@ public struct ImageJSON: Encodable, Sendable {
         try container.encode(alpha, forKey: .alpha)
         try container.encode(served, forKey: .served)
         try container.encodeIfPresent(micronsPerPixel, forKey: .micronsPerPixel)
+        try container.encodeIfPresent(associatedImages, forKey: .associatedImages)
         try container.encode(status, forKey: .status)
         try container.encodeIfPresent(reason, forKey: .reason)
         try container.encodeIfPresent(progress, forKey: .progress)

@@ -21,6 +21,8 @@ public enum Endpoint: Equatable, Sendable {
     /// `/images/{id}/preview.avif`: the preview in AVIF (`PreviewAVIF`); `preview.png`, a transparent image's
     /// with its alpha (`TransparentAnswers`). `format` is the extension.
     case previewFormat(id: String, format: String)
+    /// `/images/{id}/associated/{name}.jpeg`: a slide's associated image (`AssociatedImages`).
+    case associatedImage(id: String, name: String)
     case staticFile(path: [String])
     case health
     case readiness
@@ -63,7 +65,7 @@ public enum Endpoint: Equatable, Sendable {
         switch segments.first {
         case "api": return "no API endpoint at /api/\(segments.dropFirst().joined(separator: "/"))"
         case "dzi": return "Deep Zoom paths are /dzi/{id}.dzi and /dzi/{id}_files/{level}/{column}_{row}.jpeg"
-        case "images": return "an image's previews are /images/{id}/preview.jpeg and /images/{id}/preview.avif"
+        case "images": return "an image's previews are /images/{id}/preview.jpeg and /images/{id}/preview.avif, a slide's associated images /images/{id}/associated/{name}.jpeg"
         case "iiif" where segments.count > 1 && segments[1] == "presentation":
             return "IIIF Presentation resources are /iiif/presentation/collection.json, "
                 + "/iiif/presentation/gallery/manifest.json and /iiif/presentation/{id}/manifest.json "

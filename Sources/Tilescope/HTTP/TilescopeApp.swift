@@ -181,6 +181,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
                 if generation != nil, response.status == 200 { response.reuse = key }
             }
         case .preview(let id): return .now(try preview(id, request))
+        case let .associatedImage(id, name): return .now(try associatedImage(id, name: name, request))
         case .previewFormat(let id, let format):
             guard let format = DeepZoomTileFormat(fileExtension: format) else {
                 throw APIError.notFound("\(format.uppercased()) previews are not offered here (libvips has no encoder for them)")
@@ -194,11 +195,11 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         case .viewport(let id): return .now(try viewport(id, request))
         case .gallery: return .now(try gallery(request))
         case .iiifBase(let id): return .now(try iiifRedirect(id, request))
-        case .iiifInfo(let id): return .now(try iiifInfo(id, request))
+        case .iiifInfo(let id): return try iiifInfo(id, request)
         case let .iiifImage(id, region, size, rotation, qualityAndFormat):
             return try iiifImage(id, region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat, request)
         case .iiif2Base(let id): return .now(try iiif2Redirect(id, request))
-        case .iiif2Info(let id): return .now(try iiif2Info(id, request))
+        case .iiif2Info(let id): return try iiif2Info(id, request)
         case let .iiif2Image(id, region, size, rotation, qualityAndFormat):
             return try iiif2Image(id, region: region, size: size, rotation: rotation, qualityAndFormat: qualityAndFormat, request)
         case .presentationManifest(let id): return .now(try presentationManifest(id, request))

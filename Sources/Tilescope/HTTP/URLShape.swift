@@ -154,7 +154,11 @@ extension URLShape {
     static let previewPNG = URLShape(parts: [literal("images"), id, literal("preview.png")], route: .preview) {
         .previewFormat(id: $0.strings[0], format: "png")
     }
-    static let previews = [preview, previewAVIF, previewPNG]
+    static let associatedImage = URLShape(
+        parts: [literal("images"), id, literal("associated"), .value(suffix: ".jpeg", nonEmpty: true)], route: .preview) {
+        .associatedImage(id: $0.strings[0], name: $0.strings[1])
+    }
+    static let previews = [preview, previewAVIF, previewPNG, associatedImage]
 
     static let operations: [URLShape] = [
         URLShape(parts: [literal("healthz")], route: .health) { _ in .health },

@@ -48,8 +48,8 @@ struct IIIF2Info: Encodable {
         case `protocol`, width, height, profile, sizes, tiles, service
     }
 
-    init(id: String, pyramid: Pyramid, maxArea: Int, micronsPerPixel: MicronsPerPixel? = nil) {
-        let v3 = IIIFInfo(id: id, pyramid: pyramid, maxArea: maxArea, micronsPerPixel: micronsPerPixel)
+    init(id: String, pyramid: Pyramid, maxArea: Int, micronsPerPixel: MicronsPerPixel? = nil, tileSize: PixelSize? = nil) {
+        let v3 = IIIFInfo(id: id, pyramid: pyramid, maxArea: maxArea, micronsPerPixel: micronsPerPixel, tileSize: tileSize)
         service = v3.service
         self.id = id
         width = v3.width

@@ -18,13 +18,11 @@ extension TilescopeApp {
     }
 
     /// `GET /iiif/2/{id}/info.json`, as JSON-LD when the client asks for it.
-    func iiif2Info(_ id: String, _ request: Request) throws -> Response {
-        let (record, manifest) = try readyImage(id)
-        let base = iiif2BaseURI(id, request)
-        let body = JSON.encode(IIIF2Info(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea,
-                                         micronsPerPixel: manifest.micronsPerPixel))
-        return infoResponse(body, version: record.version, base: base, apiVersion: 2, contextURI: IIIF2Info.contextURI,
-                            profileURI: IIIF2Info.profileURI, request)
+    func iiif2Info(_ id: String, _ request: Request) throws -> Reply {
+        try info(id, base: iiif2BaseURI(id, request), apiVersion: 2, request) { base, manifest, maxArea, tileSize in
+            JSON.encode(IIIF2Info(id: base, pyramid: manifest.pyramid, maxArea: maxArea,
+                                  micronsPerPixel: manifest.micronsPerPixel, tileSize: tileSize))
+        }
     }
 
     /// `GET /iiif/2/{id}/{region}/{size}/{rotation}/{quality}.{format}`.

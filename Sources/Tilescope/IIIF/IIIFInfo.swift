@@ -37,8 +37,9 @@ struct IIIFInfo: Encodable {
     /// longer than every preferred format stores (`IIIFFormat.listedMaxSide`); `maxWidth` and
     /// `maxHeight` bound `max` as the spec says (`IIIFSize.fit`), for the formats whose encoders
     /// have a limit of their own; `tiles` has one scale factor per level, so every IIIF tile is one
-    /// stored tile.
-    init(id: String, pyramid: Pyramid, maxArea: Int, micronsPerPixel: MicronsPerPixel? = nil) {
+    /// stored tile: of the Deep Zoom pyramid, or of the source's own grid (`tileSize`) for a source served
+    /// directly, whose aligned tiles are then sent as stored (`StoredSourceTiles`).
+    init(id: String, pyramid: Pyramid, maxArea: Int, micronsPerPixel: MicronsPerPixel? = nil, tileSize: PixelSize? = nil) {
         self.id = id
         service = IIIFPhysicalDimensions(micronsPerPixel).map { [$0] }
         width = pyramid.width
@@ -47,7 +48,7 @@ struct IIIFInfo: Encodable {
         sizes = pyramid.levels.map { pyramid.size(ofLevel: $0) }
             .filter { $0.width * $0.height <= maxArea && max($0.width, $0.height) <= IIIFFormat.listedMaxSide }
             .map { Size(width: $0.width, height: $0.height) }
-        tiles = [Tiles(width: pyramid.tileSize, height: pyramid.tileSize,
+        tiles = [Tiles(width: tileSize?.width ?? pyramid.tileSize, height: tileSize?.height ?? pyramid.tileSize,
                        scaleFactors: pyramid.levels.map { 1 << (pyramid.maxLevel - $0) }.reversed())]
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Imaging
+import ScrollGeometry
 
 /// IIIF Image API 3.0 over the Deep Zoom pyramids: the base URI, info.json and image requests.
 extension TilescopeApp {
@@ -13,13 +14,25 @@ extension TilescopeApp {
     }
 
     /// `GET /iiif/3/{id}/info.json`, as JSON-LD when the client asks for it.
-    func iiifInfo(_ id: String, _ request: Request) throws -> Response {
+    func iiifInfo(_ id: String, _ request: Request) throws -> Reply {
+        try info(id, base: iiif.baseURI(id: id, request: request), apiVersion: 3, request) { base, manifest, maxArea, tileSize in
+            JSON.encode(IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: maxArea,
+                                 micronsPerPixel: manifest.micronsPerPixel, tileSize: tileSize))
+        }
+    }
+
+    /// info.json of either API version, `document` making its body from the image's base URI, manifest, the
+    /// server's maxArea and the IIIF tile size (`withIIIFTileSize`).
+    func info(_ id: String, base: String, apiVersion: Int, _ request: Request,
+              document: @escaping @Sendable (String, PyramidManifest, Int, PixelSize?) -> [UInt8]) throws -> Reply {
         let (record, manifest) = try readyImage(id)
-        let base = iiif.baseURI(id: id, request: request)
-        let body = JSON.encode(IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: iiif.maxArea,
-                                        micronsPerPixel: manifest.micronsPerPixel))
-        return infoResponse(body, version: record.version, base: base, apiVersion: 3, contextURI: IIIFInfo.contextURI,
-                            profileURI: IIIFInfo.profileURI, request)
+        let maxArea = iiif.maxArea
+        let (contextURI, profileURI) = apiVersion == 2 ? (IIIF2Info.contextURI, IIIF2Info.profileURI)
+            : (IIIFInfo.contextURI, IIIFInfo.profileURI)
+        return withIIIFTileSize(of: record, manifest) { [self] tileSize in
+            infoResponse(document(base, manifest, maxArea, tileSize), version: record.version, base: base,
+                         apiVersion: apiVersion, contextURI: contextURI, profileURI: profileURI, request)
+        }
     }
 
     /// An info.json answer of either API version: JSON-LD when the client asks for it, cached an hour,
@@ -121,11 +134,20 @@ extension TilescopeApp {
             headers.append(("Server-Timing", "cache;desc=hit"))
             return .now(Response(status: 200, headers: headers, body: .bytes(hit.body)))
         }
+        // A stored tile of a direct source sent as stored: a read of tens of kilobytes, as a built tile's file is
+        // read on the poll thread. Only from a source already open; opening one is left to the render thread.
+        if direct, let source = sources.openSource(of: record), let stored = try? StoredSourceTiles.jpeg(for: rendering, from: source) {
+            return .now(Response(status: 200, headers: headers + [("Server-Timing", "tile;desc=passed")], body: .bytes(stored)))
+        }
         let cache = iiif.cache
         let commonHeaders = headers
         return .costly(CostlyWork(client: clients.client(of: request), pixels: rendering.estimatedPixels) {
             Self.timed(commonHeaders, "cache;desc=miss", rendering) {
-                let body = try IIIFRenderer(reader: reader(), jpegQuality: quality, background: background).render(rendering)
+                let reader = try reader()
+                if direct, let source = reader as? PyramidalSource, let stored = try? StoredSourceTiles.jpeg(for: rendering, from: source) {
+                    return stored
+                }
+                let body = try IIIFRenderer(reader: reader, jpegQuality: quality, background: background).render(rendering)
                 cache.put(key, DerivativeCache.Item(body: body, contentType: rendering.format.encoded.mediaType))
                 return body
             }

@@ -1,3 +1,4 @@
+import Catalog
 import ScrollGeometry
 
 /// Builds the Presentation 3.0 documents of gallery images: every id an absolute URL of this
@@ -34,17 +35,34 @@ struct PresentationBuilder {
         return url(Self.prefix + "collection.json" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
     }
 
-    /// One image's Manifest: its title, caption, file name and rating, and its one Canvas.
+    /// One image's Manifest: its title, caption, file name, rating and (when the source says) pixel size, its
+    /// Canvas, and a slide's associated images (its label, the macro photograph...) as Canvases after it.
     func manifest(_ item: Item) -> Presentation.Manifest {
         let entry = item.entry
         var metadata = [Presentation.LabelValue(label: Presentation.english("File name"),
                                                 value: Presentation.text(entry.record.fileName))]
         metadata.append(Presentation.LabelValue(label: Presentation.english("Rating"),
                                                 value: Presentation.english(entry.rating.map { "\($0) of 10" } ?? "not rated")))
+        if let microns = entry.record.manifest?.micronsPerPixel {
+            metadata.append(Presentation.LabelValue(label: Presentation.english("Pixel size"),
+                                                    value: Presentation.english(Self.pixelSize(microns))))
+        }
+        let associated = (entry.record.manifest?.associatedImages ?? []).map { associatedCanvas($0, of: item) }
         return Presentation.Manifest(
             id: manifestID(entry.record.id), label: Presentation.text(entry.title),
             summary: entry.caption.map(Presentation.text), metadata: metadata, rights: rights,
-            requiredStatement: requiredStatement, thumbnail: [thumbnail(item)], items: [canvas(item)])
+            requiredStatement: requiredStatement, thumbnail: [thumbnail(item)], items: [canvas(item)] + associated)
+    }
+
+    /// `0.25 x 0.25 µm` (up to three decimals, as scanners state it).
+    static func pixelSize(_ microns: MicronsPerPixel) -> String {
+        func text(_ value: Double) -> String {
+            var out = String(format: "%.3f", value)
+            while out.hasSuffix("0") { out.removeLast() }
+            if out.hasSuffix(".") { out.removeLast() }
+            return out
+        }
+        return "\(text(microns.x)) x \(text(microns.y)) µm"
     }
 
     /// The whole gallery (in its `sort` order) as one Manifest, a Canvas per image, so a viewer
@@ -116,6 +134,21 @@ struct PresentationBuilder {
         let annotation = Presentation.Annotation(id: base + "/annotation/painting", body: body, target: canvasID)
         return Presentation.Canvas(id: canvasID, label: Presentation.text(item.entry.title), width: pyramid.width,
                                    height: pyramid.height, thumbnail: [thumbnail(item)],
+                                   items: [Presentation.AnnotationPage(id: base + "/page/painting", items: [annotation])])
+    }
+
+    /// A Canvas painted by one of a slide's associated images, a JPEG of its own size with no Image API service
+    /// (it is small: `AssociatedImages`).
+    private func associatedCanvas(_ associated: AssociatedImageEntry, of item: Item) -> Presentation.Canvas {
+        let record = item.entry.record
+        let base = url(Self.prefix + IIIFService.encode(record.id)) + "/associated/" + associated.name
+        let canvasID = base + "/canvas"
+        let image = Presentation.Image(
+            id: url("/images/\(PyramidURLs.percentEncoded(record.id))/associated/\(associated.name).jpeg?v=\(record.version)"),
+            width: associated.width, height: associated.height, service: nil)
+        let annotation = Presentation.Annotation(id: base + "/annotation/painting", body: image, target: canvasID)
+        return Presentation.Canvas(id: canvasID, label: Presentation.english(associated.name), width: associated.width,
+                                   height: associated.height, thumbnail: [image],
                                    items: [Presentation.AnnotationPage(id: base + "/page/painting", items: [annotation])])
     }
 

@@ -19,7 +19,8 @@ extension CataloguedImage {
                   width: header.width, height: header.height,
                   built: record.manifest.map { (tileSize: $0.tileSize, overlap: $0.overlap) },
                   alpha: record.manifest?.isTransparent ?? false, direct: record.manifest?.isDirect ?? false,
-                  micronsPerPixel: record.manifest?.micronsPerPixel.map { ($0.x, $0.y) })
+                  micronsPerPixel: record.manifest?.micronsPerPixel.map { ($0.x, $0.y) },
+                  associatedImages: record.manifest?.associatedImages ?? [])
     }
 }
 
@@ -34,7 +35,8 @@ extension ImageRecord {
                                                              tileSize: built.tileSize, overlap: built.overlap),
                                             source: image.fileName, version: image.version, alpha: image.alpha,
                                             direct: image.direct,
-                                            micronsPerPixel: image.micronsPerPixel.flatMap { MicronsPerPixel(checking: $0.x, $0.y) }))
+                                            micronsPerPixel: image.micronsPerPixel.flatMap { MicronsPerPixel(checking: $0.x, $0.y) },
+                                            associatedImages: image.associatedImages))
         }
         catalogued = true
     }

@@ -52,7 +52,8 @@ extension Endpoint {
         case .gallery: return .gallery
         case .deepZoomDescriptor: return .deepZoomDescriptor
         case .deepZoomTile, .deepZoomFormatTile, .deepZoomVersionedTile: return .deepZoomTile
-        case .preview, .previewFormat: return .preview
+        // A slide's label and macro are small pictures of it published with the preview: counted with it.
+        case .preview, .previewFormat, .associatedImage: return .preview
         case .staticFile: return .staticFile
         case .health: return .health
         case .readiness: return .readiness

@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import ScrollGeometry
 
@@ -25,6 +26,9 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
     /// The physical size of a pixel, when the source says so (a slide's `openslide.mpp-x/y`, a TIFF's resolution
     /// when fine enough to be a measurement): for the API, IIIF's physical-dimensions service and a scale bar.
     public var micronsPerPixel: MicronsPerPixel?
+    /// A slide's associated images (its label, the macro photograph of the glass...), published as JPEGs beside
+    /// the preview (`associated/{name}.jpeg`). Absent from the file when there are none.
+    public var associatedImages: [AssociatedImageEntry]?
 
     /// Whether the pyramid holds the PNG tiles of a transparent source.
     public var isTransparent: Bool { alpha == true }
@@ -45,7 +49,7 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
 
     /// `readyLevels` nil: the whole pyramid.
     public init(pyramid: Pyramid, source: String, version: String, readyLevels: Int? = nil, alpha: Bool = false,
-                direct: Bool = false, micronsPerPixel: MicronsPerPixel? = nil) {
+                direct: Bool = false, micronsPerPixel: MicronsPerPixel? = nil, associatedImages: [AssociatedImageEntry] = []) {
         width = pyramid.width
         height = pyramid.height
         tileSize = pyramid.tileSize
@@ -57,12 +61,13 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
         self.alpha = alpha ? true : nil
         self.direct = direct ? true : nil
         self.micronsPerPixel = micronsPerPixel
+        self.associatedImages = associatedImages.isEmpty ? nil : associatedImages
     }
 
     /// The same pyramid with levels `0..<count` published (all of them: the complete manifest).
     public func with(readyLevels count: Int) -> PyramidManifest {
         PyramidManifest(pyramid: pyramid, source: source, version: version, readyLevels: count, alpha: isTransparent,
-                        direct: isDirect, micronsPerPixel: micronsPerPixel)
+                        direct: isDirect, micronsPerPixel: micronsPerPixel, associatedImages: associatedImages ?? [])
     }
 }
 

@@ -17,6 +17,8 @@ struct TileETag: Hashable, Sendable {
     enum Subject: Hashable, Sendable {
         case tile(level: Int, column: Int, row: Int)
         case preview
+        /// A slide's associated image (its label, its macro...), by name (`AssociatedImageEntry.isName`).
+        case associated(name: String)
         /// A descriptor: the stored one (format nil), or one in a derived tile format; `namesTilesFolder` when
         /// its `Url` names the versioned tiles folder (`VersionedTiles`), which depends on the host asked.
         case descriptor(format: DeepZoomTileFormat?, namesTilesFolder: Bool)
@@ -67,6 +69,7 @@ struct TileETag: Hashable, Sendable {
         switch subject {
         case let .tile(level, column, row): return "\"\(version)-\(level)-\(column)-\(row)\(suffix)\""
         case .preview: return "\"\(version)-preview\(suffix)\""
+        case let .associated(name): return "\"\(version)-associated-\(name)\(suffix)\""
         case let .descriptor(format, namesTilesFolder):
             let format = format.map { "-" + $0.rawValue } ?? ""
             return "\"\(version)-dzi\(format)\(namesTilesFolder ? "-url" : "")\(suffix)\""

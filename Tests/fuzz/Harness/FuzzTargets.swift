@@ -23,6 +23,9 @@ enum FuzzTargets {
         "accept": AcceptTarget.run,
         "forwarded-for": FairQueueTarget.runForwardedFor,
         "fair-queue": FairQueueTarget.runQueue,
+        "tiff-layout": TIFFLayoutTarget.run,
+        "s3-xml": S3XMLTarget.run,
+        "http-response": HTTPResponseTarget.run,
     ]
 
     /// Set once by main before libFuzzer starts; read only on the fuzzing thread.

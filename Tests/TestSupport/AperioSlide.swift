@@ -1,14 +1,13 @@
 import Foundation
 import Imaging
-import TestSupport
 
 /// Writes an Aperio-style SVS that OpenSlide recognises, with libvips and a few bytes of TIFF: tiled JPEG pyramid
 /// pages whose first ImageDescription starts with `Aperio Image Library` and gives `MPP`, then a label in strips
 /// (OpenSlide's Aperio reader takes every tiled directory for a level and names a striped one by the second line
 /// of its description, which must be split by `\n`: with `\r\n` the line is empty and the label is not listed).
-enum AperioSlide {
+public enum AperioSlide {
     /// `source` (a file libvips reads) as an SVS at `path`, with `label` (8-bit RGB pixels) appended.
-    static func write(source: String, to path: String, micronsPerPixel: Double,
+    public static func write(source: String, to path: String, micronsPerPixel: Double,
                       label: (pixels: [UInt8], width: Int, height: Int)) throws {
         let folder = (path as NSString).deletingLastPathComponent
         let header = try VImage.open(source)
@@ -25,7 +24,7 @@ enum AperioSlide {
 
     /// Replaces the metadata of a libvips `.v` file with `fields` (type, name, value): `vipsedit --setext` reads
     /// the new extension block from standard input, so it runs under a shell that redirects one.
-    static func setFields(of path: String, _ fields: [(type: String, name: String, value: String)]) throws {
+    public static func setFields(of path: String, _ fields: [(type: String, name: String, value: String)]) throws {
         let xml = """
             <?xml version="1.0"?>
             <root xmlns="http://www.vips.ecs.soton.ac.uk/vips/8.14.1">
@@ -43,7 +42,7 @@ enum AperioSlide {
     /// Appends a directory of uncompressed RGB pixels in one strip to a classic little-endian TIFF (what libvips
     /// writes), after its last directory: libvips writes every page of a pyramid tiled, and Aperio's associated
     /// images are in strips.
-    static func appendStrippedRGB(to path: String, pixels: [UInt8], width: Int, height: Int, description: String) throws {
+    public static func appendStrippedRGB(to path: String, pixels: [UInt8], width: Int, height: Int, description: String) throws {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         guard bytes.starts(with: [0x49, 0x49, 42, 0]) else { throw TestFailure("\(path) is not a classic little-endian TIFF") }
         func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
@@ -79,7 +78,7 @@ enum AperioSlide {
         (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
     }
 
-    static func run(_ tool: String, _ arguments: [String]) throws {
+    public static func run(_ tool: String, _ arguments: [String]) throws {
         let outcome = try Command.run(tool, arguments)
         guard outcome.status == 0 else { throw TestFailure("\(tool) \(arguments.joined(separator: " ")): \(outcome.output)") }
     }

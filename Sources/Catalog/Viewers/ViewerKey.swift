@@ -10,7 +10,7 @@ public struct ViewerKey: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A key with 32 bytes from the system's cryptographic generator (getrandom on Linux).
-    static func random(id: Int) -> ViewerKey {
+    public static func random(id: Int) -> ViewerKey {
         var generator = SystemRandomNumberGenerator()
         return ViewerKey(id: id, secret: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }

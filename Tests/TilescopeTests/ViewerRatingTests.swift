@@ -114,6 +114,11 @@ import Testing
         let server = try Self.server("viewers-limit")
         let budget = RatingWriteLimiter.Budget.default
         let flooder = TestViewer(address: "127.0.0.2")
+        // Malformed writes are 400 and write nothing, so they spend none of the budget.
+        for _ in 0..<5 {
+            let bad = try flooder.send(server.port, "PUT", "/api/images/a/rating", body: Array(#"{"rating": 11}"#.utf8))
+            #expect(bad.status == 400)
+        }
         var accepted = 0, refused: [RawHTTP.Reply] = []
         for index in 0..<40 {
             let reply = try flooder.rate(server.port, "a", index % 11)

@@ -7,9 +7,11 @@ import HTTPServer
 extension TilescopeApp {
     func rate(_ id: String, _ request: Request) throws -> Reply {
         _ = try record(id)
-        // Who may write, and the client's budget, before the body is even read: a refused write costs nothing.
-        let writer = try viewers.writer(of: request)
+        // Who may write; then the body: a malformed write is a 400 whatever the budget and spends none of it
+        // (nothing is written); then the client's budget and the viewer.
+        try viewers.authorize(request)
         let rating = try RatingBody.parse(request.body)
+        let writer = try viewers.writer(of: request)
         let gallery = self.galleryData
         let sync = uploads.sync
         // The write waits for SQLite's fsync: on a worker, never on a poll thread. It runs under the

@@ -26,10 +26,9 @@ public final class Viewers: Sendable {
         return ViewerCookie.viewer(cookieHeader: cookie, keys: keyring.current)
     }
 
-    /// Whether `request` may write a rating now: throws 403 when ratings are off, 401 without the admin token
-    /// when only admins rate, 429 with Retry-After beyond the client's budget. Then the writer: the cookie's
-    /// viewer, or a new one with the Set-Cookie that issues it.
-    func writer(of request: Request) throws -> (viewer: ViewerID, setCookie: String?) {
+    /// Whether `request` may write ratings at all (`--ratings`): throws 403 when ratings are off, 401 without
+    /// the admin token when only admins rate.
+    func authorize(_ request: Request) throws {
         switch policy {
         case .anyone: break
         case .off: throw APIError(403, "ratings_off", "this server does not take ratings (--ratings off)")
@@ -39,6 +38,11 @@ public final class Viewers: Sendable {
                                headers: [("WWW-Authenticate", "Bearer")])
             }
         }
+    }
+
+    /// Spends one write of the client's budget (429 with Retry-After when it is spent), then the writer: the
+    /// cookie's viewer, or a new one with the Set-Cookie that issues it. After `authorize`.
+    func writer(of request: Request) throws -> (viewer: ViewerID, setCookie: String?) {
         if let retryAfter = writes.admit(clients.client(of: request)) {
             let budget = writes.budget
             throw APIError(429, "too_many_requests",

@@ -142,6 +142,39 @@ import Testing
         #expect(try flooder.rate(server.port, "a", 3).status == 200)
     }
 
+    /// Issue 42's goal 4: 10,000 anonymous writes from one client as fast as it can send them (well within a
+    /// minute): the budget's worth accepted and stored, every other one 429 with Retry-After; meanwhile another
+    /// client's writes all succeed.
+    @Test func tenThousandAnonymousWritesFromOneClient() throws {
+        let server = try Self.server("viewers-flood", names: ["a.png", "b.png"])
+        let budget = RatingWriteLimiter.Budget.default
+        let flood = try RawHTTP(port: server.port, from: "127.0.0.2")  // one keep-alive connection, no cookie
+        let other = TestViewer(address: "127.0.0.3")
+        let started = Date()
+        var accepted = 0, refused = 0, otherAccepted = 0, unexpected: [String] = []
+        for index in 0..<10_000 {
+            let reply = try flood.send("PUT", "/api/images/a/rating", headers: ["Content-Type": "application/json"],
+                                       body: Array(#"{"rating": \#(index % 11)}"#.utf8))
+            switch reply.status {
+            case 200: accepted += 1
+            case 429 where reply.header("retry-after").flatMap(Int.init).map { (1...60).contains($0) } == true: refused += 1
+            default: unexpected.append("\(reply.status) \(reply.text.prefix(80))")
+            }
+            if index % 1000 == 0 {
+                if try other.rate(server.port, "b", index % 11).status == 200 { otherAccepted += 1 }
+            }
+        }
+        let seconds = Date().timeIntervalSince(started)
+        #expect(unexpected.isEmpty, "\(unexpected.prefix(3))")
+        #expect(seconds < 60, "10,000 writes took \(seconds) s")
+        let allowed = Int(budget.burst + seconds * budget.perSecond) + 1
+        #expect(accepted >= Int(budget.burst) && accepted <= allowed, "\(accepted) accepted in \(seconds) s, at most \(allowed)")
+        #expect(accepted + refused == 10_000)
+        #expect(otherAccepted == 10)
+        // Each accepted cookieless write was a new viewer's rating, stored before its answer: one each.
+        #expect(try server.service.ratings.summaries(for: ["a"], viewer: nil)["a"]?.count == accepted)
+    }
+
     @Test func theRatingSortUsesTheAverageThenTheCount() throws {
         let server = try Self.server("viewers-sort")
         let one = TestViewer(address: "127.0.0.2"), two = TestViewer(address: "127.0.0.3"), three = TestViewer(address: "127.0.0.4")

@@ -22,7 +22,16 @@ public struct ViewerKeys: Sendable {
                                     .text(Self.hex(first.secret)), .integer(Self.now()))
             return try transaction.query("SELECT id, secret FROM viewer_keys ORDER BY id DESC")
         }
-        return rows.compactMap { row in
+        return Self.keys(rows)
+    }
+
+    /// Every key, newest first, read only (a server's periodic re-read: no write transaction).
+    public func current() throws -> [ViewerKey] {
+        Self.keys(try database.reading { try $0.query("SELECT id, secret FROM viewer_keys ORDER BY id DESC") })
+    }
+
+    private static func keys(_ rows: [DatabaseRow]) -> [ViewerKey] {
+        rows.compactMap { row in
             guard let id = row["id"].integer, let text = row["secret"].text, let secret = Self.bytes(hex: text) else { return nil }
             return ViewerKey(id: Int(id), secret: secret)
         }

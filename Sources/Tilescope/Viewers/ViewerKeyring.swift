@@ -34,7 +34,7 @@ final class ViewerKeyring: @unchecked Sendable {  // @unchecked: `keys` and `rea
         let (known, stale) = lock.withLock { (keys, now - readAt >= Self.refreshSeconds) }
         guard stale, let store else { return known }
         lock.withLock { readAt = now }  // one re-read a minute, however many requests find it stale
-        guard let fresh = try? store.all(), !fresh.isEmpty else { return known }
+        guard let fresh = try? store.current(), !fresh.isEmpty else { return known }
         lock.withLock { keys = fresh }
         return fresh
     }

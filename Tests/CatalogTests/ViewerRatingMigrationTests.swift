@@ -21,7 +21,18 @@ import Testing
         }
         let store = try SQLiteRatingStore(dataFolder: folder.path)
         try Self.checkMigrated(store)
-        #expect(try ViewerKeys(database: store.database).all().count == 1)
+        let keys = ViewerKeys(database: store.database)
+        let before = try keys.all()
+        #expect(before.count == 1)
+        // The rotation docs/security.md gives operators, as written there.
+        try store.database.write { transaction in
+            try transaction.execute("""
+                INSERT INTO viewer_keys (id, secret, created_ms)
+                SELECT COALESCE(MAX(id), 0) + 1, lower(hex(randomblob(32))), CAST(strftime('%s') AS INTEGER) * 1000 FROM viewer_keys
+                """)
+        }
+        let after = try keys.current()
+        #expect(after.count == 2 && after[0].id == 2 && after[0].secret.count == 32 && Array(after.dropFirst()) == before)
     }
 
     @Test func postgresSingleRatingsBecomeOneAnonymousRatingEach() throws {
@@ -35,6 +46,18 @@ import Testing
         let database = try PostgresDatabase(url: url, migrations: PostgresSchema.migrations)
         defer { database.close() }
         try Self.checkMigrated(PostgresRatingStore(database: database))
+        // The rotation docs/security.md gives operators, as written there.
+        let keys = ViewerKeys(database: database)
+        let before = try keys.all()
+        try database.writing { transaction in
+            try transaction.execute("""
+                INSERT INTO viewer_keys (id, secret, created_ms)
+                SELECT COALESCE(MAX(id), 0) + 1, encode(sha256(CAST(gen_random_uuid()::text || gen_random_uuid()::text AS bytea)), 'hex'),
+                       CAST(extract(epoch from now()) * 1000 AS bigint) FROM viewer_keys
+                """)
+        }
+        let after = try keys.current()
+        #expect(after.count == 2 && after[0].id == 2 && after[0].secret.count == 32 && Array(after.dropFirst()) == before)
     }
 
     @Test func keysAreSharedRotatedAndNewestFirst() throws {

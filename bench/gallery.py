@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""A gallery of 100,000 images (issue #13, goal 5): start-up to the first answer, memory per image,
-page latency at the start, middle and end of the list, and the time until a new file is served.
+"""A gallery of 100,000 images (issue #13, goal 5; issue 43, goals 3 and 4): a first start to its first
+answer, its first listed images and its whole list; memory per image; page latency at the start, middle
+and end of the list; the time until a new file is listed, and a hard-linked photo's preview served.
 
 Usage: bench/gallery.py TILESCOPE_BINARY [--count N] [--work DIR]
 
@@ -148,6 +149,9 @@ def main():
     args = parser.parse_args()
     work = f"{args.work}/{args.count}"
     images = make_gallery(args.binary, work, args.count)
+    for leftover in ("new-arrival.jpg", "dropped-photo.jpg", ".incoming"):  # from a run that stopped midway
+        if os.path.exists(f"{images}/{leftover}"):
+            os.remove(f"{images}/{leftover}")
     rows = []
 
     # Memory baseline: the same server over an empty folder.
@@ -158,14 +162,26 @@ def main():
     empty_rss = empty.rss_kib()
     empty.stop()
 
-    # First start with this data folder: no catalog yet, so the folder is scanned before listening.
+    # First start with this data folder: no catalog yet (the pyramids are there, as the folder's
+    # files would find them), so the first scan lists the folder in batches after listening.
     data = f"{work}/data"
     if os.path.exists(f"{data}/catalog.sqlite"):
         for suffix in ("", "-wal", "-shm"):
             if os.path.exists(f"{data}/catalog.sqlite{suffix}"):
                 os.remove(f"{data}/catalog.sqlite{suffix}")
-    first = Server(args.binary, images, data, "/api/images?limit=1")
-    rows.append(("first start (no catalog yet): exec to first answer", f"{first.answered:.2f} s"))
+    first = Server(args.binary, images, data, "/healthz")
+    rows.append(("first start (no catalog yet): exec to first answer (/healthz)", f"{first.answered:.2f} s"))
+    started = time.monotonic() - first.answered
+    listed = 0
+    while listed == 0:
+        listed = json.loads(get(first.port, "/api/images?limit=1")[1])["count"]
+    rows.append((f"first start: exec to a first non-empty list ({listed} images listed then)",
+                 f"{time.monotonic() - started:.2f} s"))
+    while status_of(first.port, "/readyz") != 200:
+        time.sleep(0.01)
+    count = json.loads(get(first.port, "/api/images?limit=1")[1])["count"]
+    assert count == args.count, count
+    rows.append((f"first start: exec to /readyz 200 (first scan done, {count} images listed)", f"{time.monotonic() - started:.2f} s"))
     first.stop()
 
     # Restart: served from the catalog at once, the folder scanned in the background.
@@ -209,9 +225,30 @@ def main():
         if time.monotonic() - started > 120:
             raise SystemExit("the new file was not noticed within 120 s")
         time.sleep(0.01)
-    rows.append(("a new file listed after (rescan interval 2 s)", f"{time.monotonic() - started:.2f} s"))
+    rows.append(("a new file renamed in: listed after (rescan interval 2 s, settle 2 s)", f"{time.monotonic() - started:.2f} s"))
+
+    # A photo written outside the folder just now (so --settle alone would hold it), then hard-linked in:
+    # listed, then its preview served (the build's first published level).
+    photo = f"{work}/seed/photo.jpg"
+    if os.path.exists(photo):
+        os.remove(photo)
+    subprocess.run(["vips", "gaussnoise", photo, "4000", "3000"], check=True)
+    started = time.monotonic()
+    os.link(photo, f"{images}/dropped-photo.jpg")
+    while status_of(port, "/api/images/dropped-photo") != 200:
+        if time.monotonic() - started > 120:
+            raise SystemExit("the hard-linked file was not noticed within 120 s")
+        time.sleep(0.005)
+    rows.append(("a 4000x3000 photo hard-linked in: listed after", f"{time.monotonic() - started:.2f} s"))
+    preview = json.loads(get(port, "/api/images/dropped-photo")[1])["urls"]["preview"]
+    while status_of(port, preview) != 200:
+        if time.monotonic() - started > 300:
+            raise SystemExit("the hard-linked file's preview was not served within 300 s")
+        time.sleep(0.005)
+    rows.append(("  its preview served after (from the link)", f"{time.monotonic() - started:.2f} s"))
     server.stop()
     os.remove(f"{images}/new-arrival.jpg")
+    os.remove(f"{images}/dropped-photo.jpg")
 
     print(f"| {args.count} images | |\n|---|---|")
     for name, value in rows:

@@ -8,9 +8,26 @@ import Foundation
 public enum SourceFolder {
     static let ignoredExtensions: Set<String> = ["json", "plist", "txt", "md", "xml", "dzi", "tmp", "part"]
 
+    /// The candidate sources in `folder`, sorted. The directory's own entry types say which are regular
+    /// files, so a folder of 100,000 files costs no `stat` each (about half a second of a first scan);
+    /// a symbolic link, or a filesystem that does not say, is asked with `stat` as before.
     public static func listSources(in folder: String) throws -> [String] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
-        return names.filter { isSource($0, in: folder) }.sorted()
+        guard let directory = opendir(folder) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: folder])
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let type = entry.pointee.d_type
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard isSourceName(name) else { continue }
+            switch Int32(type) {
+            case Int32(DT_REG): names.append(name)
+            case Int32(DT_LNK), Int32(DT_UNKNOWN): if isSource(name, in: folder) { names.append(name) }
+            default: continue  // a folder, a device, a socket: never a source
+            }
+        }
+        return names.sorted()
     }
 
     /// Whether the file `name` in `folder` is a candidate source now (a regular file of a name not ignored).

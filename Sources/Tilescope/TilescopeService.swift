@@ -22,6 +22,13 @@ public final class TilescopeService: @unchecked Sendable {
     public let sync: LibrarySync
     /// The periodic folder scan, from `start` to `stop`.
     private var rescan: PeriodicTask?
+    #if canImport(Glibc)
+    /// Looks at the folder as inotify reports changes, from `start` to `stop` (nil without inotify).
+    private var folderWatch: FolderWatch?
+    #endif
+    /// True from a first start (nothing remembered in the catalog) until its first scan is done:
+    /// the server answers meanwhile, /readyz says the library is still being scanned.
+    let firstScanUnderWay = Atomic<Bool>(false)
     public let gallery: Gallery
     public let server: Server
     public let imagesFolder: String
@@ -120,10 +127,10 @@ public final class TilescopeService: @unchecked Sendable {
 
     /// Starts listening and keeps the library in step with the folder.
     ///
-    /// With a catalog that remembers the last run, the library is restored from it and served at
-    /// once, and the first full scan runs in the background; only the first start with a data
-    /// folder scans before listening (there is nothing to serve from yet). Changes are watched for
-    /// from before that scan, so none is missed (docs/gallery-scale.md).
+    /// It listens at once. With a catalog that remembers the last run, the library is restored from
+    /// it and served, and the first full scan runs in the background; on a first start (nothing
+    /// remembered) the first scan runs in the background too, listing files in batches as it goes.
+    /// Changes are watched for from before that scan, so none is missed (docs/gallery-scale.md).
     public func start() throws {
         if config.isDemo, let demo {
             try FileManager.default.createDirectory(atPath: imagesFolder, withIntermediateDirectories: true)
@@ -133,11 +140,12 @@ public final class TilescopeService: @unchecked Sendable {
         sync.recoverAtStart()
         let changes: any FolderChangeFeed = Self.watcher(for: imagesFolder)
         let restored = sync.restore()
-        if restored == 0 { sync.sync() }
+        if restored == 0 { firstScanUnderWay.store(true, ordering: .relaxed) }
         try server.start()
         Log.info("serving \(library.count) images from \(imagesFolder) at http://\(config.host == "0.0.0.0" ? "localhost" : config.host):\(server.port)/"
-                 + (restored > 0 ? " (remembered from the last run; rescanning the folder in the background)" : ""))
-        if restored > 0 { scanInBackground() }
+                 + (restored > 0 ? " (remembered from the last run; rescanning the folder in the background)"
+                                 : " (first scan of the folder under way: images are listed as they are found)"))
+        if restored > 0 { scanInBackground() } else { firstScanInBackground() }
         startRescanning(changes)
         if config.isDemo && config.demoGigapixel, let demo { startLargeDemoImage(demo) }
     }
@@ -163,9 +171,14 @@ public final class TilescopeService: @unchecked Sendable {
         for (name, left) in operations.stopWorkQueues(deadline: 2) {
             Log.info("work queue \(name): \(left) jobs left unfinished after 2 s (made again when asked for)")
         }
+        sync.stopScanning()
         builds.stop()
         rescan?.stop()
         rescan = nil
+        #if canImport(Glibc)
+        folderWatch?.stop()
+        folderWatch = nil
+        #endif
         Log.info("stopped")
     }
 
@@ -189,12 +202,43 @@ public final class TilescopeService: @unchecked Sendable {
         thread.start()
     }
 
+    /// The first scan of a new data folder, while requests are already answered: files are listed in
+    /// batches as they are looked at (`LibrarySync.firstScan`).
+    private func firstScanInBackground() {
+        let sync = self.sync
+        let thread = Thread { [self] in
+            let started = ProcessInfo.processInfo.systemUptime
+            var lastReport = started
+            let done = sync.firstScan { listed in
+                let now = ProcessInfo.processInfo.systemUptime
+                guard now - lastReport >= 10 else { return }
+                lastReport = now
+                Log.info("first scan of \(sync.folder): \(listed) images listed so far")
+            }
+            guard done else { return }  // stopped: the next start goes on from what was saved
+            firstScanUnderWay.store(false, ordering: .relaxed)
+            Log.info("first scan of \(sync.folder) done: \(sync.scanner.library.count) images in "
+                     + String(format: "%.1f s", ProcessInfo.processInfo.systemUptime - started))
+        }
+        thread.name = "first-scan"
+        thread.start()
+    }
+
+    /// The periodic pass, and with inotify the folder watch that looks at new files as they come.
     private func startRescanning(_ changes: any FolderChangeFeed) {
         let sync = self.sync
-        rescan = PeriodicTask(name: "rescan", interval: Double(config.rescanSeconds)) {
+        var feed: any FolderChangeFeed = changes
+        #if canImport(Glibc)
+        if let inotify = changes as? InotifyWatcher {
+            folderWatch = FolderWatch(inotify, sync: sync)
+            // The watch takes the events; the pass looks again at files still settling.
+            feed = NoChanges()
+        }
+        #endif
+        rescan = PeriodicTask(name: "rescan", interval: Double(config.rescanSeconds)) { [feed] in
             // Until the first full scan is done, what the watcher saw is covered by that scan.
             guard sync.fullScansCompleted > 0 else { return }
-            if sync.sync(changes.takeChanges()) { Log.info("images folder changed: \(sync.folder)") }
+            if sync.sync(feed.takeChanges()) { Log.info("images folder changed: \(sync.folder)") }
         }
     }
 

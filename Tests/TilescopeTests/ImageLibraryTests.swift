@@ -51,4 +51,21 @@ import Testing
         #expect(library.record("a") == nil)
         #expect(library.all.isEmpty)
     }
+
+    /// A first scan adds its files a batch at a time: records added in one call (merged into the
+    /// array) and changed ones come out in id order, each found by its id, none twice.
+    @Test func recordsAddedInBatchesStayInIdOrder() {
+        let library = ImageLibrary()
+        library.apply(changed: ["m", "c", "x"].map { Self.record($0, version: "v1", status: .queued) }, removed: [])
+        let generation = library.membershipGeneration
+        library.apply(changed: ["z", "a", "n", "d", "c"].map { Self.record($0, version: $0 == "c" ? "v2" : "v1", status: .queued) },
+                      removed: ["x"])
+        #expect(library.all.map(\.id) == ["a", "c", "d", "m", "n", "z"])
+        #expect(library.record("c")?.version == "v2")
+        #expect(library.record("x") == nil)
+        #expect(["a", "c", "d", "m", "n", "z"].allSatisfy { library.record($0)?.id == $0 })
+        #expect(library.membershipGeneration == generation + 1)
+        library.apply(changed: [Self.record("b", version: "v1", status: .queued)], removed: [])
+        #expect(library.all.map(\.id) == ["a", "b", "c", "d", "m", "n", "z"])
+    }
 }

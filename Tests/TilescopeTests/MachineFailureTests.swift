@@ -34,6 +34,9 @@ import Testing
         }
         let reason = try #require(failed?["reason"] as? String, "the build should fail on the full disk: \(server.log)")
         #expect(!reason.contains("Unknown error"), "\(reason)")
+        // The build marks the image failed, then logs why: the line may come a moment after the status.
+        let logged = Date().addingTimeInterval(10)
+        while !server.log.contains("not the file's fault") && Date() < logged { Thread.sleep(forTimeInterval: 0.05) }
         #expect(server.log.contains("not the file's fault"), "\(server.log)")
         // Not remembered as the file's failure: a restart would build it again.
         let catalog = try Database(path: data + "/" + CatalogSchema.fileName, migrations: CatalogSchema.migrations)

@@ -74,7 +74,7 @@ import Testing
         let server = try ServerProcess(images: images, data: data)
         #expect(try RawHTTP.get(server.port, "/api/images?x=1").status == 200)
         #expect(try RawHTTP.get(server.port, "/no-such-file.js").status == 404)
-        // Start-up polls of /healthz come first; every line has the format.
+        // Start-up polls of /healthz and /readyz come first; every line has the format.
         let end = Date().addingTimeInterval(5)
         // Lines are written as requests complete, which may be after the client has its answer.
         while !(server.stdout.contains("/no-such-file.js") && server.stdout.contains("/api/images?x=1")) && Date() < end {
@@ -82,7 +82,7 @@ import Testing
         }
         let all = server.stdoutLines
         for line in all { #expect(line.wholeMatch(of: Self.common) != nil, "\(line)") }
-        let lines = all.filter { !$0.contains("/healthz") }
+        let lines = all.filter { !$0.contains("/healthz") && !$0.contains("/readyz") }
         #expect(lines.count == 2)
         // Each request's line is written when it completes, so their order is not guaranteed.
         let first = try #require(lines.first { $0.contains("/api/images") }?.wholeMatch(of: Self.common))
@@ -93,7 +93,8 @@ import Testing
         #expect(second.output[3].substring == "GET /no-such-file.js HTTP/1.1")
         #expect(second.output[4].substring == "404")
         // Messages go to stderr, never into the access log.
-        #expect(server.stderr.contains("tilescope: serving 1 images"))
+        #expect(server.stderr.contains("tilescope: serving 0 images"))  // a first start: listed by the scan after
+        #expect(server.stderr.contains("done: 1 images"))
         #expect(!server.stdout.contains("tilescope:"))
         #expect(!server.stderr.contains("GET /"))
     }

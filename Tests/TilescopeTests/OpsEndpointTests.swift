@@ -34,7 +34,7 @@ import Testing
         let json = try #require(reply.json)
         #expect(json["status"] as? String == "ready")
         let checks = try #require(json["checks"] as? [[String: Any]])
-        #expect(checks.map { $0["name"] as? String } == ["accepting", "data_folder_writable", "pyramid_store"])
+        #expect(checks.map { $0["name"] as? String } == ["accepting", "library", "data_folder_writable", "pyramid_store"])
         #expect(checks.allSatisfy { $0["ok"] as? Bool == true })
         // The probe file is gone again.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: server.data).filter { $0.hasPrefix(".readyz") }

@@ -16,8 +16,13 @@ included), bytes received for tiles and the preview, and requests for tiles neve
 Also counted: the server's CPU time during each run (/proc/PID/stat), and tiles answered with the JPEG tile standing
 in for an AVIF one not made yet (`Server-Timing: tile;desc=interim`).
 
+With `--network A` or `B` and `--cpu N` (issue 44), every measured page runs under DevTools throttling
+(throttle.py), and the table adds the time from navigation to the first frame with every tile of the view drawn,
+the first picture from navigation, and each step's time; `--steps N` keeps the first N views of the run (4: the
+load and the three zooms).
+
 Usage: run.py --binary PATH --osd PATH/openseadragon.min.js [--size 16384] [--runs 3] [--scales 1,2]
-              [--viewers osd,tilescope,osd-webp] [--cold | --prepare]
+              [--viewers osd,tilescope,osd-webp] [--cold | --prepare] [--network A|B] [--cpu 4] [--steps N]
 """
 import argparse
 import json
@@ -33,6 +38,8 @@ import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
+
+import throttle
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -228,10 +235,11 @@ def wait_for_encodings(base, timeout=3600):
     return time.monotonic() - start
 
 
-def one_run(browser, base, viewer, image, scale, plan, pid=None):
+def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, cpu=1):
     cpu_before = cpu_seconds(pid) if pid else 0.0
     context = browser.new_context(viewport=VIEW, device_scale_factor=scale)
     page = context.new_page()
+    throttle.apply(page, network, cpu)
     errors = []
     page.on('pageerror', lambda e: errors.append(str(e)))
     network = Network(page)
@@ -239,6 +247,7 @@ def one_run(browser, base, viewer, image, scale, plan, pid=None):
     page.goto(f"{base}/bench/{html}.html?image={image['id']}{query}")
     page.wait_for_function('window.bench && window.bench.viewer', timeout=30000)
     times = [page.evaluate('window.bench.load()')]
+    loaded_since_navigation = page.evaluate('window.bench.loadedSinceNavigation()')
     views = [page.evaluate('window.bench.report().view')]
     for _, view in plan[1:]:
         times.append(page.evaluate('(v) => window.bench.step(v)', view))
@@ -268,6 +277,8 @@ def one_run(browser, base, viewer, image, scale, plan, pid=None):
         'seconds': sum(times) / 1000,
         'step_ms': [round(t) for t in times],
         'first_picture_ms': report['firstPicture'],
+        'first_picture_from_navigation_ms': report['firstPictureSinceNavigation'],
+        'loaded_from_navigation_ms': loaded_since_navigation,
         'view_deviation': deviation,
         'tiles_per_level': {level: sum(1 for r in tiles if r['path'].split(TILE)[1].split('/')[0] == level)
                             for level in sorted({r['path'].split(TILE)[1].split('/')[0] for r in tiles}, key=int)},
@@ -283,7 +294,7 @@ def one_run(browser, base, viewer, image, scale, plan, pid=None):
     }
 
 
-def table(results, scales, runs, viewers):
+def table(results, scales, runs, viewers, plan=None):
     """Per DPR: OpenSeadragon with its defaults, the client (its ratio to those defaults: what the goals are judged
     against), and OpenSeadragon on WebP tiles as an extra column (the client's ratio to it in brackets), when run."""
     med = lambda viewer, scale, key: statistics.median(r[key] for r in results if r['viewer'] == viewer and r['scale'] == scale)
@@ -297,6 +308,15 @@ def table(results, scales, runs, viewers):
             ('first picture', 'first_picture_ms', '{:.0f} ms', False),
             ('tiles answered by a stand-in JPEG (interim)', 'interim', '{:,.0f}', False),
             ('server CPU during the run', 'server_cpu_s', '{:.1f} s', True)]
+    if plan:
+        # Throttled (issue 44's goal 2): from the navigation, and each step on its own.
+        rows[4:4] = [('fit fully drawn, from navigation', 'loaded_from_navigation_ms', '{:,.0f} ms', True),
+                     ('first picture, from navigation', 'first_picture_from_navigation_ms', '{:,.0f} ms', True)]
+        rows += [(f'step {i}: {name}, fully drawn', ('step_ms', i), '{:,.0f} ms', True)
+                 for i, (name, _) in enumerate(plan) if i > 0]
+    med = lambda viewer, scale, key: statistics.median(
+        (r[key[0]][key[1]] if isinstance(key, tuple) else r[key])
+        for r in results if r['viewer'] == viewer and r['scale'] == scale)
     for label, key, fmt, ratio in rows:
         cells = []
         for s in scales:
@@ -328,6 +348,11 @@ def main():
                              'a later warm run then measures without making any (run it outside the bench lock)')
     parser.add_argument('--viewers', default=','.join(VIEWERS),
                         help='which viewers to run, of ' + ', '.join(VIEWERS) + ' (osd and tilescope at least)')
+    parser.add_argument('--network', choices=sorted(throttle.NETWORKS),
+                        help="issue 44's throttled connection for every measured page (A: 150 ms, 1.6 Mbit/s down; "
+                             "B: 400 ms, 400 kbit/s)")
+    parser.add_argument('--cpu', type=float, default=1, help='CPU slowdown of every measured page (4: a phone)')
+    parser.add_argument('--steps', type=int, default=0, help='only the first N views of the run (0: all)')
     parser.add_argument('--out', default=str(OUT),
                         help='folder for the image, the pyramid and the results (a second one lets a cold run go on '
                              'beside a warm data folder)')
@@ -360,7 +385,8 @@ def main():
                                             timeout=60) as r:
                     r.read()
         wait_for_encodings(server.base)
-        plan = steps(args.size)
+        plan = steps(args.size)[:args.steps or None]
+        throttled = bool(args.network) or args.cpu != 1
         results = []
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=args.chromium, args=['--no-sandbox', '--force-color-profile=srgb'])
@@ -384,7 +410,8 @@ def main():
                             print(f'  (waited {waited:.0f} s for the server to make the tiles queued before)', file=sys.stderr)
                         if args.cold:
                             forget_derived_tiles(OUT / f'data-{args.size}' / 'pyramids', keep_level=fit)
-                        r = one_run(browser, server.base, viewer, image, scale, plan, pid=server.process.pid)
+                        r = one_run(browser, server.base, viewer, image, scale, plan, pid=server.process.pid,
+                                    network=args.network, cpu=args.cpu)
                         r['cold'] = args.cold
                         results.append(r)
                         print(f"DPR {scale} run {run + 1} {viewer:9} ({'/'.join(r['formats'])}): "
@@ -403,13 +430,15 @@ def main():
     when = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
     report = (f'Client vs OpenSeadragon 4.1.0, {args.size}x{args.size}, {VIEW["width"]}x{VIEW["height"]}, '
               f'{len(plan)} steps, commit {commit}{" (+ local changes)" if dirty else ""}, {when}'
-              f'{", cold: no derived tiles at the start of each run but those a fresh build leaves (the fit level in AVIF)" if args.cold else ", warm: derived tiles made before"}\n'
+              f'{", cold: no derived tiles at the start of each run but those a fresh build leaves (the fit level in AVIF)" if args.cold else ", warm: derived tiles made before"}'
+              f', {throttle.describe(args.network, args.cpu)}\n'
               'Ratios in brackets: the client to OpenSeadragon with its defaults (JPEG tiles), which the goals of '
               'issue 15 are judged against; in the extra column, the client to OpenSeadragon on WebP tiles.\n\n'
-              + table(results, scales, args.runs, viewers) + '\n')
+              + table(results, scales, args.runs, viewers, plan if throttled else None) + '\n')
     print(report)
-    (OUT / 'results.md').write_text(report)
-    (OUT / 'results.json').write_text(json.dumps({'plan': plan, 'results': results}, indent=1))
+    name = f"results-{args.network or 'loopback'}-cpu{args.cpu:g}" if throttled else 'results'
+    (OUT / f'{name}.md').write_text(report)
+    (OUT / f'{name}.json').write_text(json.dumps({'plan': plan, 'results': results}, indent=1))
     worst = max(r['view_deviation'] for r in results)
     if worst > 1e-3:
         sys.exit(f'the viewers did not show the same views (largest deviation {worst:.1e} of the viewport)')

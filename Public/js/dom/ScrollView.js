@@ -2,7 +2,7 @@ import {
   computeViewport, settle, zoomLimits, offsetRanges, visibleRect, resolutionFor, tilesCovering,
   zoomAround, tapZoom, imagePointAt, zoomToRect, normalizedInsets,
 } from '../geometry/Viewport.js';
-import { rubberBanded, rubberBandInverse, easeOutCubic, DECELERATION } from '../geometry/Motion.js';
+import { rubberBanded, rubberBandInverse, easeOutCubic, viewBetween, DECELERATION } from '../geometry/Motion.js';
 import { Pyramid } from '../geometry/Pyramid.js';
 import { TileLayer, tileURL } from '../tiles/TileLayer.js';
 import { Animator, MomentumAxis } from './Animator.js';
@@ -54,7 +54,8 @@ export function pyramidOf(image) {
  * contentOffset, settles them by the geometry rules (contentInset included), animates zooms, momentum and
  * bounces, shows scroll indicators and tells its delegate (`on(event, fn)`) what happens:
  *   scroll, zoom, beginDragging, endDragging {willDecelerate}, endDecelerating, beginZooming,
- *   endZooming {scale}, endScrollingAnimation, fullyLoaded.
+ *   endZooming {scale}, endScrollingAnimation, fullyLoaded; and, for the viewer's navigator only, picture (the
+ *   base tile has arrived).
  * Gestures arrive from outside as calls (see Gestures.js).
  */
 export class ScrollView {
@@ -213,16 +214,15 @@ export class ScrollView {
     this.#ease(from, to, ms, finish);
   }
 
-  /** Moves from one view to another over `ms`, easing out, then calls `finish`. */
+  /**
+   * Moves from one view to another over `ms`, easing out, then calls `finish`. The visible rectangle moves on a
+   * straight line (`viewBetween`), so every frame shows some of the image.
+   */
   #ease(from, to, ms, finish) {
     this.animator.run((elapsed) => {
       const t = Math.min(1, elapsed / ms);
-      const k = easeOutCubic(t);
-      // Zoom moves geometrically so that the speed of zooming feels even.
-      this.zoomScale = from.zoomScale * Math.pow(to.zoomScale / from.zoomScale, k);
-      this.offsetX = from.offsetX + (to.offsetX - from.offsetX) * k;
-      this.offsetY = from.offsetY + (to.offsetY - from.offsetY) * k;
       if (t >= 1) { finish(); return false; }
+      Object.assign(this, viewBetween(from, to, easeOutCubic(t)));
       return true;
     });
   }
@@ -417,7 +417,7 @@ export class ScrollView {
     this.onChange?.(this);
   }
 
-  /** Tells the delegate what changed since the last frame: scroll, zoom, fullyLoaded. */
+  /** Tells the delegate what changed since the last frame: scroll, zoom, picture, fullyLoaded. */
   #announce() {
     const before = this.shown;
     const zoomed = before.zoomScale !== this.zoomScale;
@@ -428,6 +428,10 @@ export class ScrollView {
       this.events.emit('scroll', this.#where());
     }
     if (zoomed) this.events.emit('zoom', this.#where());
+    if (!this.hadPicture && this.layer.hasPicture) {
+      this.hadPicture = true;
+      this.events.emit('picture', this.#where());
+    }
     const complete = this.layer.isComplete();
     if (complete !== this.fullyLoaded) {
       this.fullyLoaded = complete;

@@ -33,3 +33,26 @@ export function momentumDuration(v, rate = DECELERATION, stopSpeed = 0.01) {
 }
 
 export const easeOutCubic = (t) => 1 - Math.pow(1 - t, 3);
+
+/**
+ * A view on the way from `from` to `to` ({zoomScale, offsetX, offsetY}) at progress k in [0, 1], as UIScrollView's
+ * zoom(to:animated:) has it: the rectangle of the image the view shows moves on a straight line from the start's
+ * to the end's (its origin offset / zoomScale, its size the view's / zoomScale, so 1 / zoomScale moves linearly),
+ * and zoomScale and contentOffset follow from it. Both ends show some of the image, so every rectangle between
+ * them does too (on each axis, two intervals that overlap the image's span have every interval between them
+ * overlap it). Interpolating zoomScale geometrically and the offset linearly bends that path: going back to fit
+ * from a zoomed-in corner, the view lost the image for several frames.
+ */
+export function viewBetween(from, to, k) {
+  const lerp = (a, b) => a + (b - a) * k;
+  // A scroll without a zoom: the same line, without a zoomScale that 1 / (1 / z) could move by its last bit.
+  if (from.zoomScale === to.zoomScale) {
+    return { zoomScale: from.zoomScale, offsetX: lerp(from.offsetX, to.offsetX), offsetY: lerp(from.offsetY, to.offsetY) };
+  }
+  const zoomScale = 1 / lerp(1 / from.zoomScale, 1 / to.zoomScale);
+  return {
+    zoomScale,
+    offsetX: lerp(from.offsetX / from.zoomScale, to.offsetX / to.zoomScale) * zoomScale,
+    offsetY: lerp(from.offsetY / from.zoomScale, to.offsetY / to.zoomScale) * zoomScale,
+  };
+}

@@ -19,11 +19,16 @@ const keyOfTile = (t) => t.key ?? keyOf(t.level, t.column, t.row);
 /** The key of Tilescope's preview image, drawn as the whole preview level. */
 export const PREVIEW_KEY = 'preview';
 
+/** The floor of a layer whose base tile failed: nothing to wait for (`#floor`). */
+const NO_FLOOR = {};
+
 /** How long past its announced duration an animation's end state stays the only thing worth fetching. */
 const EXPECTATION_SLACK_MS = 250;
 
 /**
  * Draws one image: the base tile at once and always underneath, and over it the tiles of the level the view needs.
+ * Nothing is drawn before the base tile or the preview image is: a tile that arrives first waits, decoded, so
+ * that no frame shows part of the image over nothing.
  *
  * The base is the largest level that fits in one tile (128 x 128 for a 16384 x 16384 image): one small request,
  * so no part of the image is ever blank. Where the viewport API answers `low` (the preview suffices), the layer
@@ -93,9 +98,22 @@ export class TileLayer {
   /** The base tile has arrived: some picture lies under the whole image. */
   get hasPicture() { return this.cache.peek(keyOf(this.baseLevel, 0, 0)) !== undefined; }
 
-  /** Every tile the current view needs at its level is drawn. */
+  /** The base tile's element (a canvas) once it has arrived, else null: the navigator draws its mini-map from it. */
+  get baseElement() { return this.cache.peek(keyOf(this.baseLevel, 0, 0))?.element ?? null; }
+
+  /**
+   * What lies under the whole image: the base tile, or until it comes the preview image (a whole level). Null
+   * before either has arrived, and then nothing else is drawn either (`#layout`): a tile that came first would
+   * show over nothing. A base that failed leaves the tiles to be drawn without one.
+   */
+  #floor() {
+    const base = this.cache.peek(keyOf(this.baseLevel, 0, 0)) ?? this.cache.peek(PREVIEW_KEY);
+    return base ?? (this.failed.has(keyOf(this.baseLevel, 0, 0)) ? NO_FLOOR : null);
+  }
+
+  /** Every tile the current view needs at its level is drawn (so something lies under them too). */
   isComplete() {
-    if (!this.view) return false;
+    if (!this.view || !this.#floor()) return false;
     for (const key of this.needed.keys()) {
       if (!this.cache.peek(key)) return false;
     }
@@ -247,11 +265,13 @@ export class TileLayer {
    */
   #layout() {
     const complete = this.isComplete();
+    const floor = this.#floor();
     const viewport = { x0: this.view.offsetX, y0: this.view.offsetY,
                        x1: this.view.offsetX + this.view.viewWidth, y1: this.view.offsetY + this.view.viewHeight };
     for (const tile of this.cache.values()) {
-      const keep = this.needed.has(tile.key) || tile.level === this.baseLevel
-        || (!complete && this.#overlaps(tile, viewport));
+      // The floor always; the rest only once there is a floor to draw them over.
+      const keep = tile === floor || tile.level === this.baseLevel
+        || (floor !== null && (this.needed.has(tile.key) || (!complete && this.#overlaps(tile, viewport))));
       if (keep) this.#show(tile);
       else if (this.shown.has(tile)) this.#hide(tile);
     }

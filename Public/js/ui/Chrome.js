@@ -40,7 +40,7 @@ export function buildChrome(root, { gallery = false, rating = false, controls = 
       </div>
     </footer>
     <div class="navigator" role="group" aria-label="Navigator: drag the rectangle to move the view" hidden>
-      <img class="navigator-image" alt="" draggable="false">
+      <canvas class="navigator-image" aria-hidden="true"></canvas>
       <div class="navigator-rect" aria-hidden="true"></div>
     </div>
     <dialog class="help" aria-labelledby="help-title">

@@ -1,9 +1,11 @@
-import { tileURL } from '../tiles/TileLayer.js';
-
 /**
  * The navigator: a mini-map of the whole image (the tile layer's one-tile base level) with the visible rectangle on it, shown while
  * the view is zoomed in beyond fit. Pressing on it centres the view there; dragging moves the view along.
  * `onMove(imagePoint)` asks the viewer to centre that image point.
+ *
+ * The mini-map is copied from the tile layer's own base tile (a canvas) into the navigator's canvas, not asked for
+ * again: an <img> of the same URL was a second request for it (its Accept header differs from the layer's fetch,
+ * and tile answers vary by Accept) and a second decode.
  */
 export class Navigator {
   constructor(element, { onMove, enabled = true }) {
@@ -13,6 +15,7 @@ export class Navigator {
     this.rect = element.querySelector('.navigator-rect');
     this.onMove = onMove;
     this.layout = null;
+    this.drawn = null; // the base tile's canvas the mini-map was copied from
     this.grab = null;
     this.listening = new AbortController();
     const on = (name, fn) => element.addEventListener(name, fn, { signal: this.listening.signal });
@@ -28,11 +31,7 @@ export class Navigator {
     this.element.hidden = !show;
     if (!show) return;
     const { width, height } = scrollView.pyramid;
-    // The tile layer's one-tile base level is the whole image, small, and already fetched for the view.
-    const layer = scrollView.layer;
-    const src = layer?.baseLevel !== undefined
-      ? tileURL(scrollView.image.urls.tiles, layer.baseLevel, 0, 0) : scrollView.image.urls.preview;
-    if (this.image.getAttribute('src') !== src) this.image.src = src;
+    this.#draw(scrollView.layer.baseElement);
     const boxW = this.element.clientWidth;
     const boxH = this.element.clientHeight;
     const k = Math.min(boxW / width, boxH / height);
@@ -51,6 +50,15 @@ export class Navigator {
 
   destroy() {
     this.listening.abort();
+  }
+
+  /** Copies the base tile (null: not yet arrived, so nothing) into the mini-map, once per base tile. */
+  #draw(base) {
+    if (base === this.drawn) return;
+    this.drawn = base;
+    this.image.width = base?.width ?? 0;
+    this.image.height = base?.height ?? 0;
+    if (base) this.image.getContext('2d').drawImage(base, 0, 0);
   }
 
   #imagePoint(e) {

@@ -177,7 +177,9 @@ export class Viewer {
     const offs = SCROLL_EVENTS.map((name) => sv?.on(name, (event) => this.events.emit(name, event)));
     const offMove = sv?.on('scroll', () => this.navigator.update(sv));
     const offZoom = sv?.on('zoom', () => this.scaleBar.update(sv));
-    this.detach = () => { for (const off of [...offs, offMove, offZoom]) off?.(); };
+    // The navigator's mini-map is the tile layer's base tile: drawn once it has arrived.
+    const offPicture = sv?.on('picture', () => this.navigator.update(sv));
+    this.detach = () => { for (const off of [...offs, offMove, offZoom, offPicture]) off?.(); };
     sv?.setInsets(this.insets);
     this.navigator.update(sv);
     this.scaleBar.update(sv);

@@ -37,6 +37,15 @@ public final class FileIdentities: @unchecked Sendable { // @unchecked: `known` 
         }
     }
 
+    /// Whether the catalog has ever bound an id to any name: false for a folder seen for the first
+    /// time, whose ids then depend on nothing but its own names.
+    public func hasBindings() throws -> Bool {
+        try lock.withLock {
+            guard known.isEmpty else { return true }
+            return try !database.reading { try $0.query("SELECT 1 FROM image_files LIMIT 1") }.isEmpty
+        }
+    }
+
     /// The id bound to `name`, if the catalog has ever seen it.
     public func id(of name: String) throws -> String? {
         try lock.withLock {

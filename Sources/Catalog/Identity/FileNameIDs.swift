@@ -10,6 +10,8 @@ struct FileNameIDs {
     /// `ids[i]` is the id of `names[i]`.
     private var ids: [String] = []
 
+    var isEmpty: Bool { names.isEmpty }
+
     var count: Int { names.count }
 
     subscript(name: String) -> String? {

@@ -1,5 +1,6 @@
 import Catalog
 import Foundation
+import Synchronization
 
 /// Keeps the library, the catalog's added dates and the captions in step with the images folder,
 /// one change at a time: periodic scans, uploads placing a file and deletions never interleave,
@@ -19,6 +20,8 @@ public final class LibrarySync: @unchecked Sendable {
     /// Restored records still queued for a build (id -> version): built once the first full scan has
     /// confirmed their files, so a file removed while the server was down is never built (and failed).
     private var restoredQueue: [String: String] = [:]
+    /// Set by `stopScanning`: a first scan ends after its current batch.
+    private let stopping = Atomic<Bool>(false)
 
     /// Files in the images folder that are an upload still arriving, or a deletion under way.
     static let uploadPrefix = ".upload-"
@@ -70,6 +73,61 @@ public final class LibrarySync: @unchecked Sendable {
         return records.count
     }
 
+    /// The first scan of a folder the catalog remembers nothing of, made while the server already
+    /// answers: the files are looked at a batch at a time, each batch listed and saved to the catalog
+    /// as it is done, so `GET /api/images` shows a growing list; then one full scan, as after a
+    /// restart, takes in what changed meanwhile (a file removed, one still settling). Uploads and
+    /// deletions run between batches. `progress` is told the number of images listed after each
+    /// batch. False if `stopScanning` ended it first.
+    ///
+    /// The ids come out as one scan of the whole folder gives them (docs/ids.md): `FirstScanOrder`
+    /// says which files may be bound before the others are known.
+    @discardableResult
+    public func firstScan(batch: Int = 100, progress: (Int) -> Void = { _ in }) -> Bool {
+        let started = ProcessInfo.processInfo.systemUptime
+        let names = (try? SourceFolder.listSources(in: folder)) ?? []
+        let order = FirstScanOrder(names, catalogIsEmpty: !((try? scanner.identities.hasBindings()) ?? true))
+        Log.info(String(format: "first scan: %d files found in %.2f s", names.count, ProcessInfo.processInfo.systemUptime - started))
+        for (index, part) in order.parts.enumerated() {
+            if index == order.wholeBindingBefore {
+                // The ids of the rest depend on every name: bound together, as one scan binds them.
+                let bound: Bool = lock.withLock {
+                    do {
+                        _ = try scanner.identities.ids(for: names)
+                        return true
+                    } catch {
+                        Log.error("cannot read or record image ids in the catalog (the folder is scanned whole instead): \(error)")
+                        return false
+                    }
+                }
+                guard bound else { break }
+            }
+            var start = 0
+            while start < part.count {
+                guard !stopping.load(ordering: .relaxed) else { return false }
+                // Batches grow with the library: each adds a merge of the whole library's records.
+                let size = max(batch, scanner.library.count / 4)
+                let chunk = Set(part[start..<min(part.count, start + size)])
+                start += size
+                lock.withLock {
+                    let (_, settling) = scanner.scan(only: chunk)
+                    settlingNames.formUnion(settling)
+                    afterScan()
+                }
+                progress(scanner.library.count)
+            }
+        }
+        guard !stopping.load(ordering: .relaxed) else { return false }
+        sync()
+        return true
+    }
+
+    /// Ends a first scan in progress after its current batch (the server is stopping; the next start
+    /// restores what was saved and scans the rest in the background).
+    public func stopScanning() {
+        stopping.store(true, ordering: .relaxed)
+    }
+
     /// One pass over the folder and the sidecars; true if the images changed.
     @discardableResult
     public func sync() -> Bool {
@@ -96,6 +154,27 @@ public final class LibrarySync: @unchecked Sendable {
                 return changed
             }
         }
+    }
+
+    /// What the folder watch saw arrive (`FolderWatch`): files proven whole (closed, renamed or linked
+    /// in, and open for writing nowhere) are vouched for and looked at now, with removals; writes still
+    /// in progress are left to the periodic pass, which looks at them until they settle. True if the
+    /// images changed.
+    @discardableResult
+    public func sync(_ events: FolderEvents) -> Bool {
+        if case .everything = events.change { return sync(.everything) }
+        #if canImport(Glibc)
+        // Outside the lock: a lease check per name, and a scan waits for none of them.
+        for name in events.closed where SourceFolder.isSourceName(name) {
+            let path = (folder as NSString).appendingPathComponent(name)
+            if let stamp = WriterCheck.stampIfUnwritten(path) { scanner.settling.vouch(for: path, as: stamp) }
+        }
+        #endif
+        guard events.wantsLookNow else {
+            if case .names(let names) = events.change { lock.withLock { settlingNames.formUnion(names) } }
+            return false
+        }
+        return sync(events.change)
     }
 
     /// Runs `change` on the folder with no scan in between, then scans, so the change and its

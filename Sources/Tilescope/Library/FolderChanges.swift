@@ -14,3 +14,9 @@ public protocol FolderChangeFeed: AnyObject, Sendable {
     /// The changes since the previous call (the first call reports those since the feed was made).
     func takeChanges() -> FolderChange
 }
+
+/// The feed of a pass whose changes another reader takes (the inotify `FolderWatch`): always nothing,
+/// so the pass only looks again at files still settling and saves finished builds.
+final class NoChanges: FolderChangeFeed {
+    func takeChanges() -> FolderChange { .nothing }
+}

@@ -127,6 +127,7 @@ public final class ImageLibrary: @unchecked Sendable {
                 differing.append(id)
                 moved = true
             }
+            var added: [ImageRecord] = []
             for var record in changed {
                 if let at = position(of: record.id) {
                     keepBuildState(of: records[at], in: &record)
@@ -134,9 +135,12 @@ public final class ImageLibrary: @unchecked Sendable {
                     if Self.differs(records[at], record) { differing.append(record.id) }
                     records[at] = record
                 } else {
-                    records.insert(record, at: insertionPoint(of: record.id))
-                    moved = true
+                    added.append(record)
                 }
+            }
+            if !added.isEmpty {
+                insert(added)
+                moved = true
             }
             if moved { membership += 1 }
             return (differing, changeObserver)
@@ -178,6 +182,28 @@ public final class ImageLibrary: @unchecked Sendable {
             record.header = current.header ?? record.header
         }
         record.catalogued = current.catalogued && current.statusName == record.statusName
+    }
+
+    /// Adds records of ids not in the library, in one merge: a first scan adds its files a batch at a
+    /// time to a library of up to 100,000, where an insertion each would move the array every time.
+    private func insert(_ added: [ImageRecord]) {
+        guard added.count > 1 else {
+            if let record = added.first { records.insert(record, at: insertionPoint(of: record.id)) }
+            return
+        }
+        let sorted = added.sorted { $0.id < $1.id }
+        var merged: [ImageRecord] = []
+        merged.reserveCapacity(records.count + sorted.count)
+        var next = sorted.startIndex
+        for record in records {
+            while next < sorted.endIndex, sorted[next].id < record.id {
+                merged.append(sorted[next])
+                next += 1
+            }
+            merged.append(record)
+        }
+        merged.append(contentsOf: sorted[next...])
+        records = merged
     }
 
     /// The position of the record of `id` in `records` (the lock is held).

@@ -3,7 +3,8 @@ import Foundation
 import Glibc
 
 /// Linux inotify on the images folder: the kernel queues the name of every file created, written,
-/// renamed, removed or touched there, and `takeChanges` drains that queue without blocking.
+/// renamed, removed or touched there; `takeEvents` drains that queue without blocking, and
+/// `waitForEvents` sleeps until something is queued, so a new file is looked at as it arrives.
 ///
 /// Made before the first full scan, so nothing that happens during or after it is missed. A full
 /// kernel queue (`IN_Q_OVERFLOW`) or a watch that ended (the folder moved or was removed) reports
@@ -14,19 +15,6 @@ public final class InotifyWatcher: FolderChangeFeed, @unchecked Sendable { // @u
     private let folder: String
     private var watch: Int32
 
-    // From <sys/inotify.h>; spelled out because Swift imports the macros with varying types.
-    private static let modify: UInt32 = 0x0000_0002
-    private static let attributes: UInt32 = 0x0000_0004
-    private static let closeWrite: UInt32 = 0x0000_0008
-    private static let movedFrom: UInt32 = 0x0000_0040
-    private static let movedTo: UInt32 = 0x0000_0080
-    private static let create: UInt32 = 0x0000_0100
-    private static let delete: UInt32 = 0x0000_0200
-    private static let deleteSelf: UInt32 = 0x0000_0400
-    private static let moveSelf: UInt32 = 0x0000_0800
-    private static let overflow: UInt32 = 0x0000_4000
-    private static let ignored: UInt32 = 0x0000_8000
-    private static let mask = modify | attributes | closeWrite | movedFrom | movedTo | create | delete | deleteSelf | moveSelf
     /// The fixed part of `struct inotify_event`: wd, mask, cookie, len.
     private static let headerSize = 16
 
@@ -35,7 +23,7 @@ public final class InotifyWatcher: FolderChangeFeed, @unchecked Sendable { // @u
     public init?(folder: String) {
         let fd = inotify_init1(Int32(O_NONBLOCK | O_CLOEXEC))
         guard fd >= 0 else { return nil }
-        let watch = inotify_add_watch(fd, folder, Self.mask)
+        let watch = inotify_add_watch(fd, folder, FolderEvents.watched)
         guard watch >= 0 else {
             close(fd)
             return nil
@@ -48,9 +36,19 @@ public final class InotifyWatcher: FolderChangeFeed, @unchecked Sendable { // @u
     deinit { close(descriptor) }
 
     public func takeChanges() -> FolderChange {
+        takeEvents().change
+    }
+
+    /// Waits up to `timeout` seconds for an event to be queued; true if one is (not taken).
+    public func waitForEvents(timeout: Double) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, Int32(max(0, timeout * 1000))) > 0 && entry.revents & Int16(POLLIN) != 0
+    }
+
+    /// Every event queued since the last call, by name.
+    public func takeEvents() -> FolderEvents {
         lock.withLock {
-            var names: Set<String> = []
-            var everything = false
+            var events = FolderEvents()
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -63,22 +61,18 @@ public final class InotifyWatcher: FolderChangeFeed, @unchecked Sendable { // @u
                     }
                     let nameStart = offset + Self.headerSize
                     let nameEnd = min(count, nameStart + length)
-                    if mask & (Self.overflow | Self.ignored | Self.deleteSelf | Self.moveSelf) != 0 { everything = true }
-                    if length > 0 {
-                        // The name is NUL-padded to `len` bytes.
-                        let raw = buffer[nameStart..<nameEnd].prefix { $0 != 0 }
-                        names.insert(String(decoding: raw, as: UTF8.self))
-                    }
+                    // The name is NUL-padded to `len` bytes.
+                    let raw: ArraySlice<UInt8> = length > 0 ? buffer[nameStart..<nameEnd].prefix { $0 != 0 } : []
+                    events.record(mask: mask, name: String(decoding: raw, as: UTF8.self))
                     offset = nameEnd
                 }
             }
-            if everything {
+            if events.lostTrack {
                 // The watch may have ended: watch the folder (again) for what comes next.
                 inotify_rm_watch(descriptor, watch)
-                watch = inotify_add_watch(descriptor, folder, Self.mask)
-                return .everything
+                watch = inotify_add_watch(descriptor, folder, FolderEvents.watched)
             }
-            return names.isEmpty ? .nothing : .names(names)
+            return events
         }
     }
 }

@@ -40,6 +40,12 @@ public final class SettlingFiles: @unchecked Sendable {
     /// Marks the file as complete as it is now (the server wrote it whole).
     public func vouch(for path: String) {
         guard let stamp = SourceFingerprint.Stamp.read(path) else { return }
+        vouch(for: path, as: stamp)
+    }
+
+    /// Marks the file as complete while `stamp` is what it shows (proven whole: `WriterCheck`).
+    func vouch(for path: String, as stamp: SourceFingerprint.Stamp) {
+        guard interval > 0 else { return }  // everything is settled: nothing to remember
         lock.withLock { vouched[path] = stamp }
     }
 

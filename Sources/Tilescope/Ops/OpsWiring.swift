@@ -47,6 +47,12 @@ enum OpsWiring {
             // Throttled: /readyz is public, and a query per request would let anyone load the database.
             readiness.add(Readiness.Check("database", run: probe).throttled(interval: 1))
         }
+        // A first start answers while its first scan lists the folder: a load balancer should prefer a
+        // replica whose list is whole, a client talking to this one directly gets what is found so far.
+        readiness.add(Readiness.Check("library") { [weak service] in
+            guard let service, service.firstScanUnderWay.load(ordering: .relaxed) else { return nil }
+            return "first scan of the images folder under way: \(service.library.count) images listed so far"
+        })
         readiness.add(Readiness.writableFolder("data_folder_writable", path: service.store.dataFolder))
         readiness.add(Readiness.existingFolder("pyramid_store", path: service.store.pyramidsFolder))
     }

@@ -56,11 +56,18 @@ final class ServerProcess {
     func waitUntilListening(timeout: Double = 30) throws {
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {
-            if (try? RawHTTP.get(port, "/healthz"))?.status == 200 { return }
+            if (try? RawHTTP.get(port, "/healthz"))?.status == 200, libraryScanned() { return }
             guard process.isRunning else { throw TestFailure("server exited: \(log)") }
             Thread.sleep(forTimeInterval: 0.05)
         }
         throw TestFailure("server did not start listening: \(log)")
+    }
+
+    /// Whether /readyz's `library` check passes: a first start answers while its first scan lists the
+    /// folder (docs/gallery-scale.md), and the tests read the folder's images from their first request.
+    func libraryScanned() -> Bool {
+        guard let checks = (try? RawHTTP.get(port, "/readyz"))?.json?["checks"] as? [[String: Any]] else { return false }
+        return checks.contains { $0["name"] as? String == "library" && $0["ok"] as? Bool == true }
     }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }

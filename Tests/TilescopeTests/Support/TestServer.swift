@@ -32,6 +32,17 @@ final class TestServer: @unchecked Sendable {
         Log.quiet = true
         service = try TilescopeService(config)
         try service.start()
+        try waitForFirstScan()
+    }
+
+    /// A first start answers before its first scan is done (docs/gallery-scale.md); the tests built on
+    /// this server read the folder's images from their first request, so they start once it is done.
+    func waitForFirstScan(timeout: Double = 120) throws {
+        let end = Date().addingTimeInterval(timeout)
+        while service.sync.fullScansCompleted == 0 {
+            guard Date() < end else { throw TestFailure("first scan not done after \(timeout) s") }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
     }
 
     deinit { service.stop() }

@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "ObjectStore", dependencies: ["CCrypto", "CTLS", "CTLSShims"]),
         // openapi.json, the API contract (edited by hand, the only copy), is a resource: SwiftPM puts it in
         // Tilescope_Tilescope.resources/ beside the executable, and the server sends it at GET /openapi.json.
-        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "ObjectStore", "CLibcShims"],
+        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "ObjectStore", "CLibcShims", "CCrypto"],
                 resources: [.copy("OpenAPI/openapi.json")]),
         // The built-in demo gallery's image painters: linked by the executable, unknown to the server.
         .target(name: "TilescopeDemo", dependencies: ["Imaging", "ScrollGeometry"]),

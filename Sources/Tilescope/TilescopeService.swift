@@ -78,6 +78,12 @@ public final class TilescopeService: @unchecked Sendable {
         gallery = Gallery(library: library, ratings: ratings, captions: captions)
         let uploads = Uploads(token: AdminToken(config.adminToken), maxBytes: config.maxUploadBytes,
                               maxPixels: config.maxPixels, sync: sync, library: library)
+        let proxies = (try? TrustedProxies(parsing: config.trustedProxies)) ?? .none
+        let viewers = Viewers(policy: config.ratings, keyring: try ViewerKeyring(store: catalog.viewerKeys),
+                              adminToken: AdminToken(config.adminToken), clients: proxies)
+        if config.ratings == .admins && config.adminToken == nil {
+            Log.info("--ratings admins without an admin token: nobody can rate")
+        }
         let app = TilescopeApp(library: library, store: store, publicFolder: config.publicFolder,
                                corsOrigin: config.corsOrigin, operations: operations,
                                iiif: IIIFService(publicURL: config.publicURL, cacheBytes: config.iiifCacheMegabytes << 20,
@@ -88,7 +94,7 @@ public final class TilescopeService: @unchecked Sendable {
                                gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles,
                                pyramidCacheBytes: config.pyramidCacheMegabytes << 20,
                                hotTileAnswers: config.hotTileAnswers,
-                               trustedProxies: (try? TrustedProxies(parsing: config.trustedProxies)) ?? .none)
+                               trustedProxies: proxies, viewers: viewers)
         app.derivedFormats.follow(builds)
         if config.pyramidalSources == .auto {
             builds.directPublication = DirectPublication(store: store, sources: app.directSources, quality: config.quality)

@@ -66,11 +66,11 @@ import Testing
         let legacy = ImageID.legacyAssign(folderNames)
         #expect(legacy["café ñ.jpg"] == "caf" && legacy["tiger-0.jpg"] == "tiger-0-jpg")
         let v1Ratings = SQLiteRatingStore(database: v1)
-        try v1Ratings.setRating(9, for: "tiger-0")
-        try v1Ratings.setRating(2, for: "tiger-0-jpg")
-        try v1Ratings.setRating(5, for: "caf")
+        try v1.write { try $0.execute("INSERT INTO images (id, added_ms, rating) VALUES (?, 0, ?)", .text("tiger-0"), .integer(9)) }
+        try v1.write { try $0.execute("INSERT INTO images (id, added_ms, rating) VALUES (?, 0, ?)", .text("tiger-0-jpg"), .integer(2)) }
+        try v1.write { try $0.execute("INSERT INTO images (id, added_ms, rating) VALUES (?, 0, ?)", .text("caf"), .integer(5)) }
         try v1Ratings.recordSeen(["dup", "dup-png"])
-        try v1Ratings.setRating(4, for: "gone")  // a file removed before the upgrade
+        try v1.write { try $0.execute("INSERT INTO images (id, added_ms, rating) VALUES (?, 0, ?)", .text("gone"), .integer(4)) }  // a file removed before the upgrade
         v1.close()
 
         let migrated = try SQLiteRatingStore(dataFolder: old.path)

@@ -70,4 +70,12 @@ import Testing
         #expect(sorted.map(\.file) == ["c.jpg", "b.jpg", "a.jpg"])
         #expect(GallerySort.name.sorted([Image]()) { _ in Self.keys("x") }.isEmpty)
     }
+
+    @Test func ratingOrderIsTheAverageThenTheCountThenTheName() {
+        func keys(_ id: String, _ average: Double?, _ count: Int) -> GallerySort.Keys {
+            GallerySort.Keys(id: id, name: id, average: average, ratingCount: count, added: nil)
+        }
+        let all = [keys("a", 7, 1), keys("b", 7, 12), keys("c", 7.5, 2), keys("d", nil, 0), keys("e", 7, 12), keys("f", 6.99, 40)]
+        #expect(GallerySort.rating.sorted(all).map(\.id) == ["c", "b", "e", "a", "f", "d"])
+    }
 }

@@ -71,7 +71,7 @@ import Testing
         #expect(try server.get("/api/images/tiger-0").status == 404)
         let kept = try #require(try Self.json(server, "tiger-0-jpg"))
         #expect(kept["fileName"] as? String == "tiger-0.jpg")
-        #expect(kept["rating"] as? Int == 2)
+        #expect(kept["ratingAverage"] as? Double == 2)
         #expect(kept["status"] as? String == "ready")
 
         // The removed file comes back: it gets its own id and rating back.
@@ -80,7 +80,7 @@ import Testing
         try server.waitUntilBuilt()
         let back = try #require(try Self.json(server, "tiger-0"))
         #expect(back["fileName"] as? String == "Tiger 0.JPG")
-        #expect(back["rating"] as? Int == 9)
+        #expect(back["ratingAverage"] as? Double == 9)
         #expect(back["status"] as? String == "ready")
     }
 
@@ -96,7 +96,7 @@ import Testing
         try server.waitUntilBuilt()
         let old = try #require(try Self.json(server, "harbour"))
         #expect(old["fileName"] as? String == "harbour.jpg")
-        #expect(old["rating"] as? Int == 7)
+        #expect(old["ratingAverage"] as? Double == 7)
         #expect(old["status"] as? String == "ready")
         let new = try #require(try Self.json(server, "harbour-jpg"))
         #expect(new["fileName"] as? String == "Harbour.JPG")
@@ -142,18 +142,17 @@ import Testing
             let data = (folder as NSString).deletingLastPathComponent + "/data"
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
             let v1 = try Database(path: data + "/" + CatalogSchema.fileName, migrations: Array(CatalogSchema.migrations.prefix(1)))
-            let ratings = SQLiteRatingStore(database: v1)
-            try ratings.setRating(9, for: "tiger-0")
-            try ratings.setRating(2, for: "tiger-0-jpg")
-            try ratings.setRating(5, for: "caf")
-            try ratings.setRating(4, for: "harbour")  // a file gone before the upgrade
+            try v1.write { try $0.execute("INSERT INTO images (id, added_ms, rating) VALUES (?, 0, ?)", .text("tiger-0"), .integer(9)) }
+            try v1.write { try $0.execute("INSERT INTO images (id, added_ms, rating) VALUES (?, 0, ?)", .text("tiger-0-jpg"), .integer(2)) }
+            try v1.write { try $0.execute("INSERT INTO images (id, added_ms, rating) VALUES (?, 0, ?)", .text("caf"), .integer(5)) }
+            try v1.write { try $0.execute("INSERT INTO images (id, added_ms, rating) VALUES (?, 0, ?)", .text("harbour"), .integer(4)) }  // a file gone before the upgrade
             v1.close()
         }
-        #expect(try Self.json(server, "tiger-0")?["rating"] as? Int == 9)
+        #expect(try Self.json(server, "tiger-0")?["ratingAverage"] as? Double == 9)
         #expect(try Self.json(server, "tiger-0")?["fileName"] as? String == "Tiger 0.JPG")
-        #expect(try Self.json(server, "tiger-0-jpg")?["rating"] as? Int == 2)
+        #expect(try Self.json(server, "tiger-0-jpg")?["ratingAverage"] as? Double == 2)
         #expect(try Self.json(server, "caf")?["fileName"] as? String == "café ñ.jpg")
-        #expect(try Self.json(server, "caf")?["rating"] as? Int == 5)
+        #expect(try Self.json(server, "caf")?["ratingAverage"] as? Double == 5)
         try TestImages.writeJPEG(width: 20, height: 20, to: server.images + "/harbour.jpg", seed: 4)
         server.service.sync.sync()
         #expect(try server.get("/api/images/harbour").status == 404)

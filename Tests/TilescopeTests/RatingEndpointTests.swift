@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Imaging
 import Testing
+import Catalog
 @testable import Tilescope
 
 /// `PUT /api/images/{id}/rating` and `GET /api/images?sort=` over real HTTP, against a real
@@ -28,24 +29,39 @@ import Testing
     @Test func ratingRoundTripsThroughEveryImageJSON() throws {
         let server = try Self.server("rate-roundtrip")
         #expect(try server.get("/api/images/beta").json?["rating"] is NSNull)
-        let reply = try Self.rate(server.port, "beta", #"{"rating": 7}"#)
+        #expect(try server.get("/api/images/beta").json?["ratingAverage"] is NSNull)
+        #expect(try server.get("/api/images/beta").json?["ratingCount"] as? Int == 0)
+        let viewer = TestViewer(address: "127.0.0.1")
+        let reply = try viewer.rate(server.port, "beta", 7)
         #expect(reply.status == 200)
         #expect(reply.json?["id"] as? String == "beta")
         #expect(reply.json?["rating"] as? Int == 7)
-        #expect(try server.get("/api/images/beta").json?["rating"] as? Int == 7)
-        let list = try #require(try server.get("/api/images").json?["images"] as? [[String: Any]])
+        #expect(reply.json?["ratingAverage"] as? Double == 7 && reply.json?["ratingCount"] as? Int == 1)
+        #expect(viewer.cookie != nil)
+        #expect(try viewer.get(server.port, "/api/images/beta").json?["rating"] as? Int == 7)
+        // Without the cookie: not this viewer's rating, but everyone's average and count.
+        #expect(try server.get("/api/images/beta").json?["rating"] is NSNull)
+        #expect(try server.get("/api/images/beta").json?["ratingAverage"] as? Double == 7)
+        let list = try #require(try viewer.get(server.port, "/api/images").json?["images"] as? [[String: Any]])
         let byID = Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as! String, $0["rating"]) })
         #expect(byID["beta"] as? Int == 7)
         #expect(byID["alpha"] is NSNull && byID["gamma"] is NSNull)
         // Re-rating replaces; 0 and 10 are the ends of the scale.
-        #expect(try Self.rate(server.port, "beta", #"{"rating": 0}"#).json?["rating"] as? Int == 0)
-        #expect(try Self.rate(server.port, "beta", #"{"rating": 10, "note": "ignored"}"#).json?["rating"] as? Int == 10)
+        func rate(_ body: String) throws -> RawHTTP.Reply {
+            try viewer.send(server.port, "PUT", "/api/images/beta/rating", headers: ["Content-Type": "application/json"],
+                            body: Array(body.utf8))
+        }
+        #expect(try rate(#"{"rating": 0}"#).json?["rating"] as? Int == 0)
+        #expect(try rate(#"{"rating": 10, "note": "ignored"}"#).json?["rating"] as? Int == 10)
         // A whole number however written; a field the endpoint does not read may repeat, as it may appear at all.
-        #expect(try Self.rate(server.port, "beta", #"{"rating": 0.6e1}"#).json?["rating"] as? Int == 6)
-        #expect(try Self.rate(server.port, "beta", #"{"rating": 800e-2}"#).json?["rating"] as? Int == 8)
-        #expect(try Self.rate(server.port, "beta", #"{"rating": -0}"#).json?["rating"] as? Int == 0)
-        #expect(try Self.rate(server.port, "beta", #"{"note": 1, "rating": 10, "note": 2}"#).json?["rating"] as? Int == 10)
-        #expect(try server.service.ratings.rating(for: "beta") == 10)
+        #expect(try rate(#"{"rating": 0.6e1}"#).json?["rating"] as? Int == 6)
+        #expect(try rate(#"{"rating": 800e-2}"#).json?["rating"] as? Int == 8)
+        #expect(try rate(#"{"rating": -0}"#).json?["rating"] as? Int == 0)
+        let last = try rate(#"{"note": 1, "rating": 10, "note": 2}"#)
+        #expect(last.json?["rating"] as? Int == 10 && last.json?["ratingCount"] as? Int == 1)  // one viewer, re-rating
+        #expect(last.header("set-cookie") == nil)  // the viewer already has a valid cookie
+        let id = try #require(viewer.id.flatMap { ViewerID(hex: $0) })
+        #expect(try server.service.ratings.summaries(for: ["beta"], viewer: id)["beta"] == RatingSummary(own: 10, total: 10, count: 1))
     }
 
     @Test(arguments: [
@@ -115,7 +131,7 @@ import Testing
         let page = try #require(try server.get("/api/gallery?page=1&sort=rating").json)
         #expect((page["previous"] as? [String: Any])?["id"] as? String == "c")
         #expect((page["current"] as? [String: Any])?["id"] as? String == "b10")
-        #expect((page["current"] as? [String: Any])?["rating"] as? Int == 2)
+        #expect((page["current"] as? [String: Any])?["ratingAverage"] as? Double == 2)
         #expect(try server.get("/api/gallery?sort=stars").status == 400)
         // A file added later is newest; the others share the first scan's date and follow by name. Added dates
         // are kept to the millisecond, and the first scan's was taken before the listings above: the new
@@ -144,11 +160,13 @@ import Testing
             do {
                 // Each thread has its own keep-alive connection and alternates between its own image
                 // (one writer: its last value must win) and the image every thread fights over.
-                let connection = try RawHTTP(port: server.port)
+                // Each thread is a viewer of its own (its cookie) and a client of its own (its address): ten
+                // writes each, the burst one client may send at once.
+                let viewer = TestViewer(address: "127.0.0.\(thread + 2)")
                 for step in 0..<perThread {
                     let (id, value) = step % 2 == 0 ? ("img\(thread)", step) : ("shared", (thread + step) % 11)
-                    if id == "shared" { sharedValues.withLock { _ = $0.insert(value) } }
-                    let reply = try connection.send("PUT", "/api/images/\(id)/rating", body: Array(#"{"rating": \#(value)}"#.utf8))
+                    if id == "shared" && step == perThread - 1 { sharedValues.withLock { _ = $0.insert(value * 100 + thread) } }
+                    let reply = try viewer.rate(server.port, id, value)
                     if reply.status != 200 || reply.json?["rating"] as? Int != value {
                         failures.withLock { $0.append("\(id)=\(value): \(reply.status) \(reply.text)") }
                     }
@@ -159,11 +177,14 @@ import Testing
         }
         #expect(failures.withLock { $0 } == [])
         let list = try #require(try server.get("/api/images").json?["images"] as? [[String: Any]])
-        let ratings = Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as! String, $0["rating"] as? Int) })
-        for thread in 0..<threads { #expect(ratings["img\(thread)"] == 8, "img\(thread)") }
-        let shared = try #require(ratings["shared"] ?? nil)
-        #expect(sharedValues.withLock { $0 }.contains(shared))
-        #expect(try server.service.ratings.rating(for: "shared") == shared)
+        let averages = Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as! String, $0["ratingAverage"] as? Double) })
+        let counts = Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as! String, $0["ratingCount"] as? Int) })
+        for thread in 0..<threads { #expect(averages["img\(thread)"] == 8 && counts["img\(thread)"] == 1, "img\(thread)") }
+        // The shared image: every viewer's last value counts once.
+        let lastValues = sharedValues.withLock { $0 }.map { $0 / 100 }
+        #expect(counts["shared"] == threads)
+        let expected = Double(lastValues.reduce(0, +)) / Double(threads)
+        #expect(averages["shared"].map { abs(($0 ?? -1) - expected) < 0.006 } == true)
     }
 
     @Test func acknowledgedRatingsSurviveKillMinus9() throws {
@@ -172,13 +193,14 @@ import Testing
         try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
         for index in 0..<10 { try TestImages.writePNG(width: 30, height: 30, to: images + "/p\(index).png", seed: index) }
         var expected: [String: Int] = [:]
+        // A viewer (and a client) per image, five writes each: within a client's burst.
+        let viewers = (0..<10).map { TestViewer(address: "127.0.0.\($0 + 40)") }
         do {
             let process = try ServerProcess(images: images, data: data)
-            let connection = try RawHTTP(port: process.port)
             for round in 0..<5 {
                 for index in 0..<10 {
                     let value = (index * 3 + round) % 11
-                    let reply = try connection.send("PUT", "/api/images/p\(index)/rating", body: Array(#"{"rating": \#(value)}"#.utf8))
+                    let reply = try viewers[index].rate(process.port, "p\(index)", value)
                     #expect(reply.status == 200)
                     expected["p\(index)"] = value
                 }
@@ -187,9 +209,12 @@ import Testing
             #expect(try process.waitForExit() != 0)
         }
         let restarted = try ServerProcess(images: images, data: data)
-        let list = try #require(try RawHTTP.get(restarted.port, "/api/images").json?["images"] as? [[String: Any]])
-        let ratings = Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as! String, $0["rating"] as? Int) })
-        for (id, value) in expected { #expect(ratings[id] == value, "\(id)") }
+        // Each viewer's cookie still names them after the restart (the keys are in the catalog), and sees
+        // their last acknowledged rating as the only one.
+        for index in 0..<10 {
+            let image = try #require(try viewers[index].get(restarted.port, "/api/images/p\(index)").json)
+            #expect(image["rating"] as? Int == expected["p\(index)"] && image["ratingCount"] as? Int == 1, "p\(index)")
+        }
         restarted.signal(SIGTERM)
         _ = try restarted.waitForExit()
     }

@@ -70,23 +70,36 @@ def rating_endpoint_refuses_out_of_range(server, image_id):
 
 
 def test_rating_is_saved_and_survives_reload(session, server):
+    """The page shows this browser's own rating and everyone's average and count. Its first save makes it a
+    viewer (an HttpOnly, SameSite=Lax cookie it never reads); later saves replace that viewer's one rating;
+    a reload shows the same."""
     image_id = server.images[2]['id']
     rating_endpoint_refuses_out_of_range(server, image_id)
-    _, current = http('GET', f'{server.base}/api/images/{image_id}')
+    _, before = http('GET', f'{server.base}/api/images/{image_id}')
     session.open(f'#image={image_id}')
-    start = current['rating'] if current['rating'] is not None else 0
     value = session.page.locator('.rating-value')
+    shown = value.get_attribute('data-value')
+    had_rated = shown != ''
+    start = int(shown) if had_rated else 0
     for _ in range(3):
         with session.page.expect_response(lambda r: r.request.method == 'PUT' and '/rating' in r.url) as response:
             session.page.click('.rating-plus')
         assert response.value.status == 200
-    expected = min(10, start + 3) if current['rating'] is not None else 3
+    expected = min(10, start + 3)
     assert value.get_attribute('data-value') == str(expected)
+    # Another client (no cookie) sees no own rating, and one more rating in the count if this browser is new.
     _, saved = http('GET', f'{server.base}/api/images/{image_id}')
-    assert saved['rating'] == expected
+    assert saved['rating'] is None
+    assert saved['ratingCount'] == before['ratingCount'] + (0 if had_rated else 1)
+    average = session.page.locator('.rating-average')
+    assert average.get_attribute('data-count') == str(saved['ratingCount'])
+    assert average.text_content() == f"· avg {round(saved['ratingAverage'], 1):g} of {saved['ratingCount']}"
+    cookie = next(c for c in session.page.context.cookies() if c['name'] == 'tilescope_viewer')
+    assert cookie['httpOnly'] and cookie['sameSite'] == 'Lax'
     session.page.reload()
     session.wait_idle()
     assert session.page.locator('.rating-value').get_attribute('data-value') == str(expected)
+    assert session.page.locator('.rating-average').get_attribute('data-count') == str(saved['ratingCount'])
     assert session.page.locator('.rating-error').is_hidden()
 
 

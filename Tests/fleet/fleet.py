@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The fleet test (issue #14): PostgreSQL + 3 Tilescope replicas + nginx on loopback, real processes.
 
-Checks, in order: 1,000 concurrent rating writes through nginx and directly, all acknowledged ones
-present and equal on every replica; a new image built by exactly one replica and then served by all;
+Checks, in order: 1,000 concurrent rating writes through nginx and directly, from 1,000 clients (each its
+own loopback address, so each within its rating-write budget) and so 1,000 new viewers: all acknowledged, and
+every replica shows each image's count and average of exactly the acknowledged ratings; a new image built by exactly one replica and then served by all;
 an upload through one replica served by all, and its deletion through another seen by all;
 kill -9 of the building replica -> another takes the build over after the lease, no partial tile
 meanwhile; kill -9 of a replica under tile load -> 0 failed tile requests through nginx; PostgreSQL
@@ -48,10 +49,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def request(port, method, path, body=None, headers=None, timeout=20):
-    """(status, headers dict, body bytes); status 0 when the connection failed."""
+def request(port, method, path, body=None, headers=None, timeout=20, source=None):
+    """(status, headers dict, body bytes); status 0 when the connection failed. `source`: the loopback
+    address to connect from (any of 127.0.0.0/8), so that the test can be many clients."""
     try:
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout,
+                                                source_address=(source, 0) if source else None)
         connection.request(method, path, body=body, headers=headers or {})
         response = connection.getresponse()
         data = response.read()
@@ -111,13 +114,21 @@ DATABASE = f"postgres://postgres@127.0.0.1:{PG_PORT}/tilescope"
 TOKEN = "fleet-test-admin-token-0123456789abcdef"
 
 
+def client_address(n):
+    """The n-th test client's loopback address: 127.0.1.1 onwards (127.0.0.1 is nginx's, the trusted proxy)."""
+    return f"127.0.{1 + n // 250}.{1 + n % 250}"
+
+
 def start_replica(name):
     out = open(f"{WORK}/{name}.log", "ab")
     environment = dict(os.environ, TILESCOPE_DATABASE=DATABASE, TILESCOPE_ADMIN_TOKEN=TOKEN)
     processes[name] = subprocess.Popen(
         [BINARY, "serve", "--images", IMAGES, "--data", DATA, "--port", str(REPLICA_PORTS[name]), "--host", "127.0.0.1",
          "--replica-id", name, "--build-lease", str(LEASE_SECONDS), "--rescan", "1", "--settle", "0",
-         "--public", f"{ROOT}/Public", "--workers", "2", "--threads", "2", "--express-build-pixels", "0"],
+         "--public", f"{ROOT}/Public", "--workers", "2", "--threads", "2", "--express-build-pixels", "0",
+         # nginx reaches the replicas from 127.0.0.1: its X-Forwarded-For names the client a rating-write
+         # budget is kept for, as in deploy/; clients connecting directly are their own address.
+         "--trusted-proxies", "127.0.0.1"],
         stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=environment)
 
 
@@ -262,30 +273,49 @@ def main():
     metrics = request(REPLICA_PORTS["r2"], "GET", "/metrics")[2].decode()
     check('tilescope_replica_info{replica="r2"} 1' in metrics, "/metrics names the replica")
 
-    # 1,000 concurrent rating writes, spread over nginx and the three replicas directly.
+    # 1,000 concurrent rating writes, spread over nginx and the three replicas directly. Ratings are per viewer
+    # and writes are budgeted per client: each write comes from a client of its own (its own loopback address,
+    # which nginx passes on in X-Forwarded-For) without a cookie, so each is a new viewer's one rating and
+    # every one of the 1,000 must be stored and counted. One viewer also re-rates through every replica.
     ports = [NGINX_PORT] + list(REPLICA_PORTS.values())
-    acknowledged = {f"seed-{i}": set() for i in range(4)}
+    acknowledged = {f"seed-{i}": [] for i in range(4)}
     def rate(n):
         image_id, value = f"seed-{n % 4}", n % 11
-        status, _, _ = request(ports[n % len(ports)], "PUT", f"/api/images/{image_id}/rating",
-                               body=json.dumps({"rating": value}), headers={"Content-Type": "application/json"})
-        return image_id, value, status
+        status, headers, _ = request(ports[n % len(ports)], "PUT", f"/api/images/{image_id}/rating",
+                                     body=json.dumps({"rating": value}), headers={"Content-Type": "application/json"},
+                                     source=client_address(n))
+        return image_id, value, status, headers.get("set-cookie", "")
     with futures.ThreadPoolExecutor(max_workers=64) as pool:
         results = list(pool.map(rate, range(1000)))
-    for image_id, value, status in results:
+    viewers = set()
+    for image_id, value, status, cookie in results:
         if status == 200:
-            acknowledged[image_id].add(value)
+            acknowledged[image_id].append(value)
+            viewers.add(cookie.split(";")[0])
     statuses = {}
-    for _, _, status in results:
+    for _, _, status, _ in results:
         statuses[status] = statuses.get(status, 0) + 1
     check(statuses.get(200, 0) == 1000, f"1,000 concurrent rating writes all acknowledged ({statuses})")
+    check(len(viewers) == 1000 and all(v.startswith("tilescope_viewer=") for v in viewers),
+          f"each cookieless write was given a viewer of its own ({len(viewers)} distinct cookies)")
     agree = True
     for image_id, values in acknowledged.items():
-        seen = {name: (image_json(port, image_id) or {}).get("rating") for name, port in REPLICA_PORTS.items()}
-        if len(set(seen.values())) != 1 or next(iter(seen.values())) not in values:
+        expected = (len(values), round(sum(values) / len(values), 2))
+        seen = {name: ((image_json(port, image_id) or {}).get("ratingCount"), (image_json(port, image_id) or {}).get("ratingAverage"))
+                for name, port in REPLICA_PORTS.items()}
+        if any(s != expected for s in seen.values()):
             agree = False
-            log(f"{image_id}: replicas say {seen}, acknowledged {sorted(values)}")
-    check(agree, "every image's rating is one that was acknowledged, the same on every replica")
+            log(f"{image_id}: replicas say (count, average) {seen}, acknowledged {expected}")
+    check(agree, "every image's count and average are those of exactly the acknowledged ratings, the same on every replica")
+    # A viewer's cookie is honoured by every replica (the signing keys are in the shared catalog).
+    cookie = sorted(viewers)[0]
+    own = []
+    for index, port in enumerate(ports):
+        status, headers, body = request(port, "PUT", "/api/images/seed-0/rating", body=json.dumps({"rating": index}),
+                                        headers={"Content-Type": "application/json", "Cookie": cookie}, source=client_address(1000))
+        own.append((status, "set-cookie" in headers, json.loads(body or b"{}").get("rating")))
+    check(own == [(200, False, index) for index in range(len(ports))],
+          f"one viewer's cookie is the same viewer on nginx and every replica: re-rated, no new cookie ({own})")
 
     # A new image in the shared folder: built by exactly one replica, then served by all.
     make_image(f"{IMAGES}/newcomer.jpg", 1500, 1100)
@@ -378,8 +408,11 @@ def main():
     def rate_loop():
         n = 0
         while not stop_rating.is_set():
+            # A client of its own for each write (cycling through 500 addresses, each used at most every
+            # 25 s): what is checked here is the database's absence, not the write budget.
             status, headers, _ = request(REPLICA_PORTS["r1"], "PUT", "/api/images/seed-0/rating",
-                                         body=json.dumps({"rating": n % 11}), headers={"Content-Type": "application/json"})
+                                         body=json.dumps({"rating": n % 11}), headers={"Content-Type": "application/json"},
+                                         source=client_address(1100 + n % 500))
             rating_answers.append((time.time(), status, headers.get("retry-after")))
             n += 1
             time.sleep(0.05)

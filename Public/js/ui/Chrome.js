@@ -35,6 +35,7 @@ export function buildChrome(root, { gallery = false, rating = false, controls = 
         <button type="button" class="rating-minus"><span aria-hidden="true">−</span></button>
         <output class="rating-value" aria-live="polite"></output>
         <button type="button" class="rating-plus"><span aria-hidden="true">+</span></button>
+        <span class="rating-average"></span>
         <p class="rating-error" role="alert" hidden></p>
       </div>
     </footer>

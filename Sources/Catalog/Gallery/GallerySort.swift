@@ -3,7 +3,7 @@ import Foundation
 /// The orders of the gallery (`?sort=name|rating|added`), over any records that can give their `Keys`.
 ///
 /// - `name`: by name, ignoring case and accents, numbers compared as numbers ("Tiger 2" before "Tiger 10").
-/// - `rating`: best first; unrated images last.
+/// - `rating`: best average first, then the most ratings (an average of many beats the same of few); unrated last.
 /// - `added`: newest first; images without a date last.
 /// Ties fall back to the name order, then to the id, so the order is total and paging is stable.
 public enum GallerySort: String, CaseIterable, Sendable {
@@ -17,14 +17,22 @@ public enum GallerySort: String, CaseIterable, Sendable {
     public struct Keys: Sendable {
         public var id: String
         public var name: String
-        public var rating: Int?
+        /// Every viewer's average rating, nil when nobody rated; `ratingCount` ratings make it.
+        public var average: Double?
+        public var ratingCount: Int
         public var added: Date?
 
-        public init(id: String, name: String, rating: Int?, added: Date?) {
+        public init(id: String, name: String, average: Double?, ratingCount: Int, added: Date?) {
             self.id = id
             self.name = name
-            self.rating = rating
+            self.average = average
+            self.ratingCount = ratingCount
             self.added = added
+        }
+
+        /// Keys of an image with one rating (or none): its average is that rating.
+        public init(id: String, name: String, rating: Int?, added: Date?) {
+            self.init(id: id, name: name, average: rating.map(Double.init), ratingCount: rating == nil ? 0 : 1, added: added)
         }
     }
 
@@ -63,7 +71,8 @@ public enum GallerySort: String, CaseIterable, Sendable {
         case .name:
             break
         case .rating:
-            if let order = Self.descendingNilsLast(a.keys.rating, b.keys.rating) { return order }
+            if let order = Self.descendingNilsLast(a.keys.average, b.keys.average) { return order }
+            if a.keys.ratingCount != b.keys.ratingCount { return a.keys.ratingCount > b.keys.ratingCount }
         case .added:
             if let order = Self.descendingNilsLast(a.keys.added, b.keys.added) { return order }
         }

@@ -64,5 +64,23 @@ public enum PostgresSchema {
         DatabaseMigration(version: 7, name: "library_images.associated: a slide's associated images, published", sql: """
             ALTER TABLE library_images ADD COLUMN associated TEXT;  -- label:300x200;macro:800x300, else NULL (CatalogSchema, version 8)
             """),
+        DatabaseMigration(version: 8, name: "viewer_ratings and viewer_keys: a rating per viewer, signed viewer cookies", sql: """
+            -- As SQLite's (CatalogSchema, version 9): each viewer's own rating, the single ratings so far
+            -- as the legacy viewer's (all zeros), and the keys that sign viewer cookies for every replica.
+            CREATE TABLE viewer_ratings (
+                image_id TEXT NOT NULL CHECK (length(image_id) > 0),
+                viewer TEXT NOT NULL CHECK (length(viewer) = 32),
+                rating SMALLINT NOT NULL CHECK (rating BETWEEN 0 AND 10),
+                rated_ms BIGINT NOT NULL,
+                PRIMARY KEY (image_id, viewer)
+            );
+            INSERT INTO viewer_ratings (image_id, viewer, rating, rated_ms)
+                SELECT id, '00000000000000000000000000000000', rating, added_ms FROM images WHERE rating IS NOT NULL;
+            CREATE TABLE viewer_keys (
+                id BIGINT NOT NULL PRIMARY KEY CHECK (id > 0),
+                secret TEXT NOT NULL CHECK (length(secret) = 64),
+                created_ms BIGINT NOT NULL
+            );
+            """),
     ]
 }

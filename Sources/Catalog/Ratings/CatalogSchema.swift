@@ -63,5 +63,27 @@ public enum CatalogSchema {
         DatabaseMigration(version: 8, name: "library_images.associated: a slide's associated images, published", sql: """
             ALTER TABLE library_images ADD COLUMN associated TEXT;  -- label:300x200;macro:800x300, else NULL
             """),
+        DatabaseMigration(version: 9, name: "viewer_ratings and viewer_keys: a rating per viewer, signed viewer cookies", sql: """
+            -- Each viewer's own rating of each image (docs/api.md#ratings). `viewer` is the 128-bit id of the
+            -- viewer's signed cookie in lowercase hex; the single rating each image had so far becomes one
+            -- anonymous rating by the legacy viewer (all zeros, an id no cookie is ever issued for).
+            -- images.rating stays (a shipped column) but is no longer read or written.
+            CREATE TABLE viewer_ratings (
+                image_id TEXT NOT NULL CHECK (length(image_id) > 0),
+                viewer TEXT NOT NULL CHECK (length(viewer) = 32),
+                rating INTEGER NOT NULL CHECK (typeof(rating) = 'integer' AND rating BETWEEN 0 AND 10),
+                rated_ms INTEGER NOT NULL,  -- milliseconds since 1970-01-01 UTC
+                PRIMARY KEY (image_id, viewer)
+            ) WITHOUT ROWID;
+            INSERT INTO viewer_ratings (image_id, viewer, rating, rated_ms)
+                SELECT id, '00000000000000000000000000000000', rating, added_ms FROM images WHERE rating IS NOT NULL;
+            -- The keys viewer cookies are signed with: every replica of a catalog finds the same ones here.
+            -- The newest (highest id) signs; all verify, so a new key (rotation) keeps old cookies valid.
+            CREATE TABLE viewer_keys (
+                id INTEGER NOT NULL PRIMARY KEY CHECK (id > 0),
+                secret TEXT NOT NULL CHECK (length(secret) = 64),  -- 32 random bytes in hex
+                created_ms INTEGER NOT NULL
+            );
+            """),
     ]
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Ratings and added dates in the `images` table, written once for both engines: SQLite's
+/// Ratings (`viewer_ratings`) and added dates (`images`), written once for both engines: SQLite's
 /// `SQLiteRatingStore` and PostgreSQL's `PostgresRatingStore` differ only in the database they hold.
 /// The few spellings that differ come from the database's `dialect`.
 public protocol SQLRatingStore: RatingStore {
@@ -8,39 +8,35 @@ public protocol SQLRatingStore: RatingStore {
 }
 
 extension SQLRatingStore {
-    public func rating(for id: String) throws -> Int? {
-        try Self.check(id)
-        let rows = try sqlDatabase.reading { try $0.query("SELECT rating FROM images WHERE id = ?", .text(id)) }
-        return rows.first?["rating"].integer.map { Int($0) }
-    }
-
-    public func ratings(for ids: [String]) throws -> [String: Int] {
+    public func summaries(for ids: [String], viewer: ViewerID?) throws -> [String: RatingSummary] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try sqlDatabase.reading {
-            try $0.query("SELECT id, rating FROM images WHERE rating IS NOT NULL AND id IN (SELECT value FROM \(values))",
-                         .text(try Self.jsonArray(ids)))
-        }
-        var ratings: [String: Int] = [:]
-        for row in rows {
-            if let id = row["id"].text, let rating = row["rating"].integer { ratings[id] = Int(rating) }
-        }
-        return ratings
+        for id in ids { try Self.check(id) }
+        let list = DatabaseValue.text(try Self.jsonArray(ids))
+        let rows = try sqlDatabase.reading { try summaryRows($0, list, viewer) }
+        return Self.summaries(rows)
     }
 
-    public func setRating(_ rating: Int, for id: String) throws {
+    @discardableResult
+    public func setRating(_ rating: Int, for id: String, by viewer: ViewerID) throws -> RatingSummary {
         try Self.check(id)
         let rating = try Rating.validated(rating)
-        try sqlDatabase.writing {
-            try $0.execute("""
-                INSERT INTO images (id, added_ms, rating) VALUES (?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET rating = excluded.rating
-                """, .text(id), .integer(Self.milliseconds(Date())), DatabaseValue(rating))
+        let now = DatabaseValue.integer(Self.milliseconds(Date()))
+        let rows = try sqlDatabase.writing { transaction in
+            try transaction.execute("INSERT INTO images (id, added_ms) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", .text(id), now)
+            try transaction.execute("""
+                INSERT INTO viewer_ratings (image_id, viewer, rating, rated_ms) VALUES (?, ?, ?, ?)
+                ON CONFLICT (image_id, viewer) DO UPDATE SET rating = excluded.rating, rated_ms = excluded.rated_ms
+                """, .text(id), .text(viewer.hex), DatabaseValue(rating), now)
+            return try summaryRows(transaction, .text(try Self.jsonArray([id])), viewer)
         }
+        return Self.summaries(rows)[id] ?? RatingSummary(own: rating, total: rating, count: 1)
     }
 
-    public func removeRating(for id: String) throws {
+    public func removeRating(for id: String, by viewer: ViewerID) throws {
         try Self.check(id)
-        try sqlDatabase.writing { try $0.execute("UPDATE images SET rating = NULL WHERE id = ?", .text(id)) }
+        try sqlDatabase.writing {
+            try $0.execute("DELETE FROM viewer_ratings WHERE image_id = ? AND viewer = ?", .text(id), .text(viewer.hex))
+        }
     }
 
     @discardableResult
@@ -71,7 +67,10 @@ extension SQLRatingStore {
 
     public func forget(_ id: String) throws {
         try Self.check(id)
-        try sqlDatabase.writing { try $0.execute("DELETE FROM images WHERE id = ?", .text(id)) }
+        try sqlDatabase.writing {
+            try $0.execute("DELETE FROM viewer_ratings WHERE image_id = ?", .text(id))
+            try $0.execute("DELETE FROM images WHERE id = ?", .text(id))
+        }
     }
 
     // MARK: - Internals
@@ -87,6 +86,25 @@ extension SQLRatingStore {
     /// cached statement for any number of ids, with no SQL built from them.
     private static func jsonArray(_ ids: [String]) throws -> String {
         String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
+    }
+
+    /// One row per rated image of the JSON-array parameter `list`: the sum and count of every viewer's
+    /// rating and `viewer`'s own (NULL when they have none, or when no viewer is named).
+    private func summaryRows(_ statements: any SQLStatements, _ list: DatabaseValue, _ viewer: ViewerID?) throws -> [DatabaseRow] {
+        // The sum, not AVG: whole numbers on both engines (PostgreSQL's AVG is numeric), divided once in Swift.
+        try statements.query("""
+            SELECT image_id, SUM(rating) AS total, COUNT(*) AS count, MAX(CASE WHEN viewer = ? THEN rating END) AS own
+            FROM viewer_ratings WHERE image_id IN (SELECT value FROM \(values)) GROUP BY image_id
+            """, .text(viewer?.hex ?? ""), list)
+    }
+
+    private static func summaries(_ rows: [DatabaseRow]) -> [String: RatingSummary] {
+        var summaries: [String: RatingSummary] = [:]
+        for row in rows {
+            guard let id = row["image_id"].text, let total = row["total"].integer, let count = row["count"].integer else { continue }
+            summaries[id] = RatingSummary(own: row["own"].integer.map { Int($0) }, total: Int(total), count: Int(count))
+        }
+        return summaries
     }
 
     private static func milliseconds(_ date: Date) -> Int64 {

@@ -37,6 +37,8 @@ public struct ServeConfig: PyramidSettings, Sendable {
     public var demoGigapixel = true
     /// Unset: uploads and deletions are refused (403).
     public var adminToken: String?
+    /// Who may write ratings; reading them is open to all.
+    public var ratings = RatingPolicy.anyone
     public var maxUploadBytes = 1 << 30
     public var maxPixels = 2_000_000_000
     public var quiet = false
@@ -230,6 +232,14 @@ public struct ServeConfig: PyramidSettings, Sendable {
         Setting("--admin-token", env: "TILESCOPE_ADMIN_TOKEN", default: \.adminToken, shown: .meaning("(unset: uploads off)"),
                 "secret for uploads and deletions (Authorization: Bearer); prefer the variable, flags show in ps") {
             $0.adminToken = $1.isEmpty ? nil : $1
+        },
+        Setting("--ratings", env: "TILESCOPE_RATINGS", default: \.ratings.rawValue,
+                "who may rate: anyone (each browser by its signed cookie), admins (the admin token) or off; signed-in viewers come with user accounts") {
+            config, value in
+            guard let policy = RatingPolicy(rawValue: value) else {
+                throw UsageError("ratings must be anyone, admins or off, not '\(value.prefix(40))'")
+            }
+            config.ratings = policy
         },
         Setting("--max-upload-bytes", env: "TILESCOPE_MAX_UPLOAD_BYTES", default: \.maxUploadBytes, shown: .bytes,
                 "largest upload body accepted (413 above)") {

@@ -11,6 +11,8 @@ struct CatalogStores: Sendable {
     let leases: any BuildLeases
     /// The library remembered between runs, so a restart serves before it has scanned the folder.
     let images: any ImageCatalogStore
+    /// The keys viewer cookies are signed with, shared by every server of the catalog.
+    let viewerKeys: ViewerKeys
     /// This server's name in logs, metrics and leases.
     let replica: String
     /// Nil when the database answers, else why not; nil for SQLite (a file in the data folder,
@@ -32,6 +34,7 @@ struct CatalogStores: Sendable {
             return CatalogStores(ratings: ratings, failures: SQLiteBuildFailureStore(database: ratings.database),
                                  identities: FileIdentities(database: ratings.database), leases: LocalBuildLeases(),
                                  images: SQLImageCatalogStore(database: ratings.database),
+                                 viewerKeys: ViewerKeys(database: ratings.database),
                                  replica: replica, probe: nil, stagingName: "staging", description: ratings.database.path)
         }
         let database = try PostgresDatabase(url: config.databaseURL, poolSize: max(2, config.workerThreads + 1),
@@ -41,6 +44,7 @@ struct CatalogStores: Sendable {
                              identities: FileIdentities(database: database),
                              leases: PostgresBuildLeases(database: database, holder: replica, leaseSeconds: config.buildLeaseSeconds),
                              images: SQLImageCatalogStore(database: database),
+                             viewerKeys: ViewerKeys(database: database),
                              replica: replica, probe: { database.probe() }, stagingName: "staging-\(stagingReplica)",
                              description: database.displayURL)
     }

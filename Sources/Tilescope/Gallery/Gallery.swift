@@ -1,13 +1,14 @@
 import Catalog
 import Foundation
 
-/// The library's images joined with their captions (sidecar) and ratings (catalog), in a
-/// gallery order. The image list and the paging endpoint both take their order from here.
+/// The library's images joined with their captions (sidecar) and ratings (catalog: a viewer's own, and
+/// every viewer's average and count), in a gallery order. The image list and the paging endpoint both take their order from here.
 ///
 /// The name order depends only on which files exist and on the captions, so it is sorted once
 /// per change of either and kept: a page of a 100,000-image gallery is then a binary search and
 /// a rating lookup for that page's images only. The rating and added orders read every image's
-/// rating or date from the catalog per request (another replica may have changed them).
+/// average or date from the catalog per request and are never cached: a rating written through any
+/// replica is in the next order made by every replica.
 public final class Gallery: @unchecked Sendable { // @unchecked: `nameOrder` is behind `lock`.
     public let library: ImageLibrary
     public let ratings: any RatingStore
@@ -24,11 +25,12 @@ public final class Gallery: @unchecked Sendable { // @unchecked: `nameOrder` is 
 
     /// Every image in `sort` order, with one batch lookup of ratings (and of added dates for `.added`).
     /// The order is total (ties broken by title, then id), so pages cut from it are stable.
-    public func entries(sortedBy sort: GallerySort) throws -> [GalleryEntry] {
-        try entries(try order(sortedBy: sort).keys[...])
+    public func entries(sortedBy sort: GallerySort, viewer: ViewerID?) throws -> [GalleryEntry] {
+        try entries(try order(sortedBy: sort).keys[...], viewer: viewer)
     }
 
-    /// The images in `sort` order, as keys (id, title, rating, added date).
+    /// The images in `sort` order, as keys (id, title, average rating and count, added date): the same for
+    /// every viewer (the average, never a viewer's own rating, orders by rating).
     public func order(sortedBy sort: GallerySort) throws -> GalleryOrder {
         guard sort == .name else { return try freshOrder(sort) }
         let stamp = (library: library.membershipGeneration, captions: captions.generation)
@@ -43,27 +45,27 @@ public final class Gallery: @unchecked Sendable { // @unchecked: `nameOrder` is 
         return order
     }
 
-    /// The entries of `keys` (a slice of an order), with one rating lookup for them; an image removed
-    /// since the order was made is left out.
-    public func entries(_ keys: ArraySlice<GallerySort.Keys>) throws -> [GalleryEntry] {
+    /// The entries of `keys` (a slice of an order), with one rating lookup for them as `viewer` sees them;
+    /// an image removed since the order was made is left out.
+    public func entries(_ keys: ArraySlice<GallerySort.Keys>, viewer: ViewerID?) throws -> [GalleryEntry] {
         let records = keys.compactMap { library.record($0.id) }
-        let ratings = try self.ratings.ratings(for: records.map(\.id))
+        let ratings = try self.ratings.summaries(for: records.map(\.id), viewer: viewer)
         let captions = self.captions.current
         let added = Dictionary(keys.map { ($0.id, $0.added) }, uniquingKeysWith: { a, _ in a })
         return records.map { record in
             GalleryEntry(record: record, title: captions.title(forFile: record.fileName),
                          caption: captions.caption(forFile: record.fileName),
-                         rating: ratings[record.id], added: added[record.id] ?? nil)
+                         rating: ratings[record.id] ?? .none, added: added[record.id] ?? nil)
         }
     }
 
-    /// One image with its caption and rating.
-    public func entry(_ record: ImageRecord) throws -> GalleryEntry {
-        entry(record, rating: try ratings.rating(for: record.id))
+    /// One image with its caption and ratings as `viewer` sees them.
+    public func entry(_ record: ImageRecord, viewer: ViewerID?) throws -> GalleryEntry {
+        entry(record, rating: try ratings.summaries(for: [record.id], viewer: viewer)[record.id] ?? .none)
     }
 
-    /// One image with its caption and a rating known already (the one just stored).
-    public func entry(_ record: ImageRecord, rating: Int?) -> GalleryEntry {
+    /// One image with its caption and ratings known already (the summary a write returned).
+    public func entry(_ record: ImageRecord, rating: RatingSummary) -> GalleryEntry {
         let captions = self.captions.current
         return GalleryEntry(record: record, title: captions.title(forFile: record.fileName),
                             caption: captions.caption(forFile: record.fileName), rating: rating, added: nil)
@@ -78,12 +80,13 @@ public final class Gallery: @unchecked Sendable { // @unchecked: `nameOrder` is 
         // Names only, not a copy of every record: 100,000 records are 17 MB.
         let files = library.map { (id: $0.id, fileName: $0.fileName) }
         let ids = files.map(\.id)
-        let ratings = sort == .rating ? try self.ratings.ratings(for: ids) : [:]
+        let ratings = sort == .rating ? try self.ratings.summaries(for: ids, viewer: nil) : [:]
         let added = sort == .added ? try self.ratings.addedDates(for: ids) : [:]
         let captions = self.captions.current
         return GalleryOrder(sort: sort, keys: files.map { file in
             GallerySort.Keys(id: file.id, name: captions.title(forFile: file.fileName),
-                             rating: ratings[file.id], added: added[file.id])
+                             average: ratings[file.id]?.average, ratingCount: ratings[file.id]?.count ?? 0,
+                             added: added[file.id])
         })
     }
 }

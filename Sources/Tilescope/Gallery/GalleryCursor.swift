@@ -11,7 +11,9 @@ struct GalleryCursor: Codable, Equatable {
     var sort: String
     var id: String
     var name: String
-    var rating: Int?
+    /// The average rating and its count (`sort=rating`); an older cursor's `rating` field is ignored.
+    var average: Double?
+    var count: Int?
     /// The added date as `Date.timeIntervalSinceReferenceDate` (a double survives JSON exactly).
     var added: Double?
 
@@ -22,12 +24,13 @@ struct GalleryCursor: Codable, Equatable {
         self.sort = sort.rawValue
         id = keys.id
         name = keys.name
-        rating = keys.rating
+        average = keys.average
+        count = keys.ratingCount
         added = keys.added?.timeIntervalSinceReferenceDate
     }
 
     var keys: GallerySort.Keys {
-        GallerySort.Keys(id: id, name: name, rating: rating, added: added.map(Date.init(timeIntervalSinceReferenceDate:)))
+        GallerySort.Keys(id: id, name: name, average: average, ratingCount: count ?? 0, added: added.map(Date.init(timeIntervalSinceReferenceDate:)))
     }
 
     var token: String {
@@ -44,7 +47,8 @@ struct GalleryCursor: Codable, Equatable {
         var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
         guard let data = Data(base64Encoded: base64), let cursor = try? JSONDecoder().decode(Self.self, from: data),
-              !cursor.id.isEmpty, cursor.rating.map(Rating.range.contains) ?? true, cursor.added?.isFinite ?? true else {
+              !cursor.id.isEmpty, cursor.average.map { (Double(Rating.range.lowerBound)...Double(Rating.range.upperBound)).contains($0) } ?? true,
+              (cursor.count ?? 0) >= 0, cursor.added?.isFinite ?? true else {
             throw APIError.badRequest("cursor '\(token.prefix(40))' is not one this server gave: pass the 'next' value of the previous page unchanged")
         }
         guard cursor.sort == sort.rawValue else {

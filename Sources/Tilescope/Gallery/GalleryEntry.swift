@@ -1,11 +1,13 @@
+import Catalog
 import Foundation
 
-/// One image as the gallery shows it: its record with its caption, rating and added date.
+/// One image as the gallery shows it to one viewer: its record with its caption, ratings and added date.
 public struct GalleryEntry: Sendable {
     public var record: ImageRecord
     public var title: String
     public var caption: String?
-    public var rating: Int?
+    /// The viewer's own rating and every viewer's average and count.
+    public var rating: RatingSummary
     /// When the catalog first saw the image; nil if not looked up (only the `added` order needs it).
     public var added: Date?
 

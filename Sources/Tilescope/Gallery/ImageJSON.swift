@@ -1,3 +1,4 @@
+import Catalog
 import ScrollGeometry
 
 /// An image as the JSON API shows it.
@@ -55,10 +56,15 @@ public struct ImageJSON: Encodable, Sendable {
     public var progress: Int?
     public var etaSeconds: Int?
     public var version: String
+    /// The asking viewer's own rating (the field's name from before ratings were per viewer, so older
+    /// clients keep working); null when they have not rated the image.
     public var rating: Int?
+    /// Every viewer's mean rating, to two decimals; null when nobody has rated.
+    public var ratingAverage: Double?
+    public var ratingCount: Int
     public var urls: URLs
 
-    public init(_ record: ImageRecord, title: String, caption: String? = nil, rating: Int? = nil) {
+    public init(_ record: ImageRecord, title: String, caption: String? = nil, rating: RatingSummary = .none) {
         let pyramid = record.pyramid
         id = record.id
         self.title = title
@@ -93,7 +99,9 @@ public struct ImageJSON: Encodable, Sendable {
         case .ready: break
         }
         version = record.version
-        self.rating = rating
+        self.rating = rating.own
+        ratingAverage = rating.average.map { ($0 * 100).rounded() / 100 }
+        ratingCount = rating.count
         let links = record.urls, transparent = alpha
         urls = URLs(dzi: links.dzi, tiles: links.tiles, preview: links.preview,
                     viewport: "/api/images/\(PyramidURLs.percentEncoded(record.id))/viewport",
@@ -106,10 +114,10 @@ public struct ImageJSON: Encodable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, title, caption, fileName, width, height, tileSize, overlap, maxLevel, previewLevel, readyLevels, alpha, served
         case micronsPerPixel, associatedImages
-        case status, reason, progress, etaSeconds, version, rating, urls
+        case status, reason, progress, etaSeconds, version, rating, ratingAverage, ratingCount, urls
     }
 
-    /// `rating` is always present (null until rated), as the API promises.
+    /// `rating` and `ratingAverage` are always present (null until rated), as the API promises.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -133,6 +141,8 @@ public struct ImageJSON: Encodable, Sendable {
         try container.encodeIfPresent(etaSeconds, forKey: .etaSeconds)
         try container.encode(version, forKey: .version)
         try container.encode(rating, forKey: .rating)
+        try container.encode(ratingAverage, forKey: .ratingAverage)
+        try container.encode(ratingCount, forKey: .ratingCount)
         try container.encode(urls, forKey: .urls)
     }
 }

@@ -11,24 +11,24 @@ extension TilescopeApp {
     /// page after the cursor, the total `count`, and `next` (the cursor of the following page, null at the end).
     func imageList(_ request: Request) throws -> Response {
         guard let page = try pageRequest(request) else {
-            return JSON.response(["images": try galleryOrder(request).map(\.json)])
+            return JSON.response(["images": try galleryOrder(request, viewer: viewers.viewer(of: request)).map(\.json)])
         }
         let order = try galleryData.order(sortedBy: page.sort)
         let start = page.after.map { order.index(after: $0.keys) } ?? 0
         let end = start + min(page.limit, order.count - start)
         let next = end < order.count && end > start ? GalleryCursor(sort: page.sort, after: order.keys[end - 1]).token : nil
-        return JSON.response(ImagePage(images: try galleryData.entries(order.keys[start..<end]).map(\.json),
+        return JSON.response(ImagePage(images: try galleryData.entries(order.keys[start..<end], viewer: viewers.viewer(of: request)).map(\.json),
                                        count: order.count, next: next))
     }
 
     func image(_ id: String, _ request: Request) throws -> Response {
-        JSON.response(try json(try record(id)))
+        JSON.response(try galleryData.entry(try record(id), viewer: viewers.viewer(of: request)).json)
     }
 
     /// The gallery's images in display order (`?sort=name|rating|added`, default name; 400 for
-    /// another), with their captions and ratings: the image list and the paging carousel share it.
-    func galleryOrder(_ request: Request) throws -> [GalleryEntry] {
-        try galleryData.entries(sortedBy: try gallerySort(request))
+    /// another), with their captions and ratings as `viewer` sees them (nil: averages only).
+    func galleryOrder(_ request: Request, viewer: ViewerID?) throws -> [GalleryEntry] {
+        try galleryData.entries(sortedBy: try gallerySort(request), viewer: viewer)
     }
 
     /// `?sort=`, default name; 400 naming the choices for another value.
@@ -38,11 +38,6 @@ extension TilescopeApp {
             throw APIError.badRequest("unknown sort '\(text?.prefix(40) ?? "")': use one of \(GallerySort.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return sort
-    }
-
-    /// The image's JSON with its caption and rating.
-    func json(_ record: ImageRecord) throws -> ImageJSON {
-        try galleryData.entry(record).json
     }
 
     // MARK: - Internals

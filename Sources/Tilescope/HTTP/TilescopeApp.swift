@@ -29,12 +29,15 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let directSources = DirectSources()
     /// Whose budget a costly request spends (`Reply.costly`): the peer, or the client a trusted proxy names.
     let clients: TrustedProxies
+    /// Viewer cookies, who may rate and each client's rating-write budget.
+    let viewers: Viewers
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
                 gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20,
-                hotTileAnswers: Bool = true, trustedProxies: TrustedProxies = .none) {
+                hotTileAnswers: Bool = true, trustedProxies: TrustedProxies = .none, viewers: Viewers? = nil) {
         clients = trustedProxies
+        self.viewers = viewers ?? Viewers(clients: trustedProxies)
         let formatEncodings = FormatTileEncodings()
         let sourcePasses = SourceTilePasses()
         let previewEncodings = FormatTileEncodings(name: "avif-previews", encoders: 1, capacity: 64)

@@ -42,7 +42,7 @@ struct PresentationBuilder {
         var metadata = [Presentation.LabelValue(label: Presentation.english("File name"),
                                                 value: Presentation.text(entry.record.fileName))]
         metadata.append(Presentation.LabelValue(label: Presentation.english("Rating"),
-                                                value: Presentation.english(entry.rating.map { "\($0) of 10" } ?? "not rated")))
+                                                value: Presentation.english(Self.ratingText(entry.rating))))
         if let microns = entry.record.manifest?.micronsPerPixel {
             metadata.append(Presentation.LabelValue(label: Presentation.english("Pixel size"),
                                                     value: Presentation.english(Self.pixelSize(microns))))
@@ -55,6 +55,15 @@ struct PresentationBuilder {
     }
 
     /// `0.25 x 0.25 µm` (up to three decimals, as scanners state it).
+    /// Every viewer's average and count ("6.4 of 10 (12 ratings)"): a manifest is the same for everyone,
+    /// so it never shows one viewer's own rating.
+    static func ratingText(_ rating: RatingSummary) -> String {
+        guard let average = rating.average else { return "not rated" }
+        let shown = (average * 10).rounded() / 10
+        let number = shown == shown.rounded() ? String(Int(shown)) : String(shown)
+        return "\(number) of 10 (\(rating.count) rating\(rating.count == 1 ? "" : "s"))"
+    }
+
     static func pixelSize(_ microns: MicronsPerPixel) -> String {
         func text(_ value: Double) -> String {
             var out = String(format: "%.3f", value)

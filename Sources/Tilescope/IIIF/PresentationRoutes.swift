@@ -7,7 +7,7 @@ import HTTPServer
 extension TilescopeApp {
     func presentationManifest(_ id: String, _ request: Request) throws -> Response {
         let (record, manifest) = try readyImage(id)
-        let item = PresentationBuilder.Item(entry: try galleryData.entry(record), pyramid: manifest.pyramid)
+        let item = PresentationBuilder.Item(entry: try galleryData.entry(record, viewer: nil), pyramid: manifest.pyramid)
         return presentationResponse(JSON.encode(try presentationBuilder(request).manifest(item)), request)
     }
 
@@ -43,7 +43,7 @@ extension TilescopeApp {
 
     /// The gallery's built images in the requested order.
     private func presentationItems(_ request: Request) throws -> [PresentationBuilder.Item] {
-        try galleryOrder(request).compactMap { entry in
+        try galleryOrder(request, viewer: nil).compactMap { entry in
             guard case .ready(let manifest) = entry.record.status else { return nil }
             return PresentationBuilder.Item(entry: entry, pyramid: manifest.pyramid)
         }

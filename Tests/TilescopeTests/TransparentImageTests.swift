@@ -132,7 +132,9 @@ import Testing
                 #expect(image.bands == 4, "\(path)")
             }
         }
-        let half = try whole.resized(to: .init(width: 350, height: 250), kernel: VIPS_KERNEL_LINEAR)
+        // VIPS_KERNEL_LINEAR by its value: Swift 6.3 intermittently fails to find the C constant in this file when it is
+        // compiled in one batch with some others (as RegionPixelsTests found too).
+        let half = try whole.resized(to: .init(width: 350, height: 250), kernel: VipsKernel(rawValue: 1))
         let webp = try decoded("/iiif/3/logo/full/350,/0/default.webp", type: "image/webp")
         #expect(try Self.shownPSNR(webp, half) > 30)
         let jpg = try decoded("/iiif/3/logo/full/350,/0/default.jpg", type: "image/jpeg")

@@ -1,6 +1,3 @@
-// CVips is not used here, but without it Swift 6.3 compiled this file and TransparentImageTests.swift in one
-// batch with VIPS_KERNEL_LINEAR missing from the latter ("cannot find in scope"), seen after merging main.
-import CVips
 import Catalog
 import Foundation
 import HTTPServer

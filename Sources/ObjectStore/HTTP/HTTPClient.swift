@@ -34,7 +34,7 @@ public final class HTTPClient: @unchecked Sendable {
         let wire = try Self.serialize(request)
         if let connection = takeIdle() {
             do {
-                return try exchange(wire, isHead: request.method == "HEAD", on: connection)
+                return try exchange(wire, bodyFile: request.bodyFile, isHead: request.method == "HEAD", on: connection)
             } catch let failure as ExchangeFailure {
                 // Closed under us before a byte came back: the server dropped the idle connection, so
                 // send again on a new one. Not after a timeout: the server is slow, not gone, and a
@@ -45,7 +45,7 @@ public final class HTTPClient: @unchecked Sendable {
         }
         let connection = try HTTPConnection.open(host: host, port: port, timeout: settings.connectTimeout, tls: tls)
         do {
-            return try exchange(wire, isHead: request.method == "HEAD", on: connection)
+            return try exchange(wire, bodyFile: request.bodyFile, isHead: request.method == "HEAD", on: connection)
         } catch let failure as ExchangeFailure {
             throw failure.error
         }
@@ -61,11 +61,13 @@ public final class HTTPClient: @unchecked Sendable {
         let nothingReceived: Bool
     }
 
-    private func exchange(_ wire: [UInt8], isHead: Bool, on connection: HTTPConnection) throws -> HTTPClientResponse {
+    private func exchange(_ wire: [UInt8], bodyFile: HTTPFileBody?, isHead: Bool,
+                          on connection: HTTPConnection) throws -> HTTPClientResponse {
         let deadline = Monotonic.now() + settings.requestTimeout
         var reader = HTTPResponseReader(connection: connection, settings: settings, deadline: deadline)
         do {
             try connection.write(wire, until: deadline)
+            try bodyFile?.send(on: connection, until: deadline)
             let (response, reusable) = try reader.read(isHead: isHead)
             if reusable { giveBack(connection) }
             return response
@@ -111,8 +113,8 @@ public final class HTTPClient: @unchecked Sendable {
         for header in request.headers {
             head += "\(try clean(header.name, "header names")): \(try clean(header.value, "header values"))\r\n"
         }
-        if !request.body.isEmpty || request.method == "PUT" || request.method == "POST" {
-            head += "Content-Length: \(request.body.count)\r\n"
+        if request.bodyLength > 0 || request.method == "PUT" || request.method == "POST" {
+            head += "Content-Length: \(request.bodyLength)\r\n"
         }
         head += "\r\n"
         return Array(head.utf8) + request.body

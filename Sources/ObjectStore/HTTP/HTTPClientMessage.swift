@@ -5,13 +5,20 @@ public struct HTTPClientRequest: Sendable {
     public var target: String
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// A body read from a file as it is sent, instead of `body`: a large upload never sits in memory.
+    public var bodyFile: HTTPFileBody?
 
-    public init(method: String, target: String, headers: [(name: String, value: String)], body: [UInt8] = []) {
+    public init(method: String, target: String, headers: [(name: String, value: String)], body: [UInt8] = [],
+                bodyFile: HTTPFileBody? = nil) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
+        self.bodyFile = bodyFile
     }
+
+    /// Bytes of the body, wherever it comes from.
+    var bodyLength: Int { bodyFile?.length ?? body.count }
 }
 
 /// An answer, its body read whole (bounded by `HTTPClientSettings.maxBodyBytes`).

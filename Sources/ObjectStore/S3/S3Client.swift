@@ -128,7 +128,7 @@ public final class S3Client: Sendable {
     /// Signs and sends one request, again (signed anew) while it fails in a way retrying may cure and
     /// the retry policy allows; the last answer whatever its status. Transport failures become `S3Error`s.
     func perform(_ method: String, key: String?, query: [(name: String, value: String)] = [],
-                 headers: [(name: String, value: String)] = [], body: [UInt8] = [],
+                 headers: [(name: String, value: String)] = [], body: [UInt8] = [], bodyFile: HTTPFileBody? = nil,
                  payloadHash: String = SigV4Signer.emptyPayloadHash) throws -> HTTPClientResponse {
         if let key { try Self.checkKey(key) }
         let conditional = headers.contains { $0.name.lowercased() == "if-none-match" || $0.name.lowercased() == "if-match" }
@@ -136,7 +136,8 @@ public final class S3Client: Sendable {
         var attempt = 1
         while true {
             do {
-                let response = try send(method, key: key, query: query, headers: headers, body: body, payloadHash: payloadHash)
+                let response = try send(method, key: key, query: query, headers: headers, body: body, bodyFile: bodyFile,
+                                        payloadHash: payloadHash)
                 if attempt < attempts && (response.status >= 500 || response.status == 429) && S3Error.from(response).isRetryable {
                     attempt += 1
                     Thread.sleep(forTimeInterval: settings.retries.delay(beforeAttempt: attempt))
@@ -152,7 +153,8 @@ public final class S3Client: Sendable {
 
     /// One signed exchange.
     private func send(_ method: String, key: String?, query: [(name: String, value: String)],
-                      headers: [(name: String, value: String)], body: [UInt8], payloadHash: String) throws -> HTTPClientResponse {
+                      headers: [(name: String, value: String)], body: [UInt8], bodyFile: HTTPFileBody?,
+                      payloadHash: String) throws -> HTTPClientResponse {
         let path = settings.path(of: key)
         var request = SigV4Request(method: method, path: path, query: query,
                                    headers: [("Host", settings.hostHeader)] + headers, payloadHash: payloadHash)
@@ -160,7 +162,8 @@ public final class S3Client: Sendable {
         let encodedQuery = signer.canonicalQuery(query)
         let target = SigV4Encoding.uriEncode(path, keepSlash: true) + (encodedQuery.isEmpty ? "" : "?" + encodedQuery)
         do {
-            return try http.send(HTTPClientRequest(method: method, target: target, headers: request.headers, body: body))
+            return try http.send(HTTPClientRequest(method: method, target: target, headers: request.headers, body: body,
+                                                   bodyFile: bodyFile))
         } catch let error as HTTPClientError {
             switch error {
             case .malformedResponse(let why): throw S3Error.malformedResponse(why)

@@ -52,6 +52,19 @@ public struct SourceFingerprint: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+extension SourceFingerprint {
+    /// The fingerprint of an object in a bucket, from what a listing says of it: its size and ETag (the store
+    /// changes the ETag whenever the bytes change), so a change is noticed without reading a byte. Tagged apart
+    /// from a folder file's fingerprint, which hashes a stamp and bytes. `etag` is bounded by the caller.
+    public static func object(size: Int, etag: String) -> SourceFingerprint {
+        var hash = FNV1a()
+        hash.add(Array("s3-object".utf8))
+        hash.add(UInt64(max(0, size)))
+        hash.add(Array(etag.utf8))
+        return SourceFingerprint(value: hash.hex)
+    }
+}
+
 /// The 64-bit FNV-1a hash: tiny, fast, and enough to tell file versions apart.
 struct FNV1a {
     private(set) var state: UInt64 = 0xcbf2_9ce4_8422_2325

@@ -59,6 +59,7 @@ public final class TilescopeService: @unchecked Sendable {
                                        cacheBytes: config.storeCacheMegabytes << 20)
         }
         imagesFolder = config.isDemo ? config.dataFolder + "/demo-images" : config.imagesFolder
+        let bucket = try Self.imagesBucket(config, store: store)
         let operations = Operations(accessLog: config.quiet ? nil : AccessLog(format: config.logFormat))
         self.operations = operations
         ratings = catalog.ratings
@@ -71,8 +72,15 @@ public final class TilescopeService: @unchecked Sendable {
                                 identities: catalog.identities,
                                 limits: SourceLimits(maxPixels: config.maxPixels,
                                                      pyramidsExempt: config.pyramidalSources == .auto),
-                                settling: SettlingFiles(interval: config.settleSeconds), failures: failures)
-        captions = CaptionsCache(imagesFolder: imagesFolder)
+                                settling: SettlingFiles(interval: config.settleSeconds), failures: failures, bucket: bucket)
+        if let bucket {
+            let download = try SourceDownload(bucket: bucket, dataFolder: config.dataFolder,
+                                              limits: SourceLimits(maxPixels: config.maxPixels))
+            download.removeAbandoned()
+            builds.sourceDownload = download
+        }
+        // A bucket's captions sidecars are read from the data folder's `captions/`: its keys are never local paths.
+        captions = CaptionsCache(imagesFolder: bucket == nil ? imagesFolder : config.dataFolder + "/captions")
         sync = LibrarySync(scanner: scanner, store: store, ratings: ratings, captions: captions,
                            catalog: catalog.images)
         gallery = Gallery(library: library, ratings: ratings, captions: captions)
@@ -99,7 +107,7 @@ public final class TilescopeService: @unchecked Sendable {
         if config.pyramidalSources == .auto {
             builds.directPublication = DirectPublication(store: store, sources: app.directSources, quality: config.quality)
         }
-        if config.adminToken != nil, !Uploads.canWrite(imagesFolder) {
+        if config.adminToken != nil, bucket == nil, !Uploads.canWrite(imagesFolder) {
             Log.info(Uploads.readOnlyMessage)
         }
         let connectionLimit = descriptors.connections(wanted: config.connectionLimit)
@@ -145,7 +153,7 @@ public final class TilescopeService: @unchecked Sendable {
             scanner.settling.vouchForSources(in: imagesFolder)  // written whole here: no need to wait
         }
         sync.recoverAtStart()
-        let changes: any FolderChangeFeed = Self.watcher(for: imagesFolder)
+        let changes: any FolderChangeFeed = scanner.bucket != nil ? EveryPass() : Self.watcher(for: imagesFolder)
         let restored = sync.restore()
         if restored == 0 { firstScanUnderWay.store(true, ordering: .relaxed) }
         try server.start()
@@ -187,6 +195,21 @@ public final class TilescopeService: @unchecked Sendable {
         folderWatch = nil
         #endif
         Log.info("stopped")
+    }
+
+    /// The images bucket of `--images s3://...` (nil for a folder). Refused when the pyramid store's keys would
+    /// be listed as sources (the same bucket, its prefix inside the images prefix).
+    static func imagesBucket(_ config: ServeConfig, store: any PyramidStore) throws -> BucketSources? {
+        guard BucketSources.isBucket(config.imagesFolder) else { return nil }
+        let bucket = try BucketSources(url: config.imagesFolder, endpoint: config.storeEndpoint, region: config.storeRegion,
+                                       pathStyle: config.storePathStyle, environment: ProcessInfo.processInfo.environment,
+                                       maxObjectBytes: config.maxUploadBytes)
+        if let objects = store as? S3PyramidStore,
+           bucket.contains(bucket: objects.location.settings.bucket, endpoint: objects.location.settings.hostHeader,
+                           prefix: objects.location.prefix) {
+            throw UsageError("--store \(config.storeURL.prefix(200)) lies inside --images \(bucket.location): its pyramids would be listed as images; give them prefixes apart")
+        }
+        return bucket
     }
 
     /// inotify where the kernel has it, a `stat` of the folder otherwise.

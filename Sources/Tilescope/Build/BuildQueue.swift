@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Imaging
+import ObjectStore
 
 /// Builds pyramids in the background, smallest image first, a bounded number at a time,
 /// so that one huge image neither delays the small ones nor starves tile serving.
@@ -20,6 +21,8 @@ public final class BuildQueue: @unchecked Sendable {
     private let builder: PyramidBuilder
     /// See `directPublication`.
     private var direct: DirectPublication?
+    /// See `sourceDownload`.
+    private var download: SourceDownload?
     private let expressPixels: Int
     private let failures: (any BuildFailureStore)?
     /// Who builds what when replicas share the pyramid store; `LocalBuildLeases` alone.
@@ -140,7 +143,8 @@ public final class BuildQueue: @unchecked Sendable {
         defer { condition.lock(); buildingHere.remove(pyramid); condition.unlock() }
         guard let (lease, hold) = claim(record) else { return }
         defer { hold.release() }
-        if servedDirectly(record, lease: lease) { return }
+        // A bucket's sources are always built: serving one from its own levels would read it by ranges (not done).
+        if sourceDownload == nil, servedDirectly(record, lease: lease) { return }
         let started = Date()
         log("building \(id) (\(record.fileName))")
         let library = self.library
@@ -152,8 +156,12 @@ public final class BuildQueue: @unchecked Sendable {
         condition.unlock()
         var completedHere = false
         let share = BuildShare()
+        let download = sourceDownload
+        /// A bucket source's local copy while it is built (`SourceDownload`); nil for a folder file.
+        var staged: String?
+        defer { if let staged { unlink(staged) } }
         let publisher = PartPublisher(store: store, id: id, version: version, fileName: record.fileName,
-                                      sourcePath: record.sourcePath) { manifest in
+                                      sourcePath: record.sourcePath, privateCopy: download != nil) { manifest in
             defer { published?(id, version, manifest) }  // once the library says what it serves
             guard manifest.isComplete else {
                 let progress = share.published(levels: manifest.levelsReady, of: manifest.pyramid.maxLevel + 1)
@@ -170,10 +178,12 @@ public final class BuildQueue: @unchecked Sendable {
             self.servePublished(record, manifest, started: started)
         }
         do {
+            if let download { staged = try download.stage(record) }
+            let source = staged ?? record.sourcePath
             let folder = try store.makeStagingFolder(id: id, version: version)
             staging = folder
             _ = try store.building(into: folder) {
-                try builder.build(source: record.sourcePath, into: folder, progress: { progress in
+                try builder.build(source: source, into: folder, progress: { progress in
                     let shown = share.passed(progress)
                     library.update(id, version: version) { record in
                         if case .ready = record.status { return }  // the last level is out: no more "building"
@@ -210,7 +220,7 @@ public final class BuildQueue: @unchecked Sendable {
             if let staging { store.discard(stagingFolder: staging) }
             lease.end(published: false)
             withdraw(id: id, version: version)
-            let reason = FailureReason.text(fileName: record.fileName, sourcePath: record.sourcePath, error)
+            let reason = failureReason(record, staged: staged, error)
             library.update(id, version: version) { $0.status = .failed(reason); $0.partial = nil }
             finished("failed", Date().timeIntervalSince(started))
             switch FailureCause.of(error) {
@@ -230,6 +240,14 @@ public final class BuildQueue: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// What a failed build's record says: the file's name, and for a bucket source whose store failed, where
+    /// from (its staged copy's path, if libvips named it, reduced to the name: no server path is shown).
+    private func failureReason(_ record: ImageRecord, staged: String?, _ error: any Error) -> String {
+        let text = FailureReason.text(fileName: record.fileName, sourcePath: staged ?? record.sourcePath, error)
+        guard error is S3Error else { return text }
+        return "\(record.fileName): cannot download it from \(record.sourcePath): \(error)"
+    }
+
     /// A version published whole (built here, by another process, or served directly): the older versions go, a
     /// failure remembered of the file is forgotten, the build is counted, and then the library serves it, so that
     /// what waits for "ready" finds the old versions gone and the build counted.
@@ -247,6 +265,13 @@ public final class BuildQueue: @unchecked Sendable {
     var directPublication: DirectPublication? {
         get { condition.lock(); defer { condition.unlock() }; return direct }
         set { condition.lock(); direct = newValue; condition.unlock() }
+    }
+
+    /// How a bucket's sources reach the local disk for their builds (`--images s3://`); nil: the sources are
+    /// folder files. Set once at start, before the first scan.
+    var sourceDownload: SourceDownload? {
+        get { condition.lock(); defer { condition.unlock() }; return download }
+        set { condition.lock(); download = newValue; condition.unlock() }
     }
 
     /// Publishes `record` without a build when its source already is a pyramid: true when it did (or tried and
@@ -413,7 +438,8 @@ public final class BuildQueue: @unchecked Sendable {
 
     /// Only a failure of the version still in the folder: a file changed meanwhile gets its own build.
     private func remember(_ failure: BuildFailure, source: String) {
-        guard let failures, SourceFingerprint.compute(source)?.0.value == failure.version else { return }
+        // A bucket object's version was checked as it was downloaded.
+        guard let failures, sourceDownload != nil || SourceFingerprint.compute(source)?.0.value == failure.version else { return }
         do { try failures.record(failure) } catch {
             log("cannot remember the failed build of \(failure.fileName) (it is built again at the next start): \(error)")
         }

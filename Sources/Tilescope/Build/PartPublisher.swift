@@ -11,6 +11,9 @@ struct PartPublisher {
     let version: String
     let fileName: String
     let sourcePath: String
+    /// True when the build reads a private copy of exactly this version (a bucket object, checked as it was
+    /// downloaded): nothing can change it, and `sourcePath` is no local file to check.
+    var privateCopy = false
     /// Told every manifest once it is published: partial ones first, the complete one last.
     let published: (PyramidManifest) -> Void
 
@@ -22,7 +25,7 @@ struct PartPublisher {
 
     func publish(_ part: PyramidPart) throws {
         // The source may have changed while it was read: publish only what matches the fingerprint.
-        guard SourceFingerprint.compute(sourcePath)?.0.value == version else { throw SourceChanged() }
+        guard privateCopy || SourceFingerprint.compute(sourcePath)?.0.value == version else { throw SourceChanged() }
         let manifest = PyramidManifest(pyramid: part.pyramid, source: fileName, version: version,
                                        readyLevels: part.levels.upperBound + 1, alpha: part.alpha)
         switch part.kind {

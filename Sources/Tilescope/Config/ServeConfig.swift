@@ -85,8 +85,14 @@ public struct ServeConfig: PyramidSettings, Sendable {
             }
             config.host = value
         },
-        Setting("--images", env: "TILESCOPE_IMAGES", default: \.imagesFolder, shown: .meaning("(the demo gallery)"), "folder of source images") {
+        Setting("--images", env: "TILESCOPE_IMAGES", default: \.imagesFolder, shown: .meaning("(the demo gallery)"),
+                "folder of source images, or s3://bucket/prefix[?endpoint=...&region=...&path-style=...] for a bucket's objects (the --store-* settings and credentials as for --store; docs/object-storage.md)") {
             config, value in
+            // A bucket is checked at start, where the credentials are read: the URL's form alone is checked here.
+            if BucketSources.isBucket(value) {
+                config.imagesFolder = value
+                return
+            }
             guard SettingValue.folderState(value) == .folder else {
                 throw UsageError(SettingValue.folderState(value) == .missing
                     ? "images folder '\(value)' does not exist" : "images folder '\(value)' is not a folder (a file is in the way)")
@@ -242,7 +248,7 @@ public struct ServeConfig: PyramidSettings, Sendable {
             config.ratings = policy
         },
         Setting("--max-upload-bytes", env: "TILESCOPE_MAX_UPLOAD_BYTES", default: \.maxUploadBytes, shown: .bytes,
-                "largest upload body accepted (413 above)") {
+                "largest upload body accepted (413 above), and largest object built from an images bucket (listed as failed above, never downloaded)") {
             $0.maxUploadBytes = try SettingValue.integer($1, "max-upload-bytes", in: 1...(1 << 50))
         },
         Setting("--max-pixels", env: "TILESCOPE_MAX_PIXELS", default: \.maxPixels, "most pixels a source may declare: uploads get 422 above, folder files are listed as failed (not a folder pyramid served directly)") {

@@ -1,5 +1,6 @@
 import Catalog
 import Foundation
+import ObjectStore
 import Synchronization
 
 /// Keeps the library, the catalog's added dates and the captions in step with the images folder,
@@ -206,6 +207,7 @@ public final class LibrarySync: @unchecked Sendable {
         try lock.withLock {
             // Looked up under the lock: a DELETE that waited behind another finds the image gone.
             guard let record = scanner.library.record(id) else { throw LibraryError.noSuchImage(id: id) }
+            if let bucket = scanner.bucket { return try delete(record, from: bucket) }
             let doomed = "\(folder)/\(Self.deletionPrefix)\(record.id).\(UUID().uuidString.prefix(8))"
             guard rename(record.sourcePath, doomed) == 0 || errno == ENOENT else {
                 throw LibraryError.cannotRemove(fileName: record.fileName, reason: String(cString: strerror(errno)))
@@ -213,6 +215,19 @@ public final class LibrarySync: @unchecked Sendable {
             syncLocked()
             try finishDeletion(id: record.id, file: doomed)
         }
+    }
+
+    /// Deletes a bucket source: the object goes first (a crash after it leaves pyramids that the next listing,
+    /// which no longer has the object, removes), then the record, its pyramids and its rating.
+    private func delete(_ record: ImageRecord, from bucket: BucketSources) throws {
+        do {
+            try bucket.client.deleteObject(bucket.key(of: record.fileName))
+        } catch let error as S3Error {
+            throw APIError(imagesBucket: error, doing: "the deletion of \(record.fileName)")
+        }
+        scanner.library.apply(changed: [], removed: [record.id])  // gone now, even if the next listing fails
+        syncLocked()
+        try finishDeletion(id: record.id, file: nil)
     }
 
     /// Clears what a crash left behind: partial uploads go, interrupted deletions are completed.
@@ -236,10 +251,10 @@ public final class LibrarySync: @unchecked Sendable {
 
     // MARK: - Internals
 
-    private func finishDeletion(id: String, file: String) throws {
+    private func finishDeletion(id: String, file: String?) throws {
         store.removeVersions(of: id, except: nil)
         try ratings.forget(id)
-        unlink(file)
+        if let file { unlink(file) }
     }
 
     @discardableResult

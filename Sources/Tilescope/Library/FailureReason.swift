@@ -43,7 +43,9 @@ enum FailureCause: Equatable {
     case machine
 
     static func of(_ error: any Error) -> FailureCause {
-        // Only libvips judges the pixels; a store, folder or catalog error is never the file's.
+        // Only libvips judges the pixels; a store, folder or catalog error is never the file's. A bucket object
+        // refused for its size or declared pixels is judged on what it is, as libvips's verdict is.
+        if error is SourceDownload.Refused { return .file }
         guard let vips = error as? VipsError else { return .machine }
         return isMachine(vips.message) ? .machine : .file
     }

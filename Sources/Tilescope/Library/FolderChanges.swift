@@ -20,3 +20,8 @@ public protocol FolderChangeFeed: AnyObject, Sendable {
 final class NoChanges: FolderChangeFeed {
     func takeChanges() -> FolderChange { .nothing }
 }
+
+/// The feed of an images bucket: a listing says nothing of what changed, so every pass lists it whole.
+final class EveryPass: FolderChangeFeed {
+    func takeChanges() -> FolderChange { .everything }
+}

@@ -19,12 +19,17 @@ public struct FolderScanner: Sendable {
     let limits: SourceLimits
     public let settling: SettlingFiles
     let failures: (any BuildFailureStore)?
+    /// When the sources are a bucket's objects (`--images s3://`): every pass is one listing of it, and
+    /// `folder` is its `s3://` location (`BucketScan`).
+    public let bucket: BucketSources?
 
     public init(folder: String, store: any PyramidStore, library: ImageLibrary, builds: BuildQueue,
                 identities: FileIdentities,
                 limits: SourceLimits = SourceLimits(maxPixels: ServeConfig().maxPixels),
-                settling: SettlingFiles = SettlingFiles(interval: 0), failures: (any BuildFailureStore)? = nil) {
-        self.folder = folder
+                settling: SettlingFiles = SettlingFiles(interval: 0), failures: (any BuildFailureStore)? = nil,
+                bucket: BucketSources? = nil) {
+        self.bucket = bucket
+        self.folder = bucket?.location ?? folder
         self.identities = identities
         self.store = store
         self.library = library
@@ -43,6 +48,7 @@ public struct FolderScanner: Sendable {
     /// One pass over the whole folder: whether anything changed, and the names of files still being
     /// written (looked at again by the next pass, even if no watcher reports them again).
     public func scanAll() -> (changed: Bool, settling: Set<String>) {
+        if let bucket { return scanBucket(bucket) }
         let names = (try? SourceFolder.listSources(in: folder)) ?? []
         let ids: [String: String]
         do {
@@ -92,6 +98,7 @@ public struct FolderScanner: Sendable {
     /// full scan for each. Returns whether anything changed and the names still settling, to be
     /// looked at again.
     public func scan(only names: Set<String>) -> (changed: Bool, settling: Set<String>) {
+        if bucket != nil { return scanAll() }  // a listing names no changes: it is read whole
         let present = names.filter { SourceFolder.isSource($0, in: folder) }.sorted()
         let ids: [String: String]
         do {

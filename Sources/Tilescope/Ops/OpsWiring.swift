@@ -58,6 +58,10 @@ enum OpsWiring {
             readiness.add(Readiness.existingFolder("pyramid_store", path: files.pyramidsFolder))
         }
         if let objects = service.store as? S3PyramidStore { registerObjectStore(objects, metrics: metrics, readiness: readiness) }
+        if let bucket = service.scanner.bucket {
+            // The last listing's outcome (each --rescan pass lists): the check never waits for the store.
+            readiness.add(Readiness.Check("images_bucket") { [weak bucket] in bucket?.unreachableReason })
+        }
     }
 
     /// An object store's reachability in `/readyz` (as last seen: the check never waits for the store) and what

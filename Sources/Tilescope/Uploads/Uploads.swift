@@ -2,6 +2,7 @@ import Catalog
 import Foundation
 import HTTPServer
 import Imaging
+import ObjectStore
 
 /// Adding and deleting images over HTTP: who may (the admin token), how large an upload may be,
 /// and how an accepted upload becomes an ordinary source file in the images folder, which the
@@ -33,7 +34,7 @@ public final class Uploads: Sendable {
             throw APIError(401, "unauthorized", "send 'Authorization: Bearer <token>' with the server's TILESCOPE_ADMIN_TOKEN",
                            headers: [("WWW-Authenticate", "Bearer realm=\"tilescope\"")])
         }
-        guard Self.canWrite(folder) else {
+        guard sync.scanner.bucket != nil || Self.canWrite(folder) else {
             throw APIError(403, "images_folder_read_only", Self.readOnlyMessage)
         }
     }
@@ -109,7 +110,8 @@ public final class Uploads: Sendable {
     /// Links the file into the images folder under a free name (never replacing a file: `link`
     /// fails rather than overwrite), then scans so the new image and its job exist before 202.
     private func place(_ file: String, requestedName: String?, format: UploadFormat) throws -> String {
-        try sync.changingFolder {
+        if let bucket = sync.scanner.bucket { return try place(file, in: bucket, requestedName: requestedName, format: format) }
+        return try sync.changingFolder {
             for _ in 0..<5 {
                 let existing = Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
                 let name = UploadName.choose(requested: requestedName, format: format, existing: existing)
@@ -122,6 +124,27 @@ public final class Uploads: Sendable {
                 guard errno == EEXIST else { break }  // taken meanwhile (another replica): choose again
             }
             throw UploadError.cannotWrite("cannot link the upload into \(folder): \(String(cString: strerror(errno)))").apiError
+        }
+    }
+
+    /// Writes the file into the images bucket under a free name, streamed from the disk, never replacing an
+    /// object (`If-None-Match: *`: a name another replica took meanwhile is chosen again), then lists the
+    /// bucket so the new image and its job exist before 202.
+    private func place(_ file: String, in bucket: BucketSources, requestedName: String?, format: UploadFormat) throws -> String {
+        try sync.changingFolder {
+            var taken = Set(library.all.map(\.fileName))
+            for _ in 0..<5 {
+                let name = UploadName.choose(requested: requestedName, format: format, existing: taken)
+                do {
+                    switch try bucket.client.putObject(bucket.key(of: name), file: file, ifNoneMatch: true) {
+                    case .stored: return name
+                    case .alreadyExists: taken.insert(name)
+                    }
+                } catch let error as S3Error {
+                    throw APIError(imagesBucket: error, doing: "the upload")
+                }
+            }
+            throw UploadError.cannotWrite("no free name for the upload in \(bucket.location) after 5 tries").apiError
         }
     }
 

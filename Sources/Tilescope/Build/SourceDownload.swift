@@ -45,18 +45,16 @@ struct SourceDownload: Sendable {
         let info: S3ObjectInfo
         do {
             defer { close(descriptor) }
+            // Not fsynced: a crash loses the build that reads it anyway, and the next start removes it.
             info = try bucket.client.download(bucket.key(of: record.fileName), into: descriptor, maxBytes: bucket.maxObjectBytes,
                                               rangeBytes: BucketSources.rangeBytes)
-            guard fsync(descriptor) == 0 || errno == EINVAL else {
-                throw S3Client.DownloadRefusal.cannotWrite(String(cString: strerror(errno)))
-            }
         } catch S3Client.DownloadRefusal.changed {
             throw PartPublisher.SourceChanged()
         } catch S3Client.DownloadRefusal.tooLarge(let size, let limit) {
             throw Refused(description: "the object has \(size) bytes, more than this server's limit of \(limit) (--max-upload-bytes)")
-        } catch let error as S3Error where error.status == 404 {
-            throw PartPublisher.SourceChanged()  // removed since the listing: the next one drops it
         }
+        // A 404 stays the store's error: retried with the machine's backoff until a listing drops the object (or
+        // for good, if the listing shows a key a GET cannot find), and shown meanwhile, never "building" forever.
         guard let etag = info.etag, SourceFingerprint.object(size: info.size, etag: etag).value == record.version else {
             throw PartPublisher.SourceChanged()
         }

@@ -2,7 +2,7 @@ import Catalog
 
 /// Which keys of an images bucket are sources, and under which name: the key below the prefix, when it is
 /// a name the server can show and keep. A key is text from the store, so every rule bounds it before use:
-/// no control characters (NUL included), no empty, `.` or `..` segment (no leading `/`, no `//`), no hidden
+/// no control characters (NUL included, or U+FFFD standing for one), no empty, `.` or `..` segment (no leading `/`, no `//`), no hidden
 /// segment (`.upload-` files are the server's own), not a "folder" (a trailing `/`), at most
 /// `maxNameBytes`, and a last segment a folder file could have (no sidecars, no backups: `SourceFolder`).
 /// A name is never made into a local path (downloads are staged under names of their own), so these rules
@@ -15,7 +15,7 @@ enum BucketObjectName {
     enum Refusal: String, Error, Sendable {
         case outsidePrefix = "outside the prefix"
         case tooLong = "longer than 1024 bytes"
-        case controlCharacter = "holds a control character"
+        case controlCharacter = "holds a control character, or U+FFFD in its place"
         case badSegment = "has an empty, '.' or '..' segment"
         case hidden = "is hidden (a segment starting with '.')"
         case notASource = "is a folder marker, sidecar, note or backup"
@@ -27,7 +27,9 @@ enum BucketObjectName {
         guard key.hasPrefix(lead) else { return .failure(.outsidePrefix) }
         let name = String(key.utf8.dropFirst(lead.utf8.count))!
         guard name.utf8.count <= maxNameBytes else { return .failure(.tooLong) }
-        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f || (0x80...0x9f).contains($0.value) }) else {
+        // U+FFFD too: what a store puts for a byte it cannot write in XML (SeaweedFS lists `\u{1}` so), which
+        // names no key that a GET would find.
+        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) || $0.value == 0xfffd }) else {
             return .failure(.controlCharacter)
         }
         let segments = name.split(separator: "/", omittingEmptySubsequences: false)

@@ -34,11 +34,15 @@ public final class BucketSources: Sendable {
     /// Bytes of one ranged GET of a download: what a download holds in memory.
     static let rangeBytes = 8 << 20
 
-    init(client: S3Client, prefix: String, location: String, maxObjectBytes: Int) {
+    /// Keys asked for per listing page (S3's most: 1,000); smaller only in tests, to see several pages.
+    let pageSize: Int
+
+    init(client: S3Client, prefix: String, location: String, maxObjectBytes: Int, pageSize: Int = BucketSources.pageSize) {
         self.client = client
         self.prefix = prefix
         self.location = location
         self.maxObjectBytes = maxObjectBytes
+        self.pageSize = min(max(pageSize, 1), Self.pageSize)
     }
 
     /// From `--images s3://...`, with the same endpoint, region and path-style rules as `--store`.
@@ -96,7 +100,7 @@ public final class BucketSources: Sendable {
         var listed = 0
         repeat {
             let page = try client.listObjects(prefix: prefix.isEmpty ? nil : prefix + "/", continuationToken: token,
-                                              maxKeys: Self.pageSize)
+                                              maxKeys: pageSize)
             listed += page.objects.count
             guard listed <= Self.maxObjects else {
                 throw S3Error.malformedResponse("the listing holds more than \(Self.maxObjects) objects, this server's bound")

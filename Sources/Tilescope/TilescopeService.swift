@@ -73,10 +73,11 @@ public final class TilescopeService: @unchecked Sendable {
                                 limits: SourceLimits(maxPixels: config.maxPixels,
                                                      pyramidsExempt: config.pyramidalSources == .auto),
                                 settling: SettlingFiles(interval: config.settleSeconds), failures: failures, bucket: bucket)
+        var download: SourceDownload?
         if let bucket {
-            let download = try SourceDownload(bucket: bucket, dataFolder: config.dataFolder,
+            download = try SourceDownload(bucket: bucket, dataFolder: config.dataFolder,
                                               limits: SourceLimits(maxPixels: config.maxPixels))
-            download.removeAbandoned()
+            download?.removeAbandoned()
             builds.sourceDownload = download
         }
         // A bucket's captions sidecars are read from the data folder's `captions/`: its keys are never local paths.
@@ -85,7 +86,7 @@ public final class TilescopeService: @unchecked Sendable {
                            catalog: catalog.images)
         gallery = Gallery(library: library, ratings: ratings, captions: captions)
         let uploads = Uploads(token: AdminToken(config.adminToken), maxBytes: config.maxUploadBytes,
-                              maxPixels: config.maxPixels, sync: sync, library: library)
+                              maxPixels: config.maxPixels, sync: sync, library: library, stagingFolder: download?.folder)
         let proxies = (try? TrustedProxies(parsing: config.trustedProxies)) ?? .none
         let viewers = Viewers(policy: config.ratings, keyring: try ViewerKeyring(store: catalog.viewerKeys),
                               adminToken: AdminToken(config.adminToken), clients: proxies)

@@ -22,7 +22,7 @@ final class UploadSink: BodySink, @unchecked Sendable {
         self.requestedName = requestedName
         self.respond = respond
         multipart = multipartBoundary.map(MultipartReader.init(boundary:))
-        path = "\(uploads.folder)/\(LibrarySync.uploadPrefix)\(UUID().uuidString).part"
+        path = "\(uploads.arrivalFolder)/\(LibrarySync.uploadPrefix)\(UUID().uuidString).part"
         descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw UploadError.cannotWrite("cannot create a file in the images folder: \(String(cString: strerror(errno)))").apiError

@@ -13,8 +13,13 @@ public final class Uploads: Sendable {
     let maxPixels: Int
     let sync: LibrarySync
     let library: ImageLibrary
+    /// Where a bucket's uploads arrive before they are checked and written to the bucket (the data folder's
+    /// `source-staging/`); nil: in the images folder, hidden, as always.
+    let stagingFolder: String?
 
-    public init(token: AdminToken?, maxBytes: Int, maxPixels: Int, sync: LibrarySync, library: ImageLibrary) {
+    public init(token: AdminToken?, maxBytes: Int, maxPixels: Int, sync: LibrarySync, library: ImageLibrary,
+                stagingFolder: String? = nil) {
+        self.stagingFolder = stagingFolder
         self.token = token
         self.maxBytes = maxBytes
         self.maxPixels = maxPixels
@@ -23,6 +28,9 @@ public final class Uploads: Sendable {
     }
 
     var folder: String { sync.folder }
+
+    /// Where an upload's body is written as it arrives.
+    var arrivalFolder: String { stagingFolder ?? folder }
 
     /// 403 when uploads are off (no token configured), 401 without the right bearer token.
     func authorize(_ request: Request) throws {

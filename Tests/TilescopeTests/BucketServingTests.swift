@@ -128,6 +128,18 @@ import Testing
         }
         #expect(BucketSourcesTests.staged(data + "/" + SourceDownload.folderName).isEmpty, "downloads left in staging")
 
+        // A pass only lists: three more passes read no object.
+        let downloads = try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_downloads_total")
+        #expect(downloads == 3, "harbour, sub/flat.png and big.jpg are downloaded once each")
+        let listed = try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_list_requests_total")
+        let end = Date().addingTimeInterval(60)
+        while try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_list_requests_total") < listed + 3 && Date() < end {
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        #expect(try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_list_requests_total") >= listed + 3)
+        #expect(try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_downloads_total") == downloads,
+                "a rescan downloaded an object")
+
         // Replaced, added, removed: followed from the listing.
         let oldVersion = try #require(Self.version(seen["harbour"]))
         let oldTile = try RawHTTP.get(server.port, "/dzi/harbour_files/10/0_0.jpeg?v=\(oldVersion)").body

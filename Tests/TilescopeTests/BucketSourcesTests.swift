@@ -64,6 +64,8 @@ import Testing
         let bucket = try Self.bucket(server, name: "list-\(UInt32.random(in: 0...UInt32.max))", pageSize: 7)
         let good = (0..<20).map { String(format: "p%02d.jpg", $0) } + ["sub/deep/q.png", "é ü.tif"]
         for name in good { _ = try bucket.client.putObject("g/" + name, body: Array(name.utf8)) }
+        #expect(try bucket.list().count == good.count)
+        #expect(bucket.requestCounts.listRequests == 4, "22 keys in pages of 7 are 4 requests, and nothing else is asked")
         // Hostile or odd keys: whatever the store keeps of them (it may refuse some), none is a source.
         for key in ["g/.hidden.jpg", "g/notes.txt", "g/ctl\u{1}.jpg", "g/nul\u{0}.jpg", "g/folder/", "g/x.jpg~",
                     "outside.jpg", "gx/y.jpg"] {

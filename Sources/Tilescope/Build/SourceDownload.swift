@@ -43,14 +43,19 @@ struct SourceDownload: Sendable {
         var kept = false
         defer { if !kept { unlink(path) } }
         let info: S3ObjectInfo
+        var storeFailed = true
+        defer { bucket.countDownload(failed: storeFailed) }
         do {
             defer { close(descriptor) }
             // Not fsynced: a crash loses the build that reads it anyway, and the next start removes it.
             info = try bucket.client.download(bucket.key(of: record.fileName), into: descriptor, maxBytes: bucket.maxObjectBytes,
                                               rangeBytes: BucketSources.rangeBytes)
+            storeFailed = false
         } catch S3Client.DownloadRefusal.changed {
+            storeFailed = false
             throw PartPublisher.SourceChanged()
         } catch S3Client.DownloadRefusal.tooLarge(let size, let limit) {
+            storeFailed = false
             throw Refused(description: "the object has \(size) bytes, more than this server's limit of \(limit) (--max-upload-bytes)")
         }
         // A 404 stays the store's error: retried with the machine's backoff until a listing drops the object (or

@@ -21,6 +21,8 @@ public final class BucketSources: Sendable {
     private let lastFailure = Mutex<String?>(nil)
     /// The refused keys last logged, so a rescan that finds the same ones says nothing.
     private let refusedLogged = Mutex<Int>(0)
+    /// What the bucket has been asked since start, for `/metrics`: what a rescan costs is seen, not assumed.
+    private let counts = Mutex(BucketRequestCounts())
 
     /// Most objects one listing takes in: a bound on memory and time whatever the bucket holds (a gallery
     /// of 100,000 images is a tenth of it). Beyond it the listing fails, and the library stands as it was.
@@ -92,6 +94,17 @@ public final class BucketSources: Sendable {
     /// Nil while the last listing answered, else why it did not.
     var unreachableReason: String? { lastFailure.withLock { $0 } }
 
+    /// The requests made so far.
+    var requestCounts: BucketRequestCounts { counts.withLock { $0 } }
+
+    /// Counts one download for a build (`SourceDownload`), and whether it failed for the store's sake.
+    func countDownload(failed: Bool) {
+        counts.withLock {
+            $0.downloads += 1
+            if failed { $0.downloadFailures += 1 }
+        }
+    }
+
     private func listAll() throws -> [BucketObject] {
         var objects: [BucketObject] = []
         var refused: [(key: String, why: BucketObjectName.Refusal)] = []
@@ -99,6 +112,7 @@ public final class BucketSources: Sendable {
         var tokensSeen: Set<String> = []
         var listed = 0
         repeat {
+            counts.withLock { $0.listRequests += 1 }
             let page = try client.listObjects(prefix: prefix.isEmpty ? nil : prefix + "/", continuationToken: token,
                                               maxKeys: pageSize)
             listed += page.objects.count
@@ -148,6 +162,14 @@ public final class BucketSources: Sendable {
         }
         return String(scalars)
     }
+}
+
+/// What an images bucket was asked since start: listing pages, and the downloads of builds (a download is one
+/// ranged GET per 8 MiB of its object).
+struct BucketRequestCounts: Sendable {
+    var listRequests = 0
+    var downloads = 0
+    var downloadFailures = 0
 }
 
 /// One source object as a listing shows it.

@@ -61,6 +61,15 @@ enum OpsWiring {
         if let bucket = service.scanner.bucket {
             // The last listing's outcome (each --rescan pass lists): the check never waits for the store.
             readiness.add(Readiness.Check("images_bucket") { [weak bucket] in bucket?.unreachableReason })
+            metrics.register(Gauge(counter: "tilescope_images_bucket_list_requests_total", help: "ListObjectsV2 pages asked of the images bucket since start (each --rescan pass lists it whole).") {
+                [weak bucket] in Double(bucket?.requestCounts.listRequests ?? 0)
+            })
+            metrics.register(Gauge(counter: "tilescope_images_bucket_downloads_total", help: "Sources downloaded from the images bucket for their builds since start.") {
+                [weak bucket] in Double(bucket?.requestCounts.downloads ?? 0)
+            })
+            metrics.register(Gauge(counter: "tilescope_images_bucket_download_failures_total", help: "Downloads from the images bucket that the store failed since start (retried later).") {
+                [weak bucket] in Double(bucket?.requestCounts.downloadFailures ?? 0)
+            })
         }
     }
 

@@ -58,8 +58,9 @@ public final class TilescopeService: @unchecked Sendable {
             store = try S3PyramidStore(location: location, dataFolder: config.dataFolder, stagingName: catalog.stagingName,
                                        cacheBytes: config.storeCacheMegabytes << 20)
         }
-        imagesFolder = config.isDemo ? config.dataFolder + "/demo-images" : config.imagesFolder
         let bucket = try Self.imagesBucket(config, store: store)
+        // A bucket is named without its URL's query (the endpoint) in logs and records.
+        imagesFolder = config.isDemo ? config.dataFolder + "/demo-images" : bucket?.location ?? config.imagesFolder
         let operations = Operations(accessLog: config.quiet ? nil : AccessLog(format: config.logFormat))
         self.operations = operations
         ratings = catalog.ratings

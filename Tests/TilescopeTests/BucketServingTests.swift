@@ -10,7 +10,7 @@ import Testing
 /// byte for byte as the same files in a folder are; objects over the limits are listed as failed; an object
 /// added, replaced or removed is followed from the listing; uploads and deletions go to the bucket; the store
 /// gone is said by `/readyz` and by 503 with `Retry-After`, the library standing meanwhile, and its return
-/// brings everything back without a restart.
+/// brings everything back without a restart. A rescan only lists (no download), and a restart builds nothing.
 @Suite(.serialized) struct BucketServingTests {
     static let token = "bucket-test-token"
 
@@ -73,6 +73,17 @@ import Testing
         return reply
     }
 
+    /// Polls until the server has made `count` more listing requests (each pass is one here), or fails.
+    static func waitForListings(_ server: ServerProcess, _ count: Double, timeout: Double = 60) throws {
+        let name = "tilescope_images_bucket_list_requests_total"
+        let wanted = try ObjectStoreServingTests.metric(server, name) + count
+        let end = Date().addingTimeInterval(timeout)
+        while try ObjectStoreServingTests.metric(server, name) < wanted {
+            guard Date() < end else { throw TestFailure("fewer than \(Int(count)) listings in \(timeout) s\n\(server.log.suffix(3000))") }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+    }
+
     @Test func aBucketsObjectsAreListedBuiltServedFollowedAndWrittenTo() throws {
         let seaweed = try SeaweedServer.standalone()
         defer { seaweed.stop() }
@@ -102,9 +113,9 @@ import Testing
         }
 
         let data = root + "/data"
-        let server = try ServerProcess(
-            images: "s3://sources/gallery?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)", data: data,
-            extra: ["--max-pixels", "1000000", "--max-upload-bytes", "3000000", "--admin-token", Self.token], environment: environment)
+        let images = "s3://sources/gallery?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)"
+        let settings = ["--max-pixels", "1000000", "--max-upload-bytes", "3000000", "--admin-token", Self.token]
+        let server = try ServerProcess(images: images, data: data, extra: settings, environment: environment)
         var seen = try Self.waitFor(server, "the bucket's images listed, built or failed") {
             Self.status($0, "harbour") == "ready" && Self.status($0, "sub-flat") == "ready" && Self.status($0, "big") == "failed"
         }
@@ -131,12 +142,7 @@ import Testing
         // A pass only lists: three more passes read no object.
         let downloads = try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_downloads_total")
         #expect(downloads == 3, "harbour, sub/flat.png and big.jpg are downloaded once each")
-        let listed = try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_list_requests_total")
-        let end = Date().addingTimeInterval(60)
-        while try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_list_requests_total") < listed + 3 && Date() < end {
-            Thread.sleep(forTimeInterval: 0.2)
-        }
-        #expect(try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_list_requests_total") >= listed + 3)
+        try Self.waitForListings(server, 3)
         #expect(try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_downloads_total") == downloads,
                 "a rescan downloaded an object")
 
@@ -187,5 +193,21 @@ import Testing
         _ = try client.putObject("gallery/after.png", body: small)
         try Self.waitFor(server, "an object added after the store came back") { Self.status($0, "after") == "ready" }
         #expect(BucketSourcesTests.staged(data + "/" + SourceDownload.folderName).isEmpty, "downloads left in staging")
+        #expect(server.log.components(separatedBy: "cannot be listed").count - 1 == 1,
+                "the listing's failure is said once, not at every pass:\n\(server.log.suffix(3000))")
+        #expect(server.log.contains("answers listings again"))
+
+        // A restart serves what the catalog remembers, and its listing finds nothing to build or download.
+        try Self.waitForListings(server, 2)  // a pass after the last build saves it to the catalog
+        server.signal(SIGTERM)
+        #expect(try server.waitForExit() == 0)
+        let restarted = try ServerProcess(images: images, data: data, extra: settings, environment: environment)
+        let after = try Self.waitFor(restarted, "the restarted server's images") { listed in
+            ["harbour", "new", "after"].allSatisfy { Self.status(listed, $0) == "ready" }
+        }
+        #expect(Self.version(after["harbour"]) == newVersion)
+        try Self.waitForListings(restarted, 2)
+        #expect(try ObjectStoreServingTests.builds(restarted) == 0, "a restart built again:\n\(restarted.log.suffix(3000))")
+        #expect(try ObjectStoreServingTests.metric(restarted, "tilescope_images_bucket_downloads_total") == 0)
     }
 }

@@ -12,9 +12,7 @@ extension FolderScanner {
         do {
             listing = try bucket.list()
         } catch {
-            // Never taken for an empty bucket: the library stands until a listing answers whole.
-            Log.error("cannot list \(bucket.location) (the library stands as it was; listed again at the next pass): \(error)")
-            return (false, [])
+            return (false, [])  // never taken for an empty bucket: the library stands until a listing answers whole
         }
         let ids: [String: String]
         do {

@@ -54,7 +54,9 @@ public final class BucketSources: Sendable {
         do {
             parsed = try StoreLocation(url: url, endpoint: endpoint, region: region, pathStyle: pathStyle, environment: environment)
         } catch let error as UsageError {
-            throw UsageError("--images: \(error.message)")
+            // StoreLocation's texts speak of --store, whose URL rules these are.
+            throw UsageError("--images: " + error.message.replacingOccurrences(of: "--store s3://", with: "--images s3://")
+                .replacingOccurrences(of: "store's ", with: "the URL's ").replacingOccurrences(of: "store must", with: "it must"))
         }
         var settings = parsed.settings
         settings.http.requestTimeout = Self.requestTimeoutSeconds
@@ -83,10 +85,20 @@ public final class BucketSources: Sendable {
     func list() throws -> [BucketObject] {
         do {
             let objects = try listAll()
-            lastFailure.withLock { $0 = nil }
+            let was = lastFailure.withLock { failure in
+                defer { failure = nil }
+                return failure
+            }
+            if was != nil { Log.info("\(location) answers listings again") }
             return objects
         } catch {
-            lastFailure.withLock { $0 = "\(location) cannot be listed: \(error)" }
+            let reason = "\(location) cannot be listed: \(error)"
+            // Said when it starts, not at every pass while the store is away (/readyz says it meanwhile).
+            let first = lastFailure.withLock { failure in
+                defer { failure = reason }
+                return failure == nil
+            }
+            if first { Log.error("\(reason) (the library stands as it was; listed again at every pass)") }
             throw error
         }
     }

@@ -54,6 +54,9 @@ struct SourceDownload: Sendable {
         } catch S3Client.DownloadRefusal.changed {
             storeFailed = false
             throw PartPublisher.SourceChanged()
+        } catch S3Client.DownloadRefusal.cannotWrite(let why) {
+            storeFailed = false  // the local disk's trouble, not the store's
+            throw S3Client.DownloadRefusal.cannotWrite(why)
         } catch S3Client.DownloadRefusal.tooLarge(let size, let limit) {
             storeFailed = false
             throw Refused(description: "the object has \(size) bytes, more than this server's limit of \(limit) (--max-upload-bytes)")

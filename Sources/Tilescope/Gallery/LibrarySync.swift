@@ -268,7 +268,8 @@ public final class LibrarySync: @unchecked Sendable {
         restoredQueue = [:]
         afterScan()
         counters.withLock { fullScans += 1 }
-        FreedMemory.returnToSystem()
+        // A bucket is listed whole at every pass: trimming the heap after each unchanged one would be a cost per pass.
+        if changed || scanner.bucket == nil { FreedMemory.returnToSystem() }
         return changed
     }
 

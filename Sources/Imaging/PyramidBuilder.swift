@@ -96,10 +96,11 @@ public struct PyramidBuilder: Sendable {
     ) throws -> Pyramid {
         // Strict: a truncated or corrupt source (an upload cut short, say) fails with libvips's
         // reason instead of publishing a pyramid with grey where the pixels were missing.
-        let stored = try VImage.open(source, sequential: true, strict: true)
-        let upright = try SourceImage.upright(stored, scratch: folder)
-        let alpha = upright.hasAlpha
-        let image = try SourceImage.displayable(upright, alpha: .flattened(onto: background))
+        let (stored, image, alpha) = try BuildPhases.timing(.open) {
+            let stored = try VImage.open(source, sequential: true, strict: true)
+            let upright = try SourceImage.upright(stored, scratch: folder)
+            return (stored, try SourceImage.displayable(upright, alpha: .flattened(onto: background)), upright.hasAlpha)
+        }
         let pyramid = Pyramid(width: image.width, height: image.height, tileSize: tileSize, overlap: overlap)
         let previewLevel = pyramid.previewLevel(maxSide: previewMaxSide)
         let base = (folder as NSString).appendingPathComponent("base")
@@ -107,32 +108,41 @@ public struct PyramidBuilder: Sendable {
         for path in [base, rest] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
         let basePart = PyramidPart(kind: .base, folder: base, levels: 0...previewLevel, pyramid: pyramid, alpha: alpha)
         // A JPEG has no alpha, so a transparent source never takes the reduced decode.
-        let preview = !alpha && Self.decodesReduced(source)
-            ? try reducedPreview(of: source, stored: stored, pyramid: pyramid, level: previewLevel) : nil
-        let baseFirst = preview != nil
-        if let preview {
-            try writeBase(from: preview, of: pyramid, into: base)
+        // The preview's pixels live in this closure only: released before the full pass, not held through it.
+        let baseFirst = try {
+            let preview = try BuildPhases.timing(.previewDecode) {
+                !alpha && Self.decodesReduced(source)
+                    ? try reducedPreview(of: source, stored: stored, pyramid: pyramid, level: previewLevel) : nil
+            }
+            guard let preview else { return false }
+            try BuildPhases.timing(.base) { try writeBase(from: preview, of: pyramid, into: base) }
+            return true
+        }()
+        if baseFirst {
             // libvips's operation cache would keep the preview's pipeline (and its pixels) through the
             // whole full pass, on top of dzsave's own memory.
-            // (Not vips_cache_drop_all: it frees the cache itself, and the next operation crashed.)
-            let cached = vips_cache_get_max()
-            vips_cache_set_max(0)
-            vips_cache_set_max(cached)
+            Self.dropCachedOperations()
             try finished(basePart)
         }
-        // A transparent source's two passes share the progress: each is half the work.
+        // A transparent source's two passes share the progress: each is half the work. The passes' memory
+        // is sampled at each percent: they are where a build's peak is.
+        let phases = BuildPhases.current
         let passProgress: @Sendable (BuildProgress) -> Void = { (step: BuildProgress) in
+            phases?.sampleMemory()
             progress(alpha ? BuildProgress(percent: step.percent / 2, etaSeconds: step.etaSeconds) : step)
         }
-        try dzsave(image, into: rest, source: source, progress: passProgress)
+        try BuildPhases.timing(.levels) { try dzsave(image, into: rest, source: source, progress: passProgress) }
         let restTiles = (rest as NSString).appendingPathComponent(Self.tilesFolderName)
         if alpha {
-            try addAlphaTiles(of: source, pyramid: pyramid, scratch: folder, into: restTiles) { (step: BuildProgress) in
-                progress(BuildProgress(percent: 50 + step.percent / 2, etaSeconds: step.etaSeconds))
+            try BuildPhases.timing(.alpha) {
+                try addAlphaTiles(of: source, pyramid: pyramid, scratch: folder, into: restTiles) { (step: BuildProgress) in
+                    phases?.sampleMemory()
+                    progress(BuildProgress(percent: 50 + step.percent / 2, etaSeconds: step.etaSeconds))
+                }
             }
         }
         if !baseFirst {
-            try assembleBase(of: pyramid, fromTilesIn: rest, into: base, alpha: alpha)
+            try BuildPhases.timing(.base) { try assembleBase(of: pyramid, fromTilesIn: rest, into: base, alpha: alpha) }
             try finished(basePart)
         }
         if previewLevel < pyramid.maxLevel {
@@ -142,7 +152,18 @@ public struct PyramidBuilder: Sendable {
             }
         }
         progress(BuildProgress(percent: 100, etaSeconds: 0))  // libvips's last eval may stop short of 100
+        // The pass's pipeline is of no use to the next build, yet the cache would keep it (up to 100 operations
+        // and 100 MB): a folder of photos built in one process grew to 1.48x dzsave's peak anonymous memory.
+        Self.dropCachedOperations()
         return pyramid
+    }
+
+    /// Empties libvips's operation cache and keeps its limit. (Not vips_cache_drop_all: it frees the cache
+    /// itself, and the next operation crashed.)
+    static func dropCachedOperations() {
+        let cached = vips_cache_get_max()
+        vips_cache_set_max(0)
+        vips_cache_set_max(cached)
     }
 
     /// One dzsave pass over the full image into `folder/image_files`.

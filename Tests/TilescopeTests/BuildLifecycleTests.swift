@@ -147,10 +147,16 @@ import Testing
                 #expect(JPEGSize.of(reply.body) == PixelSize(width: rect.width, height: rect.height), "tile \(column)_\(row)")
             }
         }
-        // The killed server's staging folder is gone, and the live one's holds no build.
+        // The killed server's staging folder is gone, and the live one's holds no build once its sweeper
+        // (which removes a finished build's folder after the build is ready) has been through.
         let owners = try FileManager.default.contentsOfDirectory(atPath: data + "/staging").filter { !$0.hasSuffix(".lock") }
         #expect(owners.count == 1, "only the running server's own staging folder: \(owners)")
         for owner in owners {
+            let swept = Date().addingTimeInterval(30)
+            while (try FileManager.default.contentsOfDirectory(atPath: data + "/staging/" + owner)).isEmpty == false
+                    && Date() < swept {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
             #expect(try FileManager.default.contentsOfDirectory(atPath: data + "/staging/" + owner).isEmpty)
         }
         second.signal(SIGTERM)

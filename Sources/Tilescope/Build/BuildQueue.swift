@@ -177,23 +177,30 @@ public final class BuildQueue: @unchecked Sendable {
             self.log("built \(id): \(manifest.width)x\(manifest.height) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
             self.servePublished(record, manifest, started: started)
         }
+        // Where the build's time went, logged after it, so a slow build says which step was slow.
+        let phases = BuildPhases()
         do {
             if let download { staged = try download.stage(record) }
             let source = staged ?? record.sourcePath
             let folder = try store.makeStagingFolder(id: id, version: version)
             staging = folder
-            _ = try store.building(into: folder) {
-                try builder.build(source: source, into: folder, progress: { progress in
-                    let shown = share.passed(progress)
-                    library.update(id, version: version) { record in
-                        if case .ready = record.status { return }  // the last level is out: no more "building"
-                        record.status = .building(shown)
-                    }
-                }, finished: publisher.publish)
+            _ = try phases.measuring {
+                try store.building(into: folder) {
+                    try builder.build(source: source, into: folder, progress: { progress in
+                        let shown = share.passed(progress)
+                        library.update(id, version: version) { record in
+                            if case .ready = record.status { return }  // the last level is out: no more "building"
+                            record.status = .building(shown)
+                        }
+                    }, finished: publisher.publish)
+                }
             }
             store.discard(stagingFolder: folder)
             staging = nil
             lease.end(published: true)
+            // The pass's freed strips would stay in glibc's arenas, resident, until another build reuses them.
+            FreedMemory.returnToSystem()
+            log("\(id): \(phases.summary)")
         } catch is PartPublisher.SourceChanged {
             if let staging { store.discard(stagingFolder: staging) }
             lease.end(published: false)

@@ -24,6 +24,10 @@ struct PartPublisher {
     struct PublishedElsewhere: Error {}
 
     func publish(_ part: PyramidPart) throws {
+        try BuildPhases.timing(.publish) { try publishMeasured(part) }
+    }
+
+    private func publishMeasured(_ part: PyramidPart) throws {
         // The source may have changed while it was read: publish only what matches the fingerprint.
         guard privateCopy || SourceFingerprint.compute(sourcePath)?.0.value == version else { throw SourceChanged() }
         let manifest = PyramidManifest(pyramid: part.pyramid, source: fileName, version: version,

@@ -102,13 +102,20 @@ public struct FilePyramidStore: PyramidStore {
             let error = errno
             throw StoreError(message: "cannot publish level \(level) of \(id): \(String(cString: strerror(error)))")
         }
-        // The level's rename on disk before the manifest that says "complete" can be.
-        if manifest.isComplete { try Self.writeOut(published) }
+        // The level's rename on disk before the manifest that says "complete" can be: an fsync of the folder it
+        // was renamed into, not a second syncfs, which waited for whatever else the machine had written since
+        // the first (other builds' tiles on a shared disk).
+        if manifest.isComplete { try Self.flushFolder("\(published)/\(PyramidBuilder.tilesFolderName)") }
         // The manifest is replaced, never rewritten in place: a reader sees the old one or the new one. A
         // complete one is flushed, and its name too (a partial one, never taken for a built version, is not).
         do {
-            try AtomicFile.publish([UInt8](Self.encoded(manifest)), at: "\(published)/\(Self.manifestName)",
-                                   durability: manifest.isComplete ? .fileAndFolder : .none)
+            let bytes = [UInt8](try Self.encoded(manifest))
+            let path = "\(published)/\(Self.manifestName)"
+            if manifest.isComplete {
+                try BuildPhases.timing(.flush) { try AtomicFile.publish(bytes, at: path, durability: .fileAndFolder) }
+            } else {
+                try AtomicFile.publish(bytes, at: path, durability: .none)
+            }
         } catch let failure as AtomicFile.Failure {
             throw StoreError(message: "cannot record level \(level) of \(id): \(failure)")
         }
@@ -136,6 +143,10 @@ public struct FilePyramidStore: PyramidStore {
     /// took about 0.1 s here, against 8 to 9 s of building a 16384² image (bench/run's build times
     /// include it).
     private static func writeOut(_ folder: String) throws {
+        try BuildPhases.timing(.flush) { try writeOutMeasured(folder) }
+    }
+
+    private static func writeOutMeasured(_ folder: String) throws {
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw StoreError(message: "cannot open \(folder) to flush it") }
         defer { close(descriptor) }
@@ -144,8 +155,22 @@ public struct FilePyramidStore: PyramidStore {
         }
     }
 
+    /// Removed on the staging area's own thread (`StagingSweeper`): nothing reads a staging folder, and its
+    /// removal would otherwise hold up the build that leaves it.
+    /// A folder's entries on disk (the names renamed into it), not the files' contents.
+    private static func flushFolder(_ folder: String) throws {
+        try BuildPhases.timing(.flush) {
+            let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw StoreError(message: "cannot open \(folder) to flush it") }
+            defer { close(descriptor) }
+            guard fsync(descriptor) == 0 else {
+                throw StoreError(message: "cannot flush \(folder): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
     public func discard(stagingFolder: String) {
-        try? FileManager.default.removeItem(atPath: stagingFolder)
+        staging.sweeper.sweep(stagingFolder)
     }
 
     public func removeVersions(of id: String, except keep: String?) {

@@ -15,6 +15,8 @@ final class StagingArea: @unchecked Sendable {
     /// Where this store's builds go.
     let folder: String
     private let lockDescriptor: Int32
+    /// Removes finished builds' folders off the builds' path (`StagingSweeper`).
+    let sweeper = StagingSweeper()
 
     init(root: String) throws {
         let files = FileManager.default
@@ -32,7 +34,9 @@ final class StagingArea: @unchecked Sendable {
 
     deinit {
         // Our own folder goes with us; a build that still runs in it after this (none should) would
-        // fail with a clear error rather than leave it behind.
+        // fail with a clear error rather than leave it behind. The sweeper is done first, so the two
+        // never remove the same files at once.
+        sweeper.finish()
         try? FileManager.default.removeItem(atPath: folder)
         try? FileManager.default.removeItem(atPath: folder + ".lock")
         close(lockDescriptor)

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `tilescope build` says where each image's build went, phase by phase (issue 43), and leaves no staging
+/// folder behind although finished builds' folders are removed on a thread of their own.
+@Suite struct BuildPhasesLogTests {
+    @Test func buildLogsEveryPhaseOfAJPEGAndLeavesNoStaging() throws {
+        let root = try TestScratch.folder("build-phases")
+        let images = root + "/images", data = root + "/data"
+        try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
+        for index in 0..<3 {
+            try TestImages.writeJPEG(width: 1500, height: 1100, to: images + "/photo\(index).jpg", seed: index)
+        }
+        let build = try Command.run(ServerProcess.executable, ["build", "--data", data] + (0..<3).map { images + "/photo\($0).jpg" },
+                                    environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILESCOPE_") })
+        #expect(build.status == 0, "tilescope build: \(build.output)")
+        let lines = build.output.split(separator: "\n").filter { $0.contains("phases:") }
+        #expect(lines.count == 3, "one phases line an image: \(build.output)")
+        for line in lines {
+            // A JPEG takes the preview-first path: every phase of it is named, each with a time.
+            for phase in ["prepare", "open", "preview-decode", "base", "levels", "publish", "flush", "cleanup"] {
+                #expect(line.range(of: " \(phase) [0-9]+\\.[0-9]{3} s", options: .regularExpression) != nil, "\(phase) in \(line)")
+            }
+            #expect(line.contains("RssAnon"), "memory by phase in \(line)")
+        }
+        #expect(build.output.contains("catalog: ids of 3 names"))
+        // The sweeper finished before the store went: no staging folder or lock is left.
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: data + "/staging")) ?? []
+        #expect(left.isEmpty, "left in staging: \(left)")
+        for index in 0..<3 {
+            let versions = try FileManager.default.contentsOfDirectory(atPath: data + "/pyramids/photo\(index)")
+            #expect(versions.count == 1)
+            #expect(FileManager.default.fileExists(atPath: data + "/pyramids/photo\(index)/\(versions[0])/preview.jpeg"))
+        }
+    }
+}

@@ -59,6 +59,7 @@ public final class TilescopeService: @unchecked Sendable {
                                        cacheBytes: config.storeCacheMegabytes << 20)
         }
         imagesFolder = config.isDemo ? config.dataFolder + "/demo-images" : config.imagesFolder
+        let servingRules = SourceServingRules(imagesFolder: imagesFolder, setting: config.pyramidalSources, log: Log.info)
         let operations = Operations(accessLog: config.quiet ? nil : AccessLog(format: config.logFormat))
         self.operations = operations
         ratings = catalog.ratings
@@ -70,7 +71,7 @@ public final class TilescopeService: @unchecked Sendable {
         scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds,
                                 identities: catalog.identities,
                                 limits: SourceLimits(maxPixels: config.maxPixels,
-                                                     pyramidsExempt: config.pyramidalSources == .auto),
+                                                     pyramidsExempt: { servingRules.rule(forFile: $0).mode != .build }),
                                 settling: SettlingFiles(interval: config.settleSeconds), failures: failures)
         captions = CaptionsCache(imagesFolder: imagesFolder)
         sync = LibrarySync(scanner: scanner, store: store, ratings: ratings, captions: captions,
@@ -96,9 +97,8 @@ public final class TilescopeService: @unchecked Sendable {
                                hotTileAnswers: config.hotTileAnswers,
                                trustedProxies: proxies, viewers: viewers)
         app.derivedFormats.follow(builds)
-        if config.pyramidalSources == .auto {
-            builds.directPublication = DirectPublication(store: store, sources: app.directSources, quality: config.quality)
-        }
+        builds.directPublication = DirectPublication(store: store, sources: app.directSources, rules: servingRules,
+                                                     quality: config.quality)
         if config.adminToken != nil, !Uploads.canWrite(imagesFolder) {
             Log.info(Uploads.readOnlyMessage)
         }

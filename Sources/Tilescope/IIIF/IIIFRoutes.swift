@@ -161,7 +161,8 @@ extension TilescopeApp {
                     return body
                 }
                 let heldPath = DirectGridTiles(of: source, pyramid, versionFolder: versionFolder).key(for: rendering)
-                let body = try StoredSourceTiles.jpeg(for: rendering, from: source)
+                // A stored tile that cannot be read as stored (a damaged tile) is rendered like any other answer.
+                let body = try (try? StoredSourceTiles.jpeg(for: rendering, from: source))
                     ?? IIIFRenderer(reader: reader, jpegQuality: quality, background: background).render(rendering)
                 if let heldPath {
                     memory.hold(SharedBytes(copying: body), at: heldPath)

@@ -57,6 +57,13 @@ public final class FileBytesCache: @unchecked Sendable {
         insert(path, bytes)
     }
 
+    /// The bytes held for `path`, never read from a file: for paths that have none (`hold`), whose miss would
+    /// otherwise cost a failed `open`.
+    public func held(at path: String) -> SharedBytes? {
+        guard maxFileBytes > 0 else { return nil }
+        return lookup(path)
+    }
+
     /// Forgets the bytes held for `path` (a file found damaged and replaced under the same path).
     public func remove(_ path: String) {
         pthread_mutex_lock(&lock)

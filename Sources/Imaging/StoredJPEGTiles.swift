@@ -13,7 +13,8 @@ public struct StoredJPEGTiles: Sendable, Equatable {
     let tilesDown: Int
     let offsets: TIFFValues
     let byteCounts: TIFFValues
-    let tables: TIFFValues?
+    /// The JPEGTables between their SOI and EOI, read when the file was probed; nil when the tiles are whole JPEGs.
+    let tables: ArraySlice<UInt8>?
     let samplesAreRGB: Bool
 
     /// Larger than any real tile's JPEG: a byte count beyond it is a damaged or hostile file's.
@@ -31,14 +32,19 @@ public struct StoredJPEGTiles: Sendable, Equatable {
         tilesAcross = (directory.width + tileWidth - 1) / tileWidth
         tilesDown = (directory.height + tileHeight - 1) / tileHeight
         guard offsets.count >= tilesAcross * tilesDown, byteCounts.count >= tilesAcross * tilesDown else { return nil }
-        if let tables = directory.jpegTables, tables.size != 1 || tables.count > Self.maximumTableBytes { return nil }
+        if directory.jpegTables != nil {
+            guard let bytes = directory.jpegTableBytes, bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8,
+                  bytes[bytes.count - 2] == 0xFF, bytes[bytes.count - 1] == 0xD9 else { return nil }
+            tables = bytes[2..<(bytes.count - 2)]
+        } else {
+            tables = nil
+        }
         self.offsets = offsets
         self.byteCounts = byteCounts
-        tables = directory.jpegTables
         samplesAreRGB = directory.photometric == 2
     }
 
-    /// The tile at `column`, `row` as a whole JPEG, read from `file`; nil when its bytes are not a JPEG's (a
+    /// The tile at `column`, `row` as a whole JPEG, its data read from `file` (the tables are kept); nil when its bytes are not a JPEG's (a
     /// missing tile, a damaged file): the caller then decodes the level as for any other answer.
     func jpeg(column: Int, row: Int, in file: SourceFile) throws -> [UInt8]? {
         guard column >= 0, row >= 0, column < tilesAcross, row < tilesDown else { return nil }
@@ -50,12 +56,7 @@ public struct StoredJPEGTiles: Sendable, Equatable {
         var out: [UInt8] = [0xFF, 0xD8]
         out.reserveCapacity(data.count + (tables?.count ?? 0) + 16)
         if samplesAreRGB { out += Self.adobeRGBMarker }
-        if let tables {
-            let bytes = try file.bytes(at: tables.offset, count: tables.count)
-            guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[bytes.count - 2] == 0xFF,
-                  bytes[bytes.count - 1] == 0xD9 else { return nil }
-            out += bytes[2..<(bytes.count - 2)]
-        }
+        if let tables { out += tables }
         out += data[2...]
         return out
     }

@@ -28,6 +28,9 @@ struct TIFFDirectory: Equatable, Sendable {
     var tileOffsets: TIFFValues?
     var tileByteCounts: TIFFValues?
     var jpegTables: TIFFValues?
+    /// The JPEGTables' bytes, read with the directory (at most `StoredJPEGTiles.maximumTableBytes`): every stored
+    /// tile sent as it is needs them, so they are read once, not once a request.
+    var jpegTableBytes: [UInt8]?
 
     var isTiled: Bool { tileWidth != nil && tileHeight != nil }
     /// Tiles that are JPEGs of their own (new-style, code 7), which a tile answer could send undecoded.
@@ -168,6 +171,10 @@ private struct TIFFFile {
            !TIFFLayout.tileSides.contains(width) || !TIFFLayout.tileSides.contains(height) {
             directory.tileWidth = nil
             directory.tileHeight = nil
+        }
+        if let tables = directory.jpegTables, tables.size == 1, tables.count <= StoredJPEGTiles.maximumTableBytes {
+            // A table that cannot be read only stops its tiles from being sent as stored (`StoredJPEGTiles`).
+            directory.jpegTableBytes = try? bytes(at: tables.offset, count: tables.count)
         }
         let next = integer(table.suffix(offsetSize))
         return (directory, next, subIFDs)

@@ -61,6 +61,9 @@ public final class TilescopeService: @unchecked Sendable {
         let bucket = try Self.imagesBucket(config, store: store)
         // A bucket is named without its URL's query (the endpoint) in logs and records.
         imagesFolder = config.isDemo ? config.dataFolder + "/demo-images" : bucket?.location ?? config.imagesFolder
+        // A bucket's sidecars (captions, rules) are read from the data folder's `captions/`: its keys are never local paths.
+        let sidecarFolder = bucket == nil ? imagesFolder : config.dataFolder + "/captions"
+        let servingRules = SourceServingRules(imagesFolder: sidecarFolder, setting: config.pyramidalSources, log: Log.info)
         let operations = Operations(accessLog: config.quiet ? nil : AccessLog(format: config.logFormat))
         self.operations = operations
         ratings = catalog.ratings
@@ -72,7 +75,7 @@ public final class TilescopeService: @unchecked Sendable {
         scanner = FolderScanner(folder: imagesFolder, store: store, library: library, builds: builds,
                                 identities: catalog.identities,
                                 limits: SourceLimits(maxPixels: config.maxPixels,
-                                                     pyramidsExempt: config.pyramidalSources == .auto),
+                                                     pyramidsExempt: { servingRules.rule(forFile: $0).mode != .build }),
                                 settling: SettlingFiles(interval: config.settleSeconds), failures: failures, bucket: bucket)
         var download: SourceDownload?
         if let bucket {
@@ -81,8 +84,7 @@ public final class TilescopeService: @unchecked Sendable {
             download?.removeAbandoned()
             builds.sourceDownload = download
         }
-        // A bucket's captions sidecars are read from the data folder's `captions/`: its keys are never local paths.
-        captions = CaptionsCache(imagesFolder: bucket == nil ? imagesFolder : config.dataFolder + "/captions")
+        captions = CaptionsCache(imagesFolder: sidecarFolder)
         sync = LibrarySync(scanner: scanner, store: store, ratings: ratings, captions: captions,
                            catalog: catalog.images)
         gallery = Gallery(library: library, ratings: ratings, captions: captions)
@@ -106,9 +108,8 @@ public final class TilescopeService: @unchecked Sendable {
                                hotTileAnswers: config.hotTileAnswers,
                                trustedProxies: proxies, viewers: viewers)
         app.derivedFormats.follow(builds)
-        if config.pyramidalSources == .auto {
-            builds.directPublication = DirectPublication(store: store, sources: app.directSources, quality: config.quality)
-        }
+        builds.directPublication = DirectPublication(store: store, sources: app.directSources, rules: servingRules,
+                                                     quality: config.quality)
         if config.adminToken != nil, bucket == nil, !Uploads.canWrite(imagesFolder) {
             Log.info(Uploads.readOnlyMessage)
         }

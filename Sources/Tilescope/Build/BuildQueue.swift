@@ -267,7 +267,8 @@ public final class BuildQueue: @unchecked Sendable {
 
     // MARK: - Sources served from their own levels
 
-    /// How sources that already are pyramids are published (`DirectPublication`); nil: every source is built.
+    /// How sources that already are pyramids are published (`DirectPublication`, which applies each file's rule);
+    /// nil: every source is built.
     /// Set once at start, before the first scan.
     var directPublication: DirectPublication? {
         get { condition.lock(); defer { condition.unlock() }; return direct }
@@ -284,9 +285,20 @@ public final class BuildQueue: @unchecked Sendable {
     /// Publishes `record` without a build when its source already is a pyramid: true when it did (or tried and
     /// failed, which is recorded like a failed build), false to build it.
     private func servedDirectly(_ record: ImageRecord, lease: BuildLeaseKeeper) -> Bool {
-        guard let publication = directPublication, let source = publication.source(of: record) else { return false }
+        guard let publication = directPublication else { return false }
         let (id, version) = (record.id, record.version)
         let started = Date()
+        let source: PyramidalSource
+        switch publication.decision(for: record) {
+        case .build: return false
+        case .direct(let pyramid): source = pyramid
+        case .refused(let reason):
+            lease.end(published: false)
+            library.update(id, version: version) { $0.status = .failed(reason); $0.partial = nil }
+            finished("failed", Date().timeIntervalSince(started))
+            log("not serving \(id): \(reason)")
+            return true
+        }
         do {
             let manifest = try publication.publish(record, from: source)
             lease.end(published: true)

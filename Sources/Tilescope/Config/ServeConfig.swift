@@ -195,10 +195,10 @@ public struct ServeConfig: PyramidSettings, Sendable {
             $0.buildConcurrency = try SettingValue.integer($1, "build-concurrency", in: 1...64)
         },
         Setting("--pyramidal-sources", env: "TILESCOPE_PYRAMIDAL_SOURCES", default: \.pyramidalSources.rawValue,
-                "auto: a source that already is a pyramid (tiled pyramidal TIFF, OpenSlide slide, JPEG 2000) is served from its own levels, no build; build: every source is built") {
+                "auto: a source that already is a pyramid (tiled pyramidal TIFF, OpenSlide slide, JPEG 2000) is served from its own levels, no build; build: every source is built; direct: served from its own levels, a source that is not a pyramid fails; per file: pyramidal-sources.json in the images folder") {
             config, value in
             guard let mode = PyramidalSourcesMode(rawValue: value) else {
-                throw UsageError("pyramidal sources must be auto or build, not '\(value.prefix(40))'")
+                throw UsageError("pyramidal sources must be auto, build or direct, not '\(value.prefix(40))'")
             }
             config.pyramidalSources = mode
         },

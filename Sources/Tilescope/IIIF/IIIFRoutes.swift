@@ -129,26 +129,46 @@ extension TilescopeApp {
             return .costly(CostlyWork(client: clients.client(of: request), pixels: rendering.estimatedPixels,
                                       mayRunInline: bounded, make: work))
         }
+        // A source served directly: the tiles of its own grid are held in memory once made (`DirectGridTiles`),
+        // those sent as stored among them. Only from a source already open; opening one is left to the render thread.
+        let openSource = direct ? sources.openSource(of: record) : nil
+        if let source = openSource {
+            let grid = DirectGridTiles(of: source, pyramid, versionFolder: versionFolder)
+            let heldPath = grid.key(for: rendering)
+            if let heldPath, let held = pyramidBytes.held(at: heldPath) {
+                return .now(Response(status: 200, headers: headers + [("Server-Timing", "tile;desc=held")], body: .shared(held)))
+            }
+            // A stored tile sent as stored: a read of tens of kilobytes, as a built tile's file is read on the poll thread.
+            if let stored = try? StoredSourceTiles.jpeg(for: rendering, from: source) {
+                let bytes = SharedBytes(copying: stored)
+                if let heldPath { pyramidBytes.hold(bytes, at: heldPath) }
+                return .now(Response(status: 200, headers: headers + [("Server-Timing", "tile;desc=passed")], body: .shared(bytes)))
+            }
+        }
         let key = "\(id)/\(record.version)/\(rendering.canonical)"
         if let hit = iiif.cache.get(key) {
             headers.append(("Server-Timing", "cache;desc=hit"))
             return .now(Response(status: 200, headers: headers, body: .bytes(hit.body)))
         }
-        // A stored tile of a direct source sent as stored: a read of tens of kilobytes, as a built tile's file is
-        // read on the poll thread. Only from a source already open; opening one is left to the render thread.
-        if direct, let source = sources.openSource(of: record), let stored = try? StoredSourceTiles.jpeg(for: rendering, from: source) {
-            return .now(Response(status: 200, headers: headers + [("Server-Timing", "tile;desc=passed")], body: .bytes(stored)))
-        }
-        let cache = iiif.cache
+        let cache = iiif.cache, memory = pyramidBytes
         let commonHeaders = headers
         return .costly(CostlyWork(client: clients.client(of: request), pixels: rendering.estimatedPixels) {
             Self.timed(commonHeaders, "cache;desc=miss", rendering) {
                 let reader = try reader()
-                if direct, let source = reader as? PyramidalSource, let stored = try? StoredSourceTiles.jpeg(for: rendering, from: source) {
-                    return stored
+                guard direct, let source = reader as? PyramidalSource else {
+                    let body = try IIIFRenderer(reader: reader, jpegQuality: quality, background: background).render(rendering)
+                    cache.put(key, DerivativeCache.Item(body: body, contentType: rendering.format.encoded.mediaType))
+                    return body
                 }
-                let body = try IIIFRenderer(reader: reader, jpegQuality: quality, background: background).render(rendering)
-                cache.put(key, DerivativeCache.Item(body: body, contentType: rendering.format.encoded.mediaType))
+                let heldPath = DirectGridTiles(of: source, pyramid, versionFolder: versionFolder).key(for: rendering)
+                // A stored tile that cannot be read as stored (a damaged tile) is rendered like any other answer.
+                let body = try (try? StoredSourceTiles.jpeg(for: rendering, from: source))
+                    ?? IIIFRenderer(reader: reader, jpegQuality: quality, background: background).render(rendering)
+                if let heldPath {
+                    memory.hold(SharedBytes(copying: body), at: heldPath)
+                } else {
+                    cache.put(key, DerivativeCache.Item(body: body, contentType: rendering.format.encoded.mediaType))
+                }
                 return body
             }
         })

@@ -6,12 +6,13 @@ import Imaging
 public struct SourceLimits: Sendable {
     /// Most pixels (width x height) a source may declare (`--max-pixels`).
     public var maxPixels: Int
-    /// Whether a folder file that already is a pyramid, served from its own levels, is exempt from `maxPixels`:
-    /// the limit bounds what a build decodes, and serving a slide directly decodes only the tiles asked for
-    /// (whole-slide images are often 5 to 10 gigapixels). Uploads are never exempt.
-    public var pyramidsExempt: Bool
+    /// Whether a folder file (by its name) that already is a pyramid, served from its own levels, is exempt from
+    /// `maxPixels`: the limit bounds what a build decodes, and serving a slide directly decodes only the tiles
+    /// asked for (whole-slide images are often 5 to 10 gigapixels). False for a file whose rule is to be built
+    /// (`SourceServingRules`). Uploads are never exempt.
+    public var pyramidsExempt: @Sendable (_ fileName: String) -> Bool
 
-    public init(maxPixels: Int, pyramidsExempt: Bool = false) {
+    public init(maxPixels: Int, pyramidsExempt: @escaping @Sendable (_ fileName: String) -> Bool = { _ in false }) {
         self.maxPixels = maxPixels
         self.pyramidsExempt = pyramidsExempt
     }
@@ -35,7 +36,8 @@ public struct SourceLimits: Sendable {
     /// when `pyramidsExempt`: probed only then, a rare case).
     public func breach(of header: ImageHeader, folderFile path: String) -> Breach? {
         guard let breach = breach(of: header) else { return nil }
-        if case .tooManyPixels = breach, pyramidsExempt, (try? PyramidalSource.probe(path: path)) != nil { return nil }
+        if case .tooManyPixels = breach, pyramidsExempt(String(path.split(separator: "/").last ?? "")),
+           (try? PyramidalSource.probe(path: path)) != nil { return nil }
         return breach
     }
 

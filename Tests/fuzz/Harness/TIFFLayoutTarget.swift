@@ -15,6 +15,7 @@ enum TIFFLayoutTarget {
         FuzzCheck.require(layout.pages.count <= TIFFLayout.maximumPages, "\(layout.pages.count) pages")
         FuzzCheck.require(layout.subIFDs.count <= TIFFLayout.maximumPages, "\(layout.subIFDs.count) SubIFDs")
         for directory in layout.pages + layout.subIFDs {
+            FuzzCheck.require((directory.jpegTableBytes?.count ?? 0) <= StoredJPEGTiles.maximumTableBytes, "JPEGTables too long")
             guard let tiles = StoredJPEGTiles(directory) else { continue }
             for (column, row) in [(0, 0), (1, 0), (0, 1), (tiles.tilesAcross - 1, tiles.tilesDown - 1), (-1, 0), (tiles.tilesAcross, 0)] {
                 guard let jpeg = try? tiles.jpeg(column: column, row: row, in: file) else { continue }

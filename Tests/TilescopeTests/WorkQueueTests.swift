@@ -86,6 +86,38 @@ import Testing
         #expect(queue.snapshot == WorkQueue.Counts(queued: 0, running: 0, done: 3, dropped: 1))
     }
 
+    @Test func atExitWaitingJobsAreForgottenAndTheOneUnderWayIsWaitedFor() throws {
+        let queue = WorkQueue(name: "test-exit", threads: 1, capacity: 8)
+        let gate = Gate()
+        for number in 1...3 { #expect(queue.submit(gate.job(number))) }
+        try gate.waitForStarts(1)
+        // The job under way cannot end before the gate opens: it is reported as still under way.
+        #expect(queue.abandonWaitingJobs(waitingForRunning: 0.05) == 1)
+        #expect(queue.snapshot == WorkQueue.Counts(queued: 0, running: 1, done: 0, dropped: 2))
+        #expect(!queue.submit(gate.job(4)))
+        gate.open()
+        #expect(queue.abandonWaitingJobs(waitingForRunning: 60) == 0)
+        // Only the job that had started ran: the exit does not wait for work nobody has begun.
+        #expect(gate.ran.withLock { $0 } == [1])
+        #expect(queue.snapshot == WorkQueue.Counts(queued: 0, running: 0, done: 1, dropped: 3))
+    }
+
+    @Test func everyLiveQueueIsQuiescedAtExit() throws {
+        // A list of its own: quiescing the process's would stop the queues of the tests running beside this one.
+        let live = LiveWorkQueues(quiescedAtExit: false)
+        let queue = WorkQueue(name: "test-live", threads: 1, capacity: 8)
+        live.add(queue)
+        let gate = Gate()
+        #expect(queue.submit(gate.job(1)))
+        #expect(queue.submit(gate.job(2)))
+        try gate.waitForStarts(1)
+        gate.open()
+        // The started job is finished, the waiting one forgotten or run, and no job is taken afterwards.
+        #expect(live.quiesce(seconds: 60) == 0)
+        #expect(queue.snapshot.running == 0 && queue.snapshot.queued == 0)
+        #expect(!queue.submit(gate.job(3)))
+    }
+
     @Test func itsCountsAreInTheMetricsByName() throws {
         let operations = Operations(accessLog: nil)
         let queue = WorkQueue(name: "test-metrics", threads: 1, capacity: 1)

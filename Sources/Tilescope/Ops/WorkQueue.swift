@@ -50,6 +50,7 @@ final class WorkQueue: @unchecked Sendable {
         self.name = name
         self.threads = max(1, threads)
         self.capacity = max(1, capacity)
+        LiveWorkQueues.shared.add(self)
     }
 
     /// Accepts `job` unless `capacity` jobs are waiting or under way, or the queue is stopped; false
@@ -107,6 +108,23 @@ final class WorkQueue: @unchecked Sendable {
         guard !waitUntilIdle(seconds: seconds) else { return 0 }
         let left = snapshot
         return left.queued + left.running
+    }
+
+    /// Refuses every job from now on, forgets those not started (counted as dropped) and waits up to `seconds`
+    /// for those under way; how many were still under way then. For the process's exit (`LiveWorkQueues`):
+    /// what was not started is made again on request, by the next process.
+    func abandonWaitingJobs(waitingForRunning seconds: Double) -> Int {
+        condition.lock()
+        stopping = true
+        let forgotten = waiting.count - head
+        waiting.removeAll()
+        head = 0
+        counts.dropped += forgotten
+        counts.queued -= forgotten
+        if counts.queued + counts.running == 0 { condition.broadcast() }
+        condition.unlock()
+        guard !waitUntilIdle(seconds: seconds) else { return 0 }
+        return snapshot.running
     }
 
     private func startThread() {

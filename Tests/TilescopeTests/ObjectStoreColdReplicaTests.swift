@@ -33,25 +33,16 @@ import Testing
         ]
     }
 
-    /// With the store down, tiles no earlier request read (checked on the replica's disk, so the premise cannot
-    /// silently fail): the JPEG image's deepest tile as AVIF and WebP, and the transparent image's full-size
-    /// level (its regions always come from its tiles) as a IIIF region inside one tile.
+    /// With the store down: an image of which no earlier request read anything (nor did work behind the replies,
+    /// which follows what was asked: the AVIF preview reads a whole level), asked for as a IIIF region inside one
+    /// tile of level 9 (half size), an AVIF and a WebP tile. Its files are checked to be absent from the replica's disk.
     static func coldWhileDown(_ versions: [String: String], cache: String) throws -> [String] {
-        func absent(_ id: String, level: Int, columns: Int, rows: Int, suffix: String) throws -> (Int, Int) {
-            let folder = cache + "/pyramids/\(id)/\(versions[id]!)/image_files/\(level)"
-            for row in 0..<rows {
-                for column in 0..<columns where access("\(folder)/\(column)_\(row).\(suffix)", F_OK) != 0 { return (column, row) }
-            }
-            throw TestFailure("every tile of \(id)'s level \(level) is on the replica's disk already: nothing is cold")
-        }
-        let (column, row) = try absent("cold", level: 11, columns: 6, rows: 5, suffix: "jpeg")
-        let (x, y) = try absent("clear", level: 10, columns: 3, rows: 2, suffix: "png")
-        // A 254-pixel cell of the full-size level; the region stays inside it.
-        let (left, top) = (x * 254, y * 254)
-        let (width, height) = (min(254, 700 - left), min(254, 500 - top))
-        return ["/dzi/cold_files/11/\(column)_\(row).avif?v=\(versions["cold"]!)",
-                "/dzi/cold_files/11/\(column)_\(row).webp?v=\(versions["cold"]!)",
-                "/iiif/3/clear/\(left),\(top),\(width),\(height)/max/0/default.png"]
+        let folder = cache + "/pyramids/spare/\(versions["spare"]!)"
+        guard access(folder + "/image_files", F_OK) != 0 else { throw TestFailure("spare's tiles are on the replica's disk already") }
+        // Level 9 of 1000 x 800 is 500 x 400: the region at half size is 260...460 x 260...360 of it, inside its tile 1_1.
+        return ["/iiif/3/spare/520,520,400,200/200,/0/default.jpg",
+                "/dzi/spare_files/10/1_1.avif?v=\(versions["spare"]!)",
+                "/dzi/spare_files/10/1_0.webp?v=\(versions["spare"]!)"]
     }
 
     static func versions(_ server: ServerProcess) throws -> [String: String] {
@@ -65,10 +56,10 @@ import Testing
                     found[id] = String(dzi[marker.upperBound...])
                 }
             }
-            if found.count == 2 { return found }
+            if found.count == 3 { return found }
             Thread.sleep(forTimeInterval: 0.1)
         }
-        throw TestFailure("not both images ready:\n\(server.log.suffix(3000))")
+        throw TestFailure("not every image ready:\n\(server.log.suffix(3000))")
     }
 
     @Test func aFreshReplicaAnswersEveryFormatFromTheStore() throws {
@@ -85,8 +76,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
         try TestImages.writeJPEG(width: 1500, height: 1100, to: images + "/cold.jpg", seed: 7)
         try TestImages.writeTransparentPNG(width: 700, height: 500, to: images + "/clear.png")
+        try TestImages.writeJPEG(width: 1000, height: 800, to: images + "/spare.jpg", seed: 8)
 
-        // The builder publishes both, then goes; the reference builds them into a local folder.
+        // The builder publishes them, then goes; the reference builds them into a local folder.
         let builder = try ServerProcess(images: images, data: root + "/builder", extra: store, environment: environment)
         let versions = try Self.versions(builder)
         builder.signal(SIGKILL)

@@ -122,7 +122,7 @@ import Testing
         }
 
         /// The invariant of the store itself: a version with `pyramid.json` holds every file of the reference's
-        /// build, the same bytes. With `exactly`, it holds nothing else, and no other version of the image is left.
+        /// build, the same bytes. With `exactly`, it holds nothing else (the strays of a dead upload are gone).
         func checkStore(_ version: String, exactly: Bool) throws {
             let keys = try storedKeys()
             let prefix = idPrefix + version + "/"
@@ -132,14 +132,15 @@ import Testing
             }
             guard let files = expected[version] else { throw TestFailure("no reference for \(version)") }
             for (path, bytes) in files {
-                let stored = try client.getObject(prefix + path).body
-                #expect(stored == bytes, "published \(version) holds \(path) with other bytes than the build")
+                let stored = try? client.getObject(prefix + path).body
+                #expect(stored != nil, "published \(version) lacks \(path): a partial pyramid")
+                #expect(stored == nil || stored == bytes, "published \(version) holds \(path) with other bytes than the build")
             }
             let manifest = try JSONDecoder().decode(PyramidManifest.self, from: Data(try client.getObject(prefix + "pyramid.json").body))
             #expect(manifest.version == version && manifest.isComplete, "published \(version)'s manifest: \(manifest)")
             if exactly {
                 let wanted = Set(files.keys.map { prefix + $0 } + [prefix + "pyramid.json"])
-                let extra = Set(keys.keys).subtracting(wanted)
+                let extra = Set(keys.keys.filter { $0.hasPrefix(prefix) }).subtracting(wanted)
                 #expect(extra.isEmpty, "left in the store beside \(version): \(extra.sorted().prefix(8)) (\(extra.count))")
             }
         }
@@ -225,7 +226,12 @@ import Testing
         let end = Date().addingTimeInterval(120)
         switch target {
         case .building:
-            Thread.sleep(forTimeInterval: Double.random(in: 0...0.8, using: &random))
+            // Once the build has written its first staged file, a random moment before its first upload.
+            let staging = data + "/" + S3PyramidStore.localFolderName
+            while Date() < end, !hasStagedFiles(staging), (try? world.client.listObjects(prefix: prefix, maxKeys: 1).objects.isEmpty) ?? true {
+                usleep(2000)
+            }
+            usleep(UInt32.random(in: 0...50_000, using: &random))
         case .uploading:
             // After a random number of the version's objects: any of them but the last, pyramid.json.
             let wanted = Int.random(in: 1...(total - 1), using: &random)
@@ -238,6 +244,17 @@ import Testing
         server.signal(SIGKILL)
         _ = try server.waitForExit()
         return try world.phase(of: version)
+    }
+
+    /// Whether a build has staged a file under `folder` (`staging*/{owner}/...`, the locks aside).
+    static func hasStagedFiles(_ folder: String) -> Bool {
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return false }
+        while let relative = walker.nextObject() as? String {
+            guard relative.hasPrefix("staging"), !relative.hasSuffix(".lock") else { continue }
+            var info = stat()
+            if stat(folder + "/" + relative, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { return true }
+        }
+        return false
     }
 
     /// After a kill: a replica (the killed one restarted on its folder, or a fresh one) takes over while a client
@@ -257,13 +274,27 @@ import Testing
         #expect(ready, "the replica did not serve \(version):\n\(server.log.suffix(3000))")
         #expect(reader.failures.isEmpty, "\(reader.failures.count) wrong answers of \(reader.answered): \(reader.failures.prefix(5))")
         #expect(reader.answered > 0)
+        // Of other versions, none unpublished is left (a dead upload). A whole older version can be: when the builder
+        // died between its publication and its removal of older versions, and the next replica adopted its version
+        // without building (a gap left for issue 40, docs/object-storage.md); it must still be whole.
         var left: [String] = []
+        var stale: Set<String> = []
         while Date() < end {
-            left = try world.storedKeys().keys.filter { !$0.hasPrefix(world.idPrefix + version + "/") }
+            let keys = try world.storedKeys()
+            let others = keys.keys.filter { !$0.hasPrefix(world.idPrefix + version + "/") }
+            stale = Set(others.compactMap { key -> String? in
+                let other = String(key.dropFirst(world.idPrefix.count).prefix { $0 != "/" })
+                return keys[world.idPrefix + other + "/pyramid.json"] != nil ? other : nil
+            })
+            left = others.filter { key in !stale.contains(where: { key.hasPrefix(world.idPrefix + $0 + "/") }) }
             if left.isEmpty { break }
             Thread.sleep(forTimeInterval: 0.2)
         }
-        #expect(left.isEmpty, "other versions' objects are left: \(left.prefix(5)) (\(left.count))")
+        #expect(left.isEmpty, "unpublished objects of other versions are left: \(left.prefix(5)) (\(left.count))")
+        for other in stale {
+            print("kill points: older version \(other) left whole in the store")
+            try world.checkStore(other, exactly: true)
+        }
         try world.checkStore(version, exactly: true)
         server.signal(SIGKILL)
         _ = try server.waitForExit()

@@ -22,6 +22,8 @@ public final class TilescopeService: @unchecked Sendable {
     public let sync: LibrarySync
     /// The periodic folder scan, from `start` to `stop`.
     private var rescan: PeriodicTask?
+    /// The sweep of abandoned uploads in the object store (`--store s3://` only), from `start` to `stop`.
+    private var storeSweep: PeriodicTask?
     #if canImport(Glibc)
     /// Looks at the folder as inotify reports changes, from `start` to `stop` (nil without inotify).
     private var folderWatch: FolderWatch?
@@ -165,6 +167,7 @@ public final class TilescopeService: @unchecked Sendable {
                                  : " (first scan of the folder under way: images are listed as they are found)"))
         if restored > 0 { scanInBackground() } else { firstScanInBackground() }
         startRescanning(changes)
+        startSweepingStore()
         if config.isDemo && config.demoGigapixel, let demo { startLargeDemoImage(demo) }
     }
 
@@ -193,6 +196,8 @@ public final class TilescopeService: @unchecked Sendable {
         builds.stop()
         rescan?.stop()
         rescan = nil
+        storeSweep?.stop()
+        storeSweep = nil
         #if canImport(Glibc)
         folderWatch?.stop()
         folderWatch = nil
@@ -272,6 +277,16 @@ public final class TilescopeService: @unchecked Sendable {
             // Until the first full scan is done, what the watcher saw is covered by that scan.
             guard sync.fullScansCompleted > 0 else { return }
             if sync.sync(feed.takeChanges()) { Log.info("images folder changed: \(sync.folder)") }
+        }
+    }
+
+    /// With an object store: abandoned uploads are looked for at start and then every half of
+    /// `--store-abandoned-after` (between 1 s and 10 minutes: a listing of the whole prefix is not free).
+    private func startSweepingStore() {
+        guard let objects = store as? S3PyramidStore else { return }
+        let seconds = Double(config.storeAbandonedSeconds)
+        storeSweep = PeriodicTask(name: "store-sweep", interval: min(max(seconds / 2, 1), 600), runsAtOnce: true) {
+            objects.sweepAbandonedUploads(olderThan: seconds)
         }
     }
 

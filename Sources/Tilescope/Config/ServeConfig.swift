@@ -70,6 +70,9 @@ public struct ServeConfig: PyramidSettings, Sendable {
     public var storePathStyle = true
     /// The local disk cache of files fetched from the object store.
     public var storeCacheMegabytes = 1024
+    /// Seconds an upload to the object store may stay unpublished and untouched before it counts as abandoned and
+    /// is deleted (`AbandonedUploads`).
+    public var storeAbandonedSeconds = 3600
 
     public init() {}
 
@@ -294,6 +297,10 @@ public struct ServeConfig: PyramidSettings, Sendable {
         Setting("--store-cache-mb", env: "TILESCOPE_STORE_CACHE_MB", default: \.storeCacheMegabytes,
                 "megabytes of pyramid files fetched from the object store kept on the local disk (least recently answered go first)") {
             $0.storeCacheMegabytes = try SettingValue.integer($1, "store-cache-mb", in: 16...100_000_000)
+        },
+        Setting("--store-abandoned-after", env: "TILESCOPE_STORE_ABANDONED_SECONDS", default: \.storeAbandonedSeconds,
+                "seconds a version's objects may stay in the object store without pyramid.json and without a new write before they are deleted as an upload that died") {
+            $0.storeAbandonedSeconds = try SettingValue.integer($1, "store-abandoned-after", in: 1...2_592_000)
         },
     ]
 }

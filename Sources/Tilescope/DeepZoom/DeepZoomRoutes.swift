@@ -69,12 +69,16 @@ extension TilescopeApp {
         if manifest.isDirect { throw Self.noFormatsForDirect(id, format) }
         let version = record.version
         if let wantedVersion, wantedVersion != version { throw Self.noSuchVersion(id, wantedVersion) }
-        return reply(derivedFormats.answer(TileQuestion(
+        let question = TileQuestion(
             record: record, manifest: manifest, picture: .tile(level: level, column: column, row: row), format: format,
             acceptsJXL: JPEGXLAnswers.accepted(by: request),
             cacheControl: wantedVersion != nil ? HTTPCaching.immutable
                 : HTTPCaching.cacheControl(for: request, currentVersion: version),
-            mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })), for: request)
+            mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })
+        let stored = manifest.isTransparent
+            ? store.alphaTilePath(id: id, version: version, level: level, column: column, row: row)
+            : store.tilePath(id: id, version: version, level: level, column: column, row: row)
+        return answerDerived(question, madeFrom: stored, request)
     }
 
     /// A source served from its own levels answers JPEG tiles and `preview.jpeg` only: the other formats are made

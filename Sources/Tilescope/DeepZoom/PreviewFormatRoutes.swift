@@ -16,10 +16,13 @@ extension TilescopeApp {
     func previewFormat(_ id: String, format: DeepZoomTileFormat, _ request: Request) throws -> Reply {
         let (record, manifest) = try publishedImage(id)
         if manifest.isDirect { throw Self.noFormatsForDirect(id, format) }
-        return reply(derivedFormats.answer(TileQuestion(
+        let question = TileQuestion(
             record: record, manifest: manifest, picture: .preview, format: format,
             acceptsJXL: JPEGXLAnswers.accepted(by: request),
             cacheControl: HTTPCaching.cacheControl(for: request, currentVersion: record.version),
-            mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })), for: request)
+            mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })
+        let stored = manifest.isTransparent ? store.alphaPreviewPath(id: id, version: record.version)
+            : store.previewPath(id: id, version: record.version)
+        return answerDerived(question, madeFrom: stored, request)
     }
 }

@@ -86,9 +86,11 @@ extension TilescopeApp {
         // A transparent image's regions come from its PNG tiles, alpha kept; their deepest level is the source's
         // own pixels, so it needs no lossless copy.
         let transparent = manifest.isTransparent
+        // With an object store, tiles not on this replica yet are fetched as the render reads them.
+        let reads = FetchingReads(store: store)
         let pyramidReader = PyramidRegionReader(pyramid: pyramid, isTransparent: transparent, tilePath: { level, column, row in
-            transparent ? store.alphaTilePath(id: id, version: version, level: level, column: column, row: row)
-                : store.tilePath(id: id, version: version, level: level, column: column, row: row)
+            reads.path(transparent ? store.alphaTilePath(id: id, version: version, level: level, column: column, row: row)
+                : store.tilePath(id: id, version: version, level: level, column: column, row: row))
         })
         let versionFolder = store.versionFolder(id: id, version: version)
         let lossless = iiif.lossless
@@ -117,7 +119,7 @@ extension TilescopeApp {
             }
             let commonHeaders = headers
             let work: @Sendable () -> Response = {
-                Self.timed(commonHeaders, "tile;desc=written", rendering) {
+                Self.timed(commonHeaders, "tile;desc=written", rendering, reads) {
                     try files.write(tile, rendering: rendering, reader: reader(), jpegQuality: quality, background: background,
                                     writes: writes)
                 }
@@ -125,7 +127,9 @@ extension TilescopeApp {
             // One stored tile decoded and encoded, about a millisecond, may run on the poll thread when nothing
             // else is in flight (`CostlyWork.mayRunInline`), unless it could block: a lossless copy to look for (or write), or a
             // tile write that would have to happen before the reply (the writers' queue full).
+            // Nor when its tiles may have to be fetched from an object store first.
             let bounded = (!rendering.wantsSourcePixels || transparent || lossless.knownToHaveNoCopy(record)) && writes.hasRoom
+                && !store.fetchesOnMiss
             return .costly(CostlyWork(client: clients.client(of: request), pixels: rendering.estimatedPixels,
                                       mayRunInline: bounded, make: work))
         }
@@ -153,7 +157,7 @@ extension TilescopeApp {
         let cache = iiif.cache, memory = pyramidBytes
         let commonHeaders = headers
         return .costly(CostlyWork(client: clients.client(of: request), pixels: rendering.estimatedPixels) {
-            Self.timed(commonHeaders, "cache;desc=miss", rendering) {
+            Self.timed(commonHeaders, "cache;desc=miss", rendering, reads) {
                 let reader = try reader()
                 guard direct, let source = reader as? PyramidalSource else {
                     let body = try IIIFRenderer(reader: reader, jpegQuality: quality, background: background).render(rendering)
@@ -192,9 +196,10 @@ extension TilescopeApp {
     /// Larger than any 254-px tile in any format: a file beyond it is not a tile of ours.
     static let maxStoredTileBytes = 4 << 20
 
-    /// Runs a render on the worker thread and answers with its bytes and its duration.
+    /// Runs a render on the worker thread and answers with its bytes and its duration. A render that failed because
+    /// the object store did not give a tile it reads is answered as the store's failure (`reads`).
     private static func timed(_ headers: [(name: String, value: String)], _ what: String, _ rendering: IIIFRendering,
-                              _ render: () throws -> [UInt8]) -> Response {
+                              _ reads: FetchingReads, _ render: () throws -> [UInt8]) -> Response {
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             let body = try render()
@@ -202,6 +207,7 @@ extension TilescopeApp {
             let timing = ("Server-Timing", "\(what), render;dur=" + ServerTiming.milliseconds(seconds))
             return Response(status: 200, headers: headers + [timing], body: .bytes(body))
         } catch {
+            if let failure = reads.storeFailure { return APIError(failure).response }
             return APIError(500, "render_failed", "cannot render \(rendering.canonical): \(error)").response
         }
     }

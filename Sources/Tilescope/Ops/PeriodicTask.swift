@@ -8,8 +8,10 @@ final class PeriodicTask: @unchecked Sendable {
     private var stopping = false
     private var ended = false
 
-    init(name: String, interval: Double, _ work: @escaping @Sendable () -> Void) {
+    /// `runsAtOnce`: a first run as the thread starts, rather than after the first interval.
+    init(name: String, interval: Double, runsAtOnce: Bool = false, _ work: @escaping @Sendable () -> Void) {
         let thread = Thread { [self] in
+            if runsAtOnce { work() }
             condition.lock()
             while !stopping {
                 // A timed wait, not a sleep: a stop wakes it at once.

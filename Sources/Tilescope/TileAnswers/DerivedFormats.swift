@@ -105,8 +105,9 @@ final class DerivedFormats: Sendable {
             return interimTile(question, level: level, column: column, row: row)
         }
         let quality = jpegQuality
+        let reads = FetchingReads(store: store)
         let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
-            store.tilePath(id: id, version: version, level: level, column: column, row: row)
+            reads.path(store.tilePath(id: id, version: version, level: level, column: column, row: row))
         })
         return .made(soon: false, pixels: question.workPixels) { [self] in
             let start = DispatchTime.now().uptimeNanoseconds

@@ -29,11 +29,12 @@ extension DerivedFormats {
         encodings.enqueue(target) {
             // Made meanwhile by an earlier encoding of the same tile: nothing to do.
             guard access(target, F_OK) != 0 && access(kept, F_OK) != 0 else { return }
+            let reads = FetchingReads(store: store)
             let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
-                store.tilePath(id: id, version: version, level: level, column: column, row: row)
+                reads.path(store.tilePath(id: id, version: version, level: level, column: column, row: row))
             })
             do {
-                _ = try files.write(level: level, column: column, row: row, from: jpegPath, jpegQuality: quality,
+                _ = try files.write(level: level, column: column, row: row, from: reads.path(jpegPath), jpegQuality: quality,
                                     pyramid: reader)
             } catch {
                 // Its next request answers the JPEG again and queues it again.

@@ -94,14 +94,15 @@ extension DerivedFormats {
         let files = PreviewAVIF(versionFolder: store.versionFolder(id: id, version: version))
         guard !files.isMade else { return }
         let store = self.store
+        let reads = FetchingReads(store: store)
         let reader = PyramidRegionReader(pyramid: pyramid, tilePath: { level, column, row in
-            store.tilePath(id: id, version: version, level: level, column: column, row: row)
+            reads.path(store.tilePath(id: id, version: version, level: level, column: column, row: row))
         })
         let previewPath = store.previewPath(id: id, version: version)
         previews.enqueue(files.path) {
             guard !files.isMade else { return }  // made meanwhile by an earlier encoding
             do {
-                try files.write(pyramid: reader, previewLevel: level, previewPath: previewPath)
+                try files.write(pyramid: reader, previewLevel: level, previewPath: reads.path(previewPath))
             } catch {
                 // The next request answers the JPEG again and queues it again.
                 Log.info("cannot make the AVIF preview of \(id): \(error)")

@@ -27,6 +27,8 @@ public final class S3PyramidStore: PyramidStore, Sendable {
     let client: S3Client
     let cache: StoreDiskCache
     private let coalescer = FetchCoalescer()
+    /// A progressive build's parts, uploaded while the build goes on.
+    private let uploads = VersionUploads()
     let reachability: StoreReachability
     private let counts = Mutex<(fetches: Int, failures: Int)>((0, 0))
 
@@ -140,9 +142,13 @@ public final class S3PyramidStore: PyramidStore, Sendable {
             local.discard(stagingFolder: stagingFolder)
             return false
         }
-        // A progressive build's base: on this replica only until the version is whole.
+        // A progressive build's base: served on this replica only until the version is whole, and uploaded
+        // meanwhile (the store's readers see none of it before pyramid.json).
         guard manifest.isComplete else {
-            return try local.publish(stagingFolder: stagingFolder, manifest: manifest, id: id, version: version)
+            guard try local.publish(stagingFolder: stagingFolder, manifest: manifest, id: id, version: version) else { return false }
+            let folder = local.folder(id: id, version: version)
+            uploads.start(id + "/" + version) { [self] in try upload(folder, as: "", id: id, version: version) }
+            return true
         }
         let uploaded = try upload(stagingFolder, as: "", id: id, version: version)
         guard try publishManifest(manifest, id: id, version: version) else {
@@ -156,12 +162,18 @@ public final class S3PyramidStore: PyramidStore, Sendable {
 
     public func publishLevel(_ level: Int, from stagedFolder: String, manifest: PyramidManifest,
                              id: String, version: String) throws {
+        let place = "\(PyramidBuilder.tilesFolderName)/\(level)"
         guard manifest.isComplete else {
-            return try local.publishLevel(level, from: stagedFolder, manifest: manifest, id: id, version: version)
+            try local.publishLevel(level, from: stagedFolder, manifest: manifest, id: id, version: version)
+            let folder = local.folder(id: id, version: version) + "/" + place
+            uploads.start(id + "/" + version) { [self] in try upload(folder, as: place, id: id, version: version) }
+            return
         }
-        // The last level: the base and the levels published here so far, then this one, then the manifest.
-        var uploaded = try upload(local.folder(id: id, version: version), as: "", id: id, version: version)
-        uploaded.formUnion(try upload(stagedFolder, as: "\(PyramidBuilder.tilesFolderName)/\(level)", id: id, version: version))
+        // The last level: the uploads started for the base and the levels before it, whatever of the local copy they
+        // did not put (a build that started on an older server), this level, then the manifest.
+        var uploaded = try uploads.finish(id + "/" + version)
+        uploaded.formUnion(try upload(local.folder(id: id, version: version), as: "", id: id, version: version, skipping: uploaded))
+        uploaded.formUnion(try upload(stagedFolder, as: place, id: id, version: version))
         guard try publishManifest(manifest, id: id, version: version) else {
             // Another builder published this version first: ours goes, theirs is adopted (`PartPublisher`).
             local.discard(stagingFolder: stagedFolder)
@@ -201,13 +213,15 @@ public final class S3PyramidStore: PyramidStore, Sendable {
 
     /// Puts the pyramid's files under `folder` (only `pyramidEntries` at the top of a version folder) as the
     /// version's `place/...`; returns their paths inside the version.
-    private func upload(_ folder: String, as place: String, id: String, version: String) throws -> Set<String> {
+    private func upload(_ folder: String, as place: String, id: String, version: String,
+                        skipping done: Set<String> = []) throws -> Set<String> {
         var found: [String] = []
         if let walker = FileManager.default.enumerator(atPath: folder) {
             while let relative = walker.nextObject() as? String {
                 if place.isEmpty, !Self.pyramidEntries.contains(relative.split(separator: "/").first.map(String.init) ?? "") { continue }
                 var info = stat()
-                guard stat(folder + "/" + relative, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+                guard stat(folder + "/" + relative, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                      !done.contains(place.isEmpty ? relative : place + "/" + relative) else { continue }
                 found.append(relative)
             }
         }
@@ -244,6 +258,8 @@ public final class S3PyramidStore: PyramidStore, Sendable {
     // MARK: Removing
 
     public func withdraw(id: String, version: String) {
+        // Uploads still running would write after the deletion below.
+        _ = try? uploads.finish(id + "/" + version)
         local.withdraw(id: id, version: version)
         cache.forget(under: local.folder(id: id, version: version))
         // Only what was never published: a version whose manifest is in the store is another builder's, whole.

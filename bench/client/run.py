@@ -170,7 +170,8 @@ class Network:
     """Tile and preview requests of one page, from the DevTools protocol: counts, bytes, cancellations."""
 
     def __init__(self, page):
-        self.requests = {}  # requestId -> {path, kind, bytes, state, type, timing}
+        self.requests = {}  # requestId -> {path, kind, bytes, state, type, timing, step}
+        self.step = 0  # the step of the run under way: each request is counted against the step that asked for it
         cdp = page.context.new_cdp_session(page)
         cdp.on('Network.requestWillBeSent', self._sent)
         cdp.on('Network.responseReceived', self._response)
@@ -184,7 +185,7 @@ class Network:
         kind = ('tile' if TILE in path and path.endswith(TILE_FORMATS)
                 else 'preview' if path.endswith(('/preview.jpeg', '/preview.avif')) else None)
         if kind:
-            self.requests[e['requestId']] = {'path': path, 'kind': kind, 'bytes': 0, 'state': 'sent'}
+            self.requests[e['requestId']] = {'path': path, 'kind': kind, 'bytes': 0, 'state': 'sent', 'step': self.step}
 
     def _response(self, e):
         r = self.requests.get(e['requestId'])
@@ -249,7 +250,8 @@ def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, c
     times = [page.evaluate('window.bench.load()')]
     loaded_since_navigation = page.evaluate('window.bench.loadedSinceNavigation()')
     views = [page.evaluate('window.bench.report().view')]
-    for _, view in plan[1:]:
+    for step, (_, view) in enumerate(plan[1:], start=1):
+        network.step = step
         times.append(page.evaluate('(v) => window.bench.step(v)', view))
         views.append(page.evaluate('window.bench.report().view'))
     page.wait_for_timeout(300)  # late network events of the last step
@@ -274,6 +276,10 @@ def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, c
         'kib': sum(r['bytes'] for r in tiles + previews) / 1024,
         'never_drawn': sum(1 for r in tiles if r['path'] not in drawn),
         'cancelled': sum(1 for r in tiles if r['state'] == 'cancelled'),
+        # Issue 44, goal 3: what the network carried for nothing, cancelled requests' partial bytes included.
+        'wasted_kib': sum(r['bytes'] for r in tiles if r['path'] not in drawn) / 1024,
+        'step_requests': [sum(1 for r in tiles if r['step'] == i) for i in range(len(plan))],
+        'step_kib': [round(sum(r['bytes'] for r in tiles + previews if r['step'] == i) / 1024) for i in range(len(plan))],
         'seconds': sum(times) / 1000,
         'step_ms': [round(t) for t in times],
         'first_picture_ms': report['firstPicture'],
@@ -304,6 +310,7 @@ def table(results, scales, runs, viewers, plan=None):
     lines = [head, '|---|' + '---:|' * ((3 if extra else 2) * len(scales))]
     rows = [('tile requests', 'tile_requests', '{:,.0f}', True), ('KiB received (tiles + preview)', 'kib', '{:,.0f}', True),
             ('requested, never drawn', 'never_drawn', '{:,.0f}', False), ('of which cancelled', 'cancelled', '{:,.0f}', False),
+            ('KiB of tiles never drawn (wasted)', 'wasted_kib', '{:,.0f}', False),
             ('time to fully loaded, all steps', 'seconds', '{:.1f} s', True),
             ('first picture', 'first_picture_ms', '{:.0f} ms', False),
             ('tiles answered by a stand-in JPEG (interim)', 'interim', '{:,.0f}', False),
@@ -314,6 +321,9 @@ def table(results, scales, runs, viewers, plan=None):
                      ('first picture, from navigation', 'first_picture_from_navigation_ms', '{:,.0f} ms', True)]
         rows += [(f'step {i}: {name}, fully drawn', ('step_ms', i), '{:,.0f} ms', True)
                  for i, (name, _) in enumerate(plan) if i > 0]
+        rows += [row for i, (name, _) in enumerate(plan)
+                 for row in ((f'step {i}: {name}, tile requests', ('step_requests', i), '{:,.0f}', True),
+                             (f'step {i}: {name}, KiB', ('step_kib', i), '{:,.0f}', True))]
     med = lambda viewer, scale, key: statistics.median(
         (r[key[0]][key[1]] if isinstance(key, tuple) else r[key])
         for r in results if r['viewer'] == viewer and r['scale'] == scale)

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+import phone
 import throttle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,7 +127,7 @@ def public_folder(osd):
     shutil.rmtree(folder, ignore_errors=True)
     shutil.copytree(ROOT / 'Public', folder)
     (folder / 'bench').mkdir()
-    for name in ('tilescope.html', 'osd.html', 'harness.js'):
+    for name in ('tilescope.html', 'osd.html', 'harness.js', 'phone.html', 'smoothness.js'):
         shutil.copy(HERE / name, folder / 'bench' / name)
     shutil.copy(osd, folder / 'bench' / 'openseadragon.min.js')
     return folder
@@ -340,6 +341,27 @@ def table(results, scales, runs, viewers, plan=None):
     return '\n'.join(lines)
 
 
+def phone_bench(args, server, image):
+    """Issue 44, goal 1: gestures on a phone (phone.py); the table goes to results-phone-cpu{N}.md and .json."""
+    cpu = args.cpu if args.cpu != 1 else 4
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=args.chromium, args=['--no-sandbox', '--force-color-profile=srgb'])
+        results = phone.run(browser, server.base, image, args.runs, cpu, lambda line: print(line, file=sys.stderr))
+        browser.close()
+    commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(['git', 'status', '--porcelain', '--', 'Public', 'bench/client'], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    load = os.getloadavg()
+    report = (f'Gestures on a phone, {args.size}x{args.size}, 390x844 CSS px at DPR 3, touch, CPU slowed {cpu:g}x, '
+              f'commit {commit}{" (+ local changes)" if dirty else ""}, '
+              f'{time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}\n'
+              'Late frame: more than 25 ms after the previous requestAnimationFrame timestamp; from the first touch to the '
+              'last frame in which the view moved.\n\n' + phone.table(results, args.runs) + '\n')
+    print(report)
+    (OUT / f'results-phone-cpu{cpu:g}.md').write_text(report)
+    (OUT / f'results-phone-cpu{cpu:g}.json').write_text(json.dumps(results, indent=1))
+
+
 def main():
     global OUT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -363,6 +385,9 @@ def main():
                              "B: 400 ms, 400 kbit/s)")
     parser.add_argument('--cpu', type=float, default=1, help='CPU slowdown of every measured page (4: a phone)')
     parser.add_argument('--steps', type=int, default=0, help='only the first N views of the run (0: all)')
+    parser.add_argument('--phone', action='store_true',
+                        help='issue 44, goal 1 instead of the views: gestures on a phone (phone.py), the client beside '
+                             "OpenSeadragon's canvas and HTML drawers, the CPU slowed --cpu times (4 unless given)")
     parser.add_argument('--out', default=str(OUT),
                         help='folder for the image, the pyramid and the results (a second one lets a cold run go on '
                              'beside a warm data folder)')
@@ -395,6 +420,8 @@ def main():
                                             timeout=60) as r:
                     r.read()
         wait_for_encodings(server.base)
+        if args.phone:
+            return phone_bench(args, server, image)
         plan = steps(args.size)[:args.steps or None]
         throttled = bool(args.network) or args.cpu != 1
         results = []

@@ -1,8 +1,11 @@
 """How a page asks for its modules and its first record (issue 44, goal 2): the record first, then every module of
 the import graph at once (`modulepreload` links the page's inline script adds), instead of level by level as each
-module's imports are read. The list in the page is held to the real import graph, read from the files and seen in
-the browser; counted in requests, never timed."""
+module's imports are read, and compressed (`Content-Encoding: deflate`). The list in the page is held to the real
+import graph, read from the files and seen in the browser; counted in requests and bytes, never timed."""
 import re
+import urllib.error
+import urllib.request
+import zlib
 from pathlib import Path
 
 from conftest import REPO, page_session
@@ -76,3 +79,33 @@ def test_the_browser_fetches_the_ring_first_and_each_module_once_through_its_pre
     # The stylesheet and the entry module are named in the HTML: the preload scanner may ask for them first.
     ahead = paths[:paths.index(rings[0])]
     assert set(ahead) <= {'/', '/css/tilescope.css', '/js/main.js'}, f'the ring went out after {ahead}'
+
+
+def test_the_client_files_come_compressed_to_a_browser_that_takes_deflate(browser, server, request):
+    """Chromium asks with `Accept-Encoding: gzip, deflate, ...`: every module, the stylesheet and the page come as
+    deflate (and run: the gallery opens); a client that does not say it takes deflate gets the file as it is."""
+    with page_session(browser, server.base, request.node) as session:
+        codings = {}
+        session.page.on('response', lambda r: codings.__setitem__(r.url.removeprefix(server.base),
+                                                                    r.headers.get('content-encoding')))
+        session.open()
+    texts = {path: coding for path, coding in codings.items()
+             if path == '/' or path.startswith('/js/') or path.endswith('.css')}
+    assert len(texts) > 20 and set(texts.values()) == {'deflate'}, texts
+    for path, file in (('/js/dom/ScrollView.js', 'js/dom/ScrollView.js'), ('/', 'index.html')):
+        plain = (PUBLIC / file).read_bytes()
+        with urllib.request.urlopen(server.base + path) as r:
+            assert r.headers.get('Content-Encoding') is None and r.read() == plain
+            plain_tag = r.headers['ETag']
+        asked = urllib.request.Request(server.base + path, headers={'Accept-Encoding': 'gzip, deflate'})
+        with urllib.request.urlopen(asked) as r:
+            assert r.headers['Content-Encoding'] == 'deflate' and 'Accept-Encoding' in r.headers['Vary']
+            body, tag = r.read(), r.headers['ETag']
+        assert zlib.decompress(body) == plain and len(body) < len(plain) / 2
+        assert tag != plain_tag, 'the compressed bytes share the plain ones\' ETag'
+        again = urllib.request.Request(server.base + path, headers={'Accept-Encoding': 'deflate', 'If-None-Match': tag})
+        try:
+            urllib.request.urlopen(again)
+            raise AssertionError('no 304 for the current compressed copy')
+        except urllib.error.HTTPError as e:
+            assert e.code == 304

@@ -237,7 +237,7 @@ def wait_for_encodings(base, timeout=3600):
     return time.monotonic() - start
 
 
-def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, cpu=1):
+def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, cpu=1, quick_ms=None):
     cpu_before = cpu_seconds(pid) if pid else 0.0
     context = browser.new_context(viewport=VIEW, device_scale_factor=scale)
     page = context.new_page()
@@ -251,7 +251,12 @@ def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, c
     times = [page.evaluate('window.bench.load()')]
     loaded_since_navigation = page.evaluate('window.bench.loadedSinceNavigation()')
     views = [page.evaluate('window.bench.report().view')]
-    for step, (_, view) in enumerate(plan[1:], start=1):
+    if quick_ms:
+        # Goal 3: every view after the load, one every quick_ms, none waited for; only the last one is checked.
+        network.step = 1
+        times.append(page.evaluate('([v, g]) => window.bench.quick(v, g)', [[v for _, v in plan[1:]], quick_ms]))
+        views, plan = views + [page.evaluate('window.bench.report().view')], [plan[0], plan[-1]]
+    for step, (_, view) in enumerate(plan[1:] if not quick_ms else [], start=1):
         network.step = step
         times.append(page.evaluate('(v) => window.bench.step(v)', view))
         views.append(page.evaluate('window.bench.report().view'))
@@ -385,6 +390,9 @@ def main():
                              "B: 400 ms, 400 kbit/s)")
     parser.add_argument('--cpu', type=float, default=1, help='CPU slowdown of every measured page (4: a phone)')
     parser.add_argument('--steps', type=int, default=0, help='only the first N views of the run (0: all)')
+    parser.add_argument('--quick', type=int, default=0, metavar='MS',
+                        help='issue 44, goal 3: after the load, go through the views one every MS ms without waiting '
+                             'for any (cancelled requests and wasted KiB are what to read)')
     parser.add_argument('--phone', action='store_true',
                         help='issue 44, goal 1 instead of the views: gestures on a phone (phone.py), the client beside '
                              "OpenSeadragon's canvas and HTML drawers, the CPU slowed --cpu times (4 unless given)")
@@ -448,7 +456,7 @@ def main():
                         if args.cold:
                             forget_derived_tiles(OUT / f'data-{args.size}' / 'pyramids', keep_level=fit)
                         r = one_run(browser, server.base, viewer, image, scale, plan, pid=server.process.pid,
-                                    network=args.network, cpu=args.cpu)
+                                    network=args.network, cpu=args.cpu, quick_ms=args.quick)
                         r['cold'] = args.cold
                         results.append(r)
                         print(f"DPR {scale} run {run + 1} {viewer:9} ({'/'.join(r['formats'])}): "
@@ -471,9 +479,12 @@ def main():
               f', {throttle.describe(args.network, args.cpu)}\n'
               'Ratios in brackets: the client to OpenSeadragon with its defaults (JPEG tiles), which the goals of '
               'issue 15 are judged against; in the extra column, the client to OpenSeadragon on WebP tiles.\n\n'
-              + table(results, scales, args.runs, viewers, plan if throttled else None) + '\n')
+              + (f'Quick: after the load, the {len(plan) - 1} views one every {args.quick} ms, none waited for; '
+                 'the last step is the time from the last call until settled.\n\n' if args.quick else '')
+              + table(results, scales, args.runs, viewers,
+                      ([plan[0], ('quick run', plan[-1][1])] if args.quick else plan) if throttled else None) + '\n')
     print(report)
-    name = f"results-{args.network or 'loopback'}-cpu{args.cpu:g}" if throttled else 'results'
+    name = (f"results-{args.network or 'loopback'}-cpu{args.cpu:g}" if throttled else 'results') + ('-quick' if args.quick else '')
     (OUT / f'{name}.md').write_text(report)
     (OUT / f'{name}.json').write_text(json.dumps({'plan': plan, 'results': results}, indent=1))
     worst = max(r['view_deviation'] for r in results)

@@ -78,10 +78,8 @@ def one_run(browser, base, viewer, image, cpu):
         gesture(send)
         # Still for 30 frames (half a second): the momentum, bounce or animation is over.
         wait_until(page, 'window.smoothness.stillFrames() >= 30', 60, f'{viewer}: {name}')
-        report = page.evaluate('(start) => window.smoothness.report(start)', start)
-        if not report['moved']:
-            raise SystemExit(f'{viewer}: the {name} did not move the view')
-        result[name] = report
+        # A gesture the viewer does not take (OpenSeadragon 4.1 ignores the touch double tap here) is reported so.
+        result[name] = page.evaluate('(start) => window.smoothness.report(start)', start)
     context.close()
     if errors:
         raise SystemExit(f'{viewer}: page errors: {errors}')
@@ -97,13 +95,15 @@ def run(browser, base, image, runs, cpu, log):
             results.append(r)
             log(f'phone run {run_index + 1} {viewer:10} ' + ', '.join(
                 f"{name}: {r[name]['late']}/{r[name]['frames']} late, {r[name]['longTaskMs']:.0f} of {r[name]['ms']:.0f} ms "
-                f"in long tasks, worst gap {r[name]['worstGapMs']:.0f} ms" for name, _ in GESTURES))
+                f"in long tasks, worst gap {r[name]['worstGapMs']:.0f} ms" if r[name]['moved'] else f'{name}: did not move'
+                for name, _ in GESTURES))
     return results
 
 
 def table(results, runs):
     def med(viewer, name, f):
-        return statistics.median(f(r[name]) for r in results if r['viewer'] == viewer)
+        moved = [f(r[name]) for r in results if r['viewer'] == viewer and r[name]['moved']]
+        return statistics.median(moved) if moved else None
 
     late = lambda g: 100 * g['late'] / max(g['frames'], 1)
     long_share = lambda g: 100 * g['longTaskMs'] / g['ms']
@@ -115,8 +115,9 @@ def table(results, runs):
                               (f'{name}: worst gap between frames', lambda g: g['worstGapMs'], '{:.0f} ms')):
             if f is None:
                 cells = [f"{med(v, name, lambda g: g['frames']):.0f}, {med(v, name, lambda g: g['ms']):,.0f} ms"
-                         for v in PHONE_VIEWERS]
+                         if med(v, name, lambda g: g['frames']) is not None else 'did not move' for v in PHONE_VIEWERS]
             else:
-                cells = [fmt.format(med(v, name, f)) for v in PHONE_VIEWERS]
+                cells = [fmt.format(med(v, name, f)) if med(v, name, f) is not None else 'did not move'
+                         for v in PHONE_VIEWERS]
             lines.append(f'| {label} | ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines)

@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        // zlib: the browser client's modules, stylesheet and pages sent compressed (StaticFiles.swift).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLibJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
         // OpenSSL's libcrypto: SHA-256 and HMAC-SHA256 for ObjectStore's SigV4 signing.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -48,7 +50,7 @@ let package = Package(
         .target(name: "ObjectStore", dependencies: ["CCrypto", "CTLS", "CTLSShims"]),
         // openapi.json, the API contract (edited by hand, the only copy), is a resource: SwiftPM puts it in
         // Tilescope_Tilescope.resources/ beside the executable, and the server sends it at GET /openapi.json.
-        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "ObjectStore", "CLibcShims", "CCrypto"],
+        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "ObjectStore", "CLibcShims", "CCrypto", "CZlib"],
                 resources: [.copy("OpenAPI/openapi.json")]),
         // The built-in demo gallery's image painters: linked by the executable, unknown to the server.
         .target(name: "TilescopeDemo", dependencies: ["Imaging", "ScrollGeometry"]),

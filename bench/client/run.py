@@ -39,6 +39,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+import phone
 import throttle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,7 +127,7 @@ def public_folder(osd):
     shutil.rmtree(folder, ignore_errors=True)
     shutil.copytree(ROOT / 'Public', folder)
     (folder / 'bench').mkdir()
-    for name in ('tilescope.html', 'osd.html', 'harness.js'):
+    for name in ('tilescope.html', 'osd.html', 'harness.js', 'phone.html', 'smoothness.js'):
         shutil.copy(HERE / name, folder / 'bench' / name)
     shutil.copy(osd, folder / 'bench' / 'openseadragon.min.js')
     return folder
@@ -170,7 +171,8 @@ class Network:
     """Tile and preview requests of one page, from the DevTools protocol: counts, bytes, cancellations."""
 
     def __init__(self, page):
-        self.requests = {}  # requestId -> {path, kind, bytes, state, type, timing}
+        self.requests = {}  # requestId -> {path, kind, bytes, state, type, timing, step}
+        self.step = 0  # the step of the run under way: each request is counted against the step that asked for it
         cdp = page.context.new_cdp_session(page)
         cdp.on('Network.requestWillBeSent', self._sent)
         cdp.on('Network.responseReceived', self._response)
@@ -184,7 +186,7 @@ class Network:
         kind = ('tile' if TILE in path and path.endswith(TILE_FORMATS)
                 else 'preview' if path.endswith(('/preview.jpeg', '/preview.avif')) else None)
         if kind:
-            self.requests[e['requestId']] = {'path': path, 'kind': kind, 'bytes': 0, 'state': 'sent'}
+            self.requests[e['requestId']] = {'path': path, 'kind': kind, 'bytes': 0, 'state': 'sent', 'step': self.step}
 
     def _response(self, e):
         r = self.requests.get(e['requestId'])
@@ -235,7 +237,7 @@ def wait_for_encodings(base, timeout=3600):
     return time.monotonic() - start
 
 
-def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, cpu=1):
+def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, cpu=1, quick_ms=None):
     cpu_before = cpu_seconds(pid) if pid else 0.0
     context = browser.new_context(viewport=VIEW, device_scale_factor=scale)
     page = context.new_page()
@@ -249,7 +251,13 @@ def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, c
     times = [page.evaluate('window.bench.load()')]
     loaded_since_navigation = page.evaluate('window.bench.loadedSinceNavigation()')
     views = [page.evaluate('window.bench.report().view')]
-    for _, view in plan[1:]:
+    if quick_ms:
+        # Goal 3: every view after the load, one every quick_ms, none waited for; only the last one is checked.
+        network.step = 1
+        times.append(page.evaluate('([v, g]) => window.bench.quick(v, g)', [[v for _, v in plan[1:]], quick_ms]))
+        views, plan = views + [page.evaluate('window.bench.report().view')], [plan[0], plan[-1]]
+    for step, (_, view) in enumerate(plan[1:] if not quick_ms else [], start=1):
+        network.step = step
         times.append(page.evaluate('(v) => window.bench.step(v)', view))
         views.append(page.evaluate('window.bench.report().view'))
     page.wait_for_timeout(300)  # late network events of the last step
@@ -274,6 +282,10 @@ def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, c
         'kib': sum(r['bytes'] for r in tiles + previews) / 1024,
         'never_drawn': sum(1 for r in tiles if r['path'] not in drawn),
         'cancelled': sum(1 for r in tiles if r['state'] == 'cancelled'),
+        # Issue 44, goal 3: what the network carried for nothing, cancelled requests' partial bytes included.
+        'wasted_kib': sum(r['bytes'] for r in tiles if r['path'] not in drawn) / 1024,
+        'step_requests': [sum(1 for r in tiles if r['step'] == i) for i in range(len(plan))],
+        'step_kib': [round(sum(r['bytes'] for r in tiles + previews if r['step'] == i) / 1024) for i in range(len(plan))],
         'seconds': sum(times) / 1000,
         'step_ms': [round(t) for t in times],
         'first_picture_ms': report['firstPicture'],
@@ -304,6 +316,7 @@ def table(results, scales, runs, viewers, plan=None):
     lines = [head, '|---|' + '---:|' * ((3 if extra else 2) * len(scales))]
     rows = [('tile requests', 'tile_requests', '{:,.0f}', True), ('KiB received (tiles + preview)', 'kib', '{:,.0f}', True),
             ('requested, never drawn', 'never_drawn', '{:,.0f}', False), ('of which cancelled', 'cancelled', '{:,.0f}', False),
+            ('KiB of tiles never drawn (wasted)', 'wasted_kib', '{:,.0f}', False),
             ('time to fully loaded, all steps', 'seconds', '{:.1f} s', True),
             ('first picture', 'first_picture_ms', '{:.0f} ms', False),
             ('tiles answered by a stand-in JPEG (interim)', 'interim', '{:,.0f}', False),
@@ -314,6 +327,9 @@ def table(results, scales, runs, viewers, plan=None):
                      ('first picture, from navigation', 'first_picture_from_navigation_ms', '{:,.0f} ms', True)]
         rows += [(f'step {i}: {name}, fully drawn', ('step_ms', i), '{:,.0f} ms', True)
                  for i, (name, _) in enumerate(plan) if i > 0]
+        rows += [row for i, (name, _) in enumerate(plan)
+                 for row in ((f'step {i}: {name}, tile requests', ('step_requests', i), '{:,.0f}', True),
+                             (f'step {i}: {name}, KiB', ('step_kib', i), '{:,.0f}', True))]
     med = lambda viewer, scale, key: statistics.median(
         (r[key[0]][key[1]] if isinstance(key, tuple) else r[key])
         for r in results if r['viewer'] == viewer and r['scale'] == scale)
@@ -328,6 +344,27 @@ def table(results, scales, runs, viewers, plan=None):
                 cells.append(fmt.format(w) + (f' (client {t / w:.2f}x)' if ratio and w else ''))
         lines.append(f'| {label} | ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines)
+
+
+def phone_bench(args, server, image):
+    """Issue 44, goal 1: gestures on a phone (phone.py); the table goes to results-phone-cpu{N}.md and .json."""
+    cpu = args.cpu if args.cpu != 1 else 4
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=args.chromium, args=['--no-sandbox', '--force-color-profile=srgb'])
+        results = phone.run(browser, server.base, image, args.runs, cpu, lambda line: print(line, file=sys.stderr))
+        browser.close()
+    commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(['git', 'status', '--porcelain', '--', 'Public', 'bench/client'], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    load = os.getloadavg()
+    report = (f'Gestures on a phone, {args.size}x{args.size}, 390x844 CSS px at DPR 3, touch, CPU slowed {cpu:g}x, '
+              f'commit {commit}{" (+ local changes)" if dirty else ""}, '
+              f'{time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}\n'
+              'Late frame: more than 25 ms after the previous requestAnimationFrame timestamp; from the first touch to the '
+              'last frame in which the view moved.\n\n' + phone.table(results, args.runs) + '\n')
+    print(report)
+    (OUT / f'results-phone-cpu{cpu:g}.md').write_text(report)
+    (OUT / f'results-phone-cpu{cpu:g}.json').write_text(json.dumps(results, indent=1))
 
 
 def main():
@@ -353,6 +390,12 @@ def main():
                              "B: 400 ms, 400 kbit/s)")
     parser.add_argument('--cpu', type=float, default=1, help='CPU slowdown of every measured page (4: a phone)')
     parser.add_argument('--steps', type=int, default=0, help='only the first N views of the run (0: all)')
+    parser.add_argument('--quick', type=int, default=0, metavar='MS',
+                        help='issue 44, goal 3: after the load, go through the views one every MS ms without waiting '
+                             'for any (cancelled requests and wasted KiB are what to read)')
+    parser.add_argument('--phone', action='store_true',
+                        help='issue 44, goal 1 instead of the views: gestures on a phone (phone.py), the client beside '
+                             "OpenSeadragon's canvas and HTML drawers, the CPU slowed --cpu times (4 unless given)")
     parser.add_argument('--out', default=str(OUT),
                         help='folder for the image, the pyramid and the results (a second one lets a cold run go on '
                              'beside a warm data folder)')
@@ -385,6 +428,8 @@ def main():
                                             timeout=60) as r:
                     r.read()
         wait_for_encodings(server.base)
+        if args.phone:
+            return phone_bench(args, server, image)
         plan = steps(args.size)[:args.steps or None]
         throttled = bool(args.network) or args.cpu != 1
         results = []
@@ -411,7 +456,7 @@ def main():
                         if args.cold:
                             forget_derived_tiles(OUT / f'data-{args.size}' / 'pyramids', keep_level=fit)
                         r = one_run(browser, server.base, viewer, image, scale, plan, pid=server.process.pid,
-                                    network=args.network, cpu=args.cpu)
+                                    network=args.network, cpu=args.cpu, quick_ms=args.quick)
                         r['cold'] = args.cold
                         results.append(r)
                         print(f"DPR {scale} run {run + 1} {viewer:9} ({'/'.join(r['formats'])}): "
@@ -434,9 +479,12 @@ def main():
               f', {throttle.describe(args.network, args.cpu)}\n'
               'Ratios in brackets: the client to OpenSeadragon with its defaults (JPEG tiles), which the goals of '
               'issue 15 are judged against; in the extra column, the client to OpenSeadragon on WebP tiles.\n\n'
-              + table(results, scales, args.runs, viewers, plan if throttled else None) + '\n')
+              + (f'Quick: after the load, the {len(plan) - 1} views one every {args.quick} ms, none waited for; '
+                 'the last step is the time from the last call until settled.\n\n' if args.quick else '')
+              + table(results, scales, args.runs, viewers,
+                      ([plan[0], ('quick run', plan[-1][1])] if args.quick else plan) if throttled else None) + '\n')
     print(report)
-    name = f"results-{args.network or 'loopback'}-cpu{args.cpu:g}" if throttled else 'results'
+    name = (f"results-{args.network or 'loopback'}-cpu{args.cpu:g}" if throttled else 'results') + ('-quick' if args.quick else '')
     (OUT / f'{name}.md').write_text(report)
     (OUT / f'{name}.json').write_text(json.dumps({'plan': plan, 'results': results}, indent=1))
     worst = max(r['view_deviation'] for r in results)

@@ -61,12 +61,13 @@ export function pyramidOf(image) {
 export class ScrollView {
   constructor(element, image, { onChange, initialView = {}, insets, indicatorInsets, minimumZoomScale,
     maximumZoomScale, bounces = true, bouncesZoom = true, decelerationRate = 'normal',
-    showsHorizontalScrollIndicator = true, showsVerticalScrollIndicator = true } = {}) {
+    showsHorizontalScrollIndicator = true, showsVerticalScrollIndicator = true, held = false } = {}) {
     this.element = element;
     this.image = image;
     this.events = new Emitter();
     this.pyramid = pyramidOf(image);
-    this.layer = new TileLayer(element, image, this.pyramid);
+    // `held`: a side page of a gallery asks for no tile until the page on screen is complete (TileLayer.hold).
+    this.layer = new TileLayer(element, image, this.pyramid, { held });
     // A tile or the preview arrived: lay out again (coalesced), which also drops the older level once complete.
     this.layer.onChange = () => this.#scheduleRender();
     this.indicators = new ScrollIndicators(element);

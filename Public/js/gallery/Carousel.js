@@ -12,7 +12,12 @@ const GAP = 16; // points between pages, visible while swiping
 export class Carousel {
   constructor(element, { onChange, onImageUpdate, onTurn, scrollOptions }) {
     this.element = element;
-    this.pages = [0, 1, 2].map(() => new Page(element, { onChange, onImageUpdate, scrollOptions }));
+    // Every render of a page: the side pages wait until the page on screen is complete (`#holdSides`).
+    const changed = (page) => {
+      this.#holdSides();
+      onChange?.(page);
+    };
+    this.pages = [0, 1, 2].map(() => new Page(element, { onChange: changed, onImageUpdate, scrollOptions }));
     this.offset = 0;
     this.onTurn = onTurn;
     this.frame = null;
@@ -27,13 +32,28 @@ export class Carousel {
 
   /** Shows three images (the side ones may be null when there is only one image). */
   showAll(previous, current, next, view = {}) {
+    this.previous.hold(true);
+    this.next.hold(true);
     this.previous.show(previous);
     this.current.show(current, view);
     this.next.show(next);
     this.layout();
   }
 
+  /**
+   * The side pages ask for tiles only once the page on screen is complete (or shows no tiled image): on issue 44's
+   * connection A their two previews took the bandwidth its own waited for.
+   */
+  #holdSides() {
+    // A ready image whose scroll view is still being made (its first render calls back here) is waited for too.
+    const waiting = this.current.image?.status === 'ready' && !this.current.scrollView?.fullyLoaded;
+    this.current.hold(false);
+    this.previous.hold(waiting);
+    this.next.hold(waiting);
+  }
+
   layout() {
+    this.#holdSides();
     const w = this.width + GAP;
     this.pages.forEach((page, i) => {
       page.element.style.transform = `translate3d(${(i - 1) * w + this.offset}px, 0, 0)`;
@@ -67,6 +87,7 @@ export class Carousel {
       else this.pages.unshift(this.pages.pop());
       this.offset = 0;
       const recycled = direction > 0 ? this.next : this.previous;
+      recycled.hold(true); // a side page now: it waits for the page on screen (`layout` lets it go when complete)
       this.onTurn(direction, recycled);
       this.layout();
     });

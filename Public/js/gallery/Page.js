@@ -24,6 +24,13 @@ export class Page {
     this.image = null;
     this.scrollView = null;
     this.poll = null;
+    this.held = false;
+  }
+
+  /** A side page waits (asks for no tile) while the page on screen is not complete; see TileLayer.hold. */
+  hold(held) {
+    this.held = held;
+    this.scrollView?.layer.hold(held);
   }
 
   /** Shows an image; `view` ({zoomScale, offsetX, offsetY}) is where a ready image starts (default: fit). */
@@ -37,7 +44,7 @@ export class Page {
     if (image.status === 'ready') {
       this.status.hidden = true;
       this.scrollView = new ScrollView(this.view, image, { ...this.scrollOptions(), onChange: () => this.onChange?.(this),
-                                                          initialView: view });
+                                                          initialView: view, held: this.held });
     } else {
       this.#showStatus(image);
     }

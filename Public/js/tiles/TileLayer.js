@@ -52,7 +52,7 @@ const EXPECTATION_SLACK_MS = 250;
  * view needs at its level is drawn (the viewer's `fullyLoaded`).
  */
 export class TileLayer {
-  constructor(container, image, pyramid, { maxBytes, concurrency = 6 } = {}) {
+  constructor(container, image, pyramid, { maxBytes, concurrency = 6, held = false } = {}) {
     this.image = image;
     this.pyramid = pyramid;
     this.cache = new TileCache(maxBytes);
@@ -82,6 +82,19 @@ export class TileLayer {
     this.onComplete = null; // the view became complete
     this.onTileDrawn = null; // (tile) the first time a tile's element is put on screen
     this.transparent = image.alpha === true;
+    this.held = held; // asks for nothing until released (`hold`)
+  }
+
+  /**
+   * Held, the layer starts no request (those on their way finish: aborted, their bytes would be fetched again);
+   * released, it asks for what its view needs. A gallery's side pages are held while the page on screen is not
+   * complete: on a slow connection their previews took the bandwidth the page on screen waited for.
+   */
+  hold(held) {
+    if (held === this.held) return;
+    this.held = held;
+    if (held) this.loader.want(this.loader.startedTiles);
+    else if (this.view) this.#request();
   }
 
   /** The largest level whose whole image is one tile. */
@@ -195,6 +208,7 @@ export class TileLayer {
   }
 
   #request() {
+    if (this.held) return;
     const base = { level: this.baseLevel, column: 0, row: 0 };
     const wanted = [base, ...(this.expected ? this.expected.tiles : [...this.needed.values(), ...this.#ahead()])];
     const missing = [];

@@ -38,6 +38,11 @@ export class TileLoader {
     return [...this.inFlight.keys(), ...this.queue.map((t) => t.key)];
   }
 
+  /** The tiles on their way (downloading or decoding), not those waiting to start. */
+  get startedTiles() {
+    return [...this.inFlight.values()].map((request) => request.tile);
+  }
+
   isPending(key) {
     return this.inFlight.has(key) || this.queue.some((t) => t.key === key);
   }

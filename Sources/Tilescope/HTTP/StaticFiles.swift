@@ -18,12 +18,31 @@ extension TilescopeApp {
         guard let type = Self.contentTypes[fileExtension] else { throw APIError.notFound("no such file") }
         let full = ([publicFolder] + path).joined(separator: "/")
         guard let etag = Self.etag(ofFile: full) else { throw APIError.notFound("no such file: /\(path.joined(separator: "/"))") }
-        guard let response = HTTPCaching.file(at: full, contentType: type, etag: etag.text,
+        let compressible = Self.compressible.contains(fileExtension)
+        if compressible, DeflatedFiles.accepted(by: request) {
+            // Its own ETag: a cache must not answer a request that does not take deflate with these bytes.
+            let tag = String(etag.text.dropLast()) + "-deflate\""
+            var headers: [(name: String, value: String)] = [
+                ("Content-Type", type), ("ETag", tag), ("Cache-Control", HTTPCaching.revalidate),
+                ("Vary", "Accept-Encoding"),
+            ]
+            if HTTPCaching.notModified(request, etag: tag) { return Response(status: 304, headers: headers) }
+            if let bytes = Self.deflated.bytes(at: full, etag: tag) {
+                headers.append(("Content-Encoding", "deflate"))
+                return Response(status: 200, headers: headers, body: .shared(bytes))
+            }
+        }
+        guard var response = HTTPCaching.file(at: full, contentType: type, etag: etag.text,
                                               cacheControl: HTTPCaching.revalidate, request: request) else {
             throw APIError.notFound("no such file")
         }
+        if compressible { response.setHeader("Vary", "Accept-Encoding") }
         return response
     }
+
+    /// Text the client is made of, sent compressed to a browser that takes it (`DeflatedFiles`).
+    static let compressible: Set<String> = ["html", "js", "mjs", "css", "json", "svg", "txt", "map"]
+    static let deflated = DeflatedFiles()
 
     static func isPlainName(_ segment: String) -> Bool {
         !segment.isEmpty && !segment.hasPrefix(".") && segment.utf8.count <= 255

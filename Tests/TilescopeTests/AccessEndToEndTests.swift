@@ -15,7 +15,7 @@ import Testing
         for id in PrivateGallery.privateIDs {
             let reply = try gallery.get("/dzi/\(id)_files/0/0_0.jpeg?v=\(try gallery.version(id))")
             #expect(reply.status == 401 && reply.json?["error"] as? String == "unauthorized", "\(id)")
-            #expect(reply.header("content-type")?.hasPrefix("application/json") == true && reply.header("www-authenticate") == "Bearer")
+            #expect(reply.header("content-type")?.hasPrefix("application/json") == true && reply.header("www-authenticate") == "Bearer realm=\"tilescope\"")
         }
         let list = try #require(try gallery.get("/api/images").json?["images"] as? [[String: Any]])
         #expect(list.compactMap { $0["id"] as? String } == ["open"])

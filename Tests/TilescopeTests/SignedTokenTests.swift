@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func idsATokenCanName() {
-        #expect(SignedToken.isTokenID("tiger-0") && SignedToken.isTokenID("a"))
+        #expect(SignedToken.isTokenID("tiger-0") && SignedToken.isTokenID("a") && SignedToken.isTokenID("scan_2"))
         for bad in ["", "Tiger", "a.b", "a~b", "a/b", "a b", "é", String(repeating: "a", count: 129)] {
             #expect(!SignedToken.isTokenID(Substring(bad)), "\(bad)")
         }

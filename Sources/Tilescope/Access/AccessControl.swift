@@ -95,7 +95,7 @@ final class AccessControl: Sendable {
 
     /// The 401 every refusal is: a JSON reason that names no image.
     static func refused(_ message: String) -> APIError {
-        APIError(401, "unauthorized", message, headers: [("WWW-Authenticate", "Bearer")])
+        APIError(401, "unauthorized", message, headers: [("WWW-Authenticate", "Bearer realm=\"tilescope\"")])
     }
 
     /// Unix time, seconds.

@@ -8,7 +8,7 @@ import Catalog
 ///
 /// `key` is the number of the catalog key that signed it (`viewer_keys`, the keys viewer cookies are signed
 /// with), `expires` the Unix time in seconds after which it opens nothing, the ids those of the images it opens
-/// (slugs: `a-z`, `0-9`, `-`, so neither `.` nor `~` is in one), and `tag` the HMAC-SHA256 in hex of
+/// (slugs: `a-z`, `0-9`, `-`, `_`, so neither `.` nor `~` is in one), and `tag` the HMAC-SHA256 in hex of
 /// `tilescope_signed/v1/` followed by everything before the last dot. The label keeps a MAC made with the same
 /// keys for anything else (a viewer cookie) from passing for a signed URL, and the exact text is signed, so no
 /// other spelling of the same numbers verifies. Only the characters `0-9 a-z . ~ -` appear: nothing to escape.
@@ -25,9 +25,10 @@ struct SignedToken: Sendable, Equatable {
     /// The longest lifetime an admin may ask for: a year, as long as a versioned tile is cached.
     static let maxLifetimeSeconds = 365 * 24 * 3600
 
-    /// Whether `id` may be named by a token: a slug of at most 128 bytes.
+    /// Whether `id` may be named by a token: a slug (`a-z`, `0-9`, `-`, `_`, as ids are) of at most 128 bytes.
     static func isTokenID(_ id: Substring) -> Bool {
-        !id.isEmpty && id.utf8.count <= 128 && id.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 }
+        !id.isEmpty && id.utf8.count <= 128
+            && id.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 || $0 == 95 }
     }
 
     /// The token as it goes into a URL, signed with `key`.

@@ -11,7 +11,7 @@ extension TilescopeApp {
         }
         guard adminToken.accepts(authorization: request.header("authorization")) else {
             throw APIError(401, "unauthorized", "send 'Authorization: Bearer <token>' with the server's TILESCOPE_ADMIN_TOKEN",
-                           headers: [("WWW-Authenticate", "Bearer")])
+                           headers: [("WWW-Authenticate", "Bearer realm=\"tilescope\"")])
         }
         let asked = try SignedURLRequest.parse(request.body)
         var ids = [id]
@@ -19,7 +19,7 @@ extension TilescopeApp {
         for each in ids {
             guard library.record(each) != nil else { throw APIError.notFound("no image with id '\(each.prefix(80))'") }
             guard SignedToken.isTokenID(Substring(each)) else {
-                throw APIError.badRequest("image '\(each.prefix(80))' has an id a signed URL cannot name (a-z, 0-9 and - only)")
+                throw APIError.badRequest("image '\(each.prefix(80))' has an id a signed URL cannot name (a-z, 0-9, - and _ only)")
             }
         }
         guard let key = access.keyring.current.first else { throw APIError(500, "internal", "no key to sign with") }

@@ -238,6 +238,16 @@ void ts_hot_drop_group(ts_hot_table *table, const char *group) {
     pthread_rwlock_unlock(&table->lock);
 }
 
+void ts_hot_drop_expiring(ts_hot_table *table) {
+    pthread_rwlock_wrlock(&table->lock);
+    table->generation++;
+    for (size_t i = table->count; i > 0; i--) {
+        struct ts_hot_entry *entry = table->entries[i - 1];
+        if (entry->expires != 0) ts_unlink(table, entry);
+    }
+    pthread_rwlock_unlock(&table->lock);
+}
+
 void ts_hot_counts(ts_hot_table *table, size_t *entries, size_t *bytes, uint64_t *hits) {
     pthread_rwlock_rdlock(&table->lock);
     *entries = table->count;

@@ -31,6 +31,11 @@ public final class HotResponses: @unchecked Sendable {
         ts_hot_drop_group(table, group)
     }
 
+    /// Forgets every entry kept with an expiry (`ReuseKey.expires`): their targets' credentials may no longer hold.
+    public func dropExpiring() {
+        ts_hot_drop_expiring(table)
+    }
+
     /// Entries and body bytes held now, requests answered from the table since start.
     public var counts: (entries: Int, bytes: Int, hits: Int) {
         var entries = 0, bytes = 0

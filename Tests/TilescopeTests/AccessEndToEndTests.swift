@@ -1,4 +1,6 @@
+import Catalog
 import Foundation
+import Synchronization
 @testable import HTTPServer
 import Imaging
 import TestSupport
@@ -148,5 +150,24 @@ import Testing
             let line = AccessLog(format: format).line(exchange, route: "dzi_descriptor", at: AccessLog.now())
             #expect(line.contains("/signed/1.1900000000.qsecret.-/dzi/qsecret.dzi") && !line.contains(String(token.suffix(64))), "\(line)")
         }
+    }
+}
+
+/// Retiring a key (deleting its row) is how an operator revokes what it signed: the keyring says so at its
+/// next read of the catalog, and the server then drops every signed answer it kept in memory.
+@Suite struct KeyRetirementTests {
+    @Test func theKeyringTellsWhenAKeyIsRetired() throws {
+        let folder = try TestScratch.folder("key-retirement")
+        let database = try SQLiteRatingStore(dataFolder: folder).database
+        let keys = ViewerKeys(database: database)
+        let keyring = try ViewerKeyring(store: keys, refreshSeconds: 0)
+        let retirements = Mutex(0)
+        keyring.onRetired { retirements.withLock { $0 += 1 } }
+        try keys.rotate()
+        #expect(keyring.current.map(\.id) == [2, 1])
+        #expect(retirements.withLock { $0 } == 0)  // a key added retires nothing
+        _ = try database.writing { try $0.execute("DELETE FROM viewer_keys WHERE id = 1") }
+        #expect(keyring.current.map(\.id) == [2])
+        #expect(retirements.withLock { $0 } == 1)
     }
 }

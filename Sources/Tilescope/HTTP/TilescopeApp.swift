@@ -61,6 +61,8 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         if let hotTiles {
             Self.registerGauges(of: hotTiles, in: operations.metrics)
             library.onChange { [weak hotTiles] ids in ids.forEach { hotTiles?.drop(group: $0) } }
+            // A retired key's signed URLs stop opening anything, in memory too.
+            self.viewers.keyring.onRetired { [weak hotTiles] in hotTiles?.dropExpiring() }
             // A file the sidecar now makes private (or public) drops what is kept for it, before another
             // request can be answered from memory under its old rule.
             gallery.captions.onChange { [weak hotTiles, library] old, new in

@@ -26,6 +26,7 @@ enum FuzzTargets {
         "tiff-layout": TIFFLayoutTarget.run,
         "s3-xml": S3XMLTarget.run,
         "http-response": HTTPResponseTarget.run,
+        "signed-token": SignedTokenTarget.run,
     ]
 
     /// Set once by main before libFuzzer starts; read only on the fuzzing thread.

@@ -45,11 +45,11 @@ for hot in true false; do
   PIDS+=($!)
   pid=$!
   base=http://127.0.0.1:$port
-  "$PY" "$BENCH_DIR/lib/probe.py" wait-ready "$base" 300 "$pid" > /dev/null
+  "$PY" "$BENCH_DIR/lib/probe.py" wait-up "$base/healthz" 120 "$pid" > /dev/null
   # Every tile of the two finest levels, at the URLs a viewer would ask: plain for the public copy, signed for
   # the private one. Written once the private image is built (the admin token reads its record).
   "$PY" - "$base" "$TOKEN" "$OUT" <<'PYEOF'
-import json, sys, time, urllib.request
+import json, sys, time, urllib.error, urllib.request
 base, token, out = sys.argv[1:4]
 def get(path, headers={}):
     with urllib.request.urlopen(urllib.request.Request(base + path, headers=headers), timeout=30) as answer:
@@ -57,7 +57,10 @@ def get(path, headers={}):
 admin = {"Authorization": f"Bearer {token}"}
 deadline = time.time() + 600
 while True:
-    records = [get("/api/images/open"), get("/api/images/closed", admin)]
+    try:
+        records = [get("/api/images/open"), get("/api/images/closed", admin)]
+    except urllib.error.HTTPError:  # not scanned yet
+        records = [{"status": "scanning"}]
     if all(r["status"] == "ready" for r in records):
         break
     assert time.time() < deadline, "not built"

@@ -140,6 +140,12 @@ import Testing
         #expect(try post(admin, #"{"images": ["nowhere"]}"#).status == 404)
         let fine = try post(admin, "")
         #expect(fine.status == 201 && fine.header("cache-control") == "no-store")
+        // A JSON integer in any spelling (JSON Schema's integer: 60.0 is 60).
+        for spelled in ["60.0", "6e1", "0.6e2"] {
+            let reply = try post(admin, #"{"expiresIn": \#(spelled)}"#)
+            let expires = try #require(reply.json?["expires"] as? Int)
+            #expect(reply.status == 201 && abs(expires - Int(Date().timeIntervalSince1970) - 60) <= 5, "\(spelled)")
+        }
     }
 
     @Test func theAccessLogNamesTheTokenButNeverItsTag() throws {
@@ -169,5 +175,23 @@ import Testing
         _ = try database.writing { try $0.execute("DELETE FROM viewer_keys WHERE id = 1") }
         #expect(keyring.current.map(\.id) == [2])
         #expect(retirements.withLock { $0 } == 1)
+    }
+
+    /// A token verified once is remembered (its HMAC is not computed per tile), and forgotten when its key goes.
+    @Test func aRememberedTokenIsRefusedOnceItsKeyIsRetired() throws {
+        let folder = try TestScratch.folder("key-retirement-cache")
+        let database = try SQLiteRatingStore(dataFolder: folder).database
+        let keys = ViewerKeys(database: database)
+        let keyring = try ViewerKeyring(store: keys, refreshSeconds: 0)
+        let access = AccessControl(keyring: keyring, adminToken: nil)
+        keyring.onRetired { access.forgetVerified() }
+        let old = try #require(keyring.current.first)
+        try keys.rotate()
+        let text = SignedToken(keyID: old.id, expires: Int(Date().timeIntervalSince1970) + 600, ids: ["a"]).text(signedWith: old)
+        let request = Request(method: "GET", rawPath: "/signed/\(text)/dzi/a.dzi")
+        let segments = try #require(request.pathSegments)
+        for _ in 0..<2 { #expect(try access.mounted(request, segments: segments).2.ids == ["a"]) }
+        _ = try database.writing { try $0.execute("DELETE FROM viewer_keys WHERE id = ?", .integer(Int64(old.id))) }
+        #expect(throws: APIError.self) { try access.mounted(request, segments: segments) }
     }
 }

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import HTTPServer
+import Synchronization
 
 /// Who may see which image's pixels. Public images are open to all. A private image (`PrivateImages`) is
 /// open only to a request with the admin token, or one under `/signed/{token}/` whose valid, unexpired token
@@ -16,6 +17,11 @@ final class AccessControl: Sendable {
     let captions: CaptionsCache?
     let keyring: ViewerKeyring
     let adminToken: AdminToken?
+    /// Tokens already verified, by their whole text (the tag included, so a forged one is never found here):
+    /// a viewer sends the same token with every tile, and its HMAC is then computed once, not per request.
+    /// Bounded (emptied when full) and emptied when a key is retired (`forgetVerified`).
+    private let verified = Mutex<[String: SignedToken]>([:])
+    static let maxVerified = 4096
 
     init(privateImages: PrivateImages = .none, captions: CaptionsCache? = nil, keyring: ViewerKeyring, adminToken: AdminToken?) {
         self.privateImages = privateImages
@@ -40,15 +46,32 @@ final class AccessControl: Sendable {
             throw Self.refused("a signed URL is /signed/{token}/ followed by the path it opens (its token unescaped)")
         }
         let text = parts[2]
-        guard let token = SignedToken.verified(text, keys: keyring.current) else {
-            throw Self.refused("the signed URL's token is not valid")
-        }
+        guard let token = verifiedToken(text) else { throw Self.refused("the signed URL's token is not valid") }
         guard now < token.expires else { throw Self.refused("the signed URL has expired") }
         var inner = request
         inner.mountPath = "/" + Self.signedSegment + "/" + String(text)
         inner.rawPath = String(request.rawPath.dropFirst(inner.mountPath.count))
         inner.pathSegments = Array(segments.dropFirst(2))
         return (inner, Array(segments.dropFirst(2)), token)
+    }
+
+    /// The token `text` spells if it verifies, from the tokens verified before when it is one of them. The
+    /// keyring is read on every call, so a retirement noticed there empties the cache first.
+    private func verifiedToken(_ text: Substring) -> SignedToken? {
+        let keys = keyring.current
+        let key = String(text)
+        if let known = verified.withLock({ $0[key] }) { return known }
+        guard let token = SignedToken.verified(text, keys: keys) else { return nil }
+        verified.withLock { cache in
+            if cache.count >= Self.maxVerified { cache.removeAll(keepingCapacity: true) }
+            cache[key] = token
+        }
+        return token
+    }
+
+    /// Forgets every verified token (a key was retired: the tokens it signed must be checked again, and fail).
+    func forgetVerified() {
+        verified.withLock { $0.removeAll() }
     }
 
     /// How the request may see the image `fileName` with id `id`: 401 for a private one without a credential
@@ -88,7 +111,7 @@ final class AccessControl: Sendable {
             }
             if response.header("Cache-Control") == HTTPCaching.immutable {
                 response.setHeader("Cache-Control", "public, immutable")
-                response.setHeader("Expires", httpDate(token.expires))
+                response.setHeader("Expires", token.expiresHTTPDate)
             }
         }
     }

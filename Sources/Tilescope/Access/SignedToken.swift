@@ -17,6 +17,15 @@ struct SignedToken: Sendable, Equatable {
     /// Unix time, seconds.
     let expires: Int
     let ids: [String]
+    /// `expires` as an HTTP date, for the `Expires` of every answer under the token: made once per token.
+    let expiresHTTPDate: String
+
+    init(keyID: Int, expires: Int, ids: [String]) {
+        self.keyID = keyID
+        self.expires = expires
+        self.ids = ids
+        expiresHTTPDate = AccessControl.httpDate(expires)
+    }
 
     /// The longest token read; longer ones are refused before any work (and a hot tile's target holds 1 KB).
     static let maxBytes = 900

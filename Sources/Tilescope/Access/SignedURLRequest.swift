@@ -25,10 +25,13 @@ struct SignedURLRequest: Equatable {
         for member in members {
             switch (member.name, member.value) {
             case ("expiresIn", .number(let text)):
-                guard let seconds = Endpoint.naturalNumber(text), (1...SignedToken.maxLifetimeSeconds).contains(seconds) else {
-                    throw APIError.badRequest("expiresIn \(text.prefix(30)) is out of range: \(shape)")
+                // Read exactly from its digits as ratings are (`61288.0` and `6.1288e4` are 61288), bounded first.
+                switch RatingBody.wholeNumber(text) {
+                case .whole(let seconds?) where (1...SignedToken.maxLifetimeSeconds).contains(seconds):
+                    parsed.lifetimeSeconds = seconds
+                case .whole: throw APIError.badRequest("expiresIn \(text.prefix(30)) is out of range: \(shape)")
+                case .fraction: throw APIError.badRequest("expiresIn must be a whole number of seconds, not \(text.prefix(30)): \(shape)")
                 }
-                parsed.lifetimeSeconds = seconds
             case ("expiresIn", _): throw APIError.badRequest("expiresIn must be a whole number of seconds: \(shape)")
             case ("images", .array(let values)):
                 guard values.count < SignedToken.maxIDs else {

@@ -58,11 +58,14 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         // Bounded like the pyramid bytes it shares; an entry per 2 KB of them at most (tiles are larger).
         hotTiles = pyramidCacheBytes > 0 && hotTileAnswers
             ? HotResponses(maxEntries: min(1 << 18, max(1024, pyramidCacheBytes / 2048)), maxBytes: pyramidCacheBytes) : nil
+        // A retired key's signed URLs stop opening anything: verified again (and refused), and nothing kept.
+        self.viewers.keyring.onRetired { [weak hotTiles, access] in
+            access.forgetVerified()
+            hotTiles?.dropExpiring()
+        }
         if let hotTiles {
             Self.registerGauges(of: hotTiles, in: operations.metrics)
             library.onChange { [weak hotTiles] ids in ids.forEach { hotTiles?.drop(group: $0) } }
-            // A retired key's signed URLs stop opening anything, in memory too.
-            self.viewers.keyring.onRetired { [weak hotTiles] in hotTiles?.dropExpiring() }
             // A file the sidecar now makes private (or public) drops what is kept for it, before another
             // request can be answered from memory under its old rule.
             gallery.captions.onChange { [weak hotTiles, library] old, new in

@@ -58,7 +58,11 @@ import Testing
         // from its own URL, which carries the prefix.
         let dzi = try gallery.get(base + "/dzi/qsecret.dzi")
         #expect(dzi.status == 200 && dzi.text.contains("Url=\"http://127.0.0.1/signed/\(token)/dzi/qsecret/\(version)_files/\""), "\(dzi.text)")
-        let info = try #require(try gallery.get(base + "/iiif/3/qsecret/info.json").json)
+        let infoReply = try gallery.get(base + "/iiif/3/qsecret/info.json")
+        // info.json's hour is cut to the token's ten minutes.
+        let infoAge = try #require(infoReply.header("cache-control").flatMap(AccessControl.maxAge))
+        #expect(infoAge <= 600 && infoAge >= 590, "\(infoReply.header("cache-control") ?? "")")
+        let info = try #require(infoReply.json)
         #expect(info["id"] as? String == "http://127.0.0.1/signed/\(token)/iiif/3/qsecret")
         let info2 = try #require(try gallery.get(base + "/iiif/2/qhidden/info.json").json)
         #expect(info2["@id"] as? String == "http://127.0.0.1/signed/\(token)/iiif/2/qhidden")

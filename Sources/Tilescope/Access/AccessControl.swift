@@ -109,11 +109,23 @@ final class AccessControl: Sendable {
                 key.expires = token.expires
                 response.reuse = key
             }
-            if response.header("Cache-Control") == HTTPCaching.immutable {
+            guard let control = response.header("Cache-Control") else { return }
+            if control == HTTPCaching.immutable {
                 response.setHeader("Cache-Control", "public, immutable")
                 response.setHeader("Expires", token.expiresHTTPDate)
+            } else if let maxAge = Self.maxAge(control) {
+                // Any other lifetime (info.json's hour) is cut to what the token has left: no cache answers
+                // a signed URL after it expired.
+                let left = max(0, token.expires - now())
+                if maxAge > left { response.setHeader("Cache-Control", "public, max-age=\(left)") }
             }
         }
+    }
+
+    /// The `max-age` of a Cache-Control value, when it has one.
+    static func maxAge(_ control: String) -> Int? {
+        guard let range = control.range(of: "max-age=") else { return nil }
+        return Int(control[range.upperBound...].prefix { $0.isNumber }.prefix(10))
     }
 
     /// The 401 every refusal is: a JSON reason that names no image.

@@ -1,8 +1,9 @@
 import { Viewer } from './ui/Viewer.js';
 import { tilescopeImage, deepZoomImage, iiifImage, withAbsoluteUrls } from './ui/Sources.js';
-import { galleryRing, openGallery } from './gallery/Api.js';
+import { galleryRing, getImage, openGallery, useApiBase } from './gallery/Api.js';
 import { listRings } from './gallery/Gallery.js';
 import { readUrlState } from './gallery/UrlState.js';
+import { signedBase, signedImageIds, signedToken } from './gallery/Signed.js';
 
 /**
  * Tilescope's embeddable viewer, an ES module with no build step:
@@ -31,6 +32,15 @@ export function createViewer(element, options = {}) {
                                         current: withAbsoluteUrls(server, ring.current),
                                         next: ring.next && withAbsoluteUrls(server, ring.next) });
   const load = async () => {
+    const signed = gallery && rest.urlState ? signedToken(location.search) : null;
+    if (signed) {
+      // A signed URL's page: the images its token names, each through the signed base (docs/access.md).
+      useApiBase(signedBase(signed));
+      const images = await Promise.all(signedImageIds(signed).map((id) => getImage(id)));
+      const loadRing = listRings(images);
+      const wanted = readUrlState().image;
+      return { ring: await loadRing(images.some((one) => one.id === wanted) ? { image: wanted } : { page: 0 }), loadRing };
+    }
     if (gallery) {
       const wanted = rest.urlState ? readUrlState().image : rest.initial?.image;
       return { ring: absolute(await openGallery(wanted)), loadRing: async (query) => absolute(await galleryRing(query)) };

@@ -34,6 +34,7 @@ struct ts_hot_entry {
     unsigned header_count;
     char **names;
     char **values;
+    int64_t expires;              // Unix time (seconds) from which the entry answers nothing; 0: never
 };
 
 // The table's lock is a readers-writer lock: lookups (every hot tile) share it, inserts and drops take it
@@ -167,6 +168,13 @@ static char *ts_copy(const char *text) {
 int ts_hot_insert(ts_hot_table *table, uint64_t generation, const char *key, const char *group,
                   const char *etag, const char *const *names, const char *const *values, unsigned header_count,
                   const void *body, size_t size, void *owner, ts_hot_release_fn release) {
+    return ts_hot_insert_until(table, generation, key, group, etag, names, values, header_count, body, size, owner,
+                               release, 0);
+}
+
+int ts_hot_insert_until(ts_hot_table *table, uint64_t generation, const char *key, const char *group,
+                        const char *etag, const char *const *names, const char *const *values, unsigned header_count,
+                        const void *body, size_t size, void *owner, ts_hot_release_fn release, int64_t expires) {
     size_t key_length = strlen(key);
     if (key_length == 0 || key_length >= TS_HOT_MAX_TARGET || size > table->max_bytes) return 0;
     struct ts_hot_entry *entry = calloc(1, sizeof *entry);
@@ -191,6 +199,7 @@ int ts_hot_insert(ts_hot_table *table, uint64_t generation, const char *key, con
     entry->hash = ts_hash(key, key_length);
     entry->body = body;
     entry->size = size;
+    entry->expires = expires;
     atomic_init(&entry->refs, 1);
     atomic_init(&entry->referenced, 0);
 
@@ -229,6 +238,16 @@ void ts_hot_drop_group(ts_hot_table *table, const char *group) {
     pthread_rwlock_unlock(&table->lock);
 }
 
+void ts_hot_drop_expiring(ts_hot_table *table) {
+    pthread_rwlock_wrlock(&table->lock);
+    table->generation++;
+    for (size_t i = table->count; i > 0; i--) {
+        struct ts_hot_entry *entry = table->entries[i - 1];
+        if (entry->expires != 0) ts_unlink(table, entry);
+    }
+    pthread_rwlock_unlock(&table->lock);
+}
+
 void ts_hot_counts(ts_hot_table *table, size_t *entries, size_t *bytes, uint64_t *hits) {
     pthread_rwlock_rdlock(&table->lock);
     *entries = table->count;
@@ -244,6 +263,9 @@ static struct ts_hot_entry *ts_hot_lookup(ts_hot_table *table, const char *key, 
     struct ts_hot_entry *entry = table->buckets[hash & table->bucket_mask];
     while (entry && !(entry->hash == hash && entry->key_length == length && memcmp(entry->key, key, length) == 0))
         entry = entry->next;
+    // An entry past its expiry (a signed URL's) is left for Swift, which answers 401: the wall clock is read
+    // only for such entries (time() is a vDSO call, no system call).
+    if (entry && entry->expires != 0 && (int64_t) time(NULL) >= entry->expires) entry = NULL;
     if (entry) {
         atomic_fetch_add_explicit(&entry->refs, 1, memory_order_relaxed);
         atomic_store_explicit(&entry->referenced, 1, memory_order_relaxed);

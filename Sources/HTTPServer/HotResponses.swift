@@ -31,6 +31,11 @@ public final class HotResponses: @unchecked Sendable {
         ts_hot_drop_group(table, group)
     }
 
+    /// Forgets every entry kept with an expiry (`ReuseKey.expires`): their targets' credentials may no longer hold.
+    public func dropExpiring() {
+        ts_hot_drop_expiring(table)
+    }
+
     /// Entries and body bytes held now, requests answered from the table since start.
     public var counts: (entries: Int, bytes: Int, hits: Int) {
         var entries = 0, bytes = 0
@@ -60,8 +65,8 @@ public final class HotResponses: @unchecked Sendable {
         let owner = Unmanaged.passRetained(body).toOpaque()
         let inserted = names.map { UnsafePointer($0) }.withUnsafeBufferPointer { names in
             values.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
-                ts_hot_insert(table, key.generation, key.target, key.group, etag, names.baseAddress, values.baseAddress,
-                              UInt32(headers.count), body.base, body.count, owner, releaseHotBody)
+                ts_hot_insert_until(table, key.generation, key.target, key.group, etag, names.baseAddress, values.baseAddress,
+                                    UInt32(headers.count), body.base, body.count, owner, releaseHotBody, Int64(key.expires))
             }
         }
         if inserted == 0 { Unmanaged<SharedBytes>.fromOpaque(owner).release() }
@@ -76,11 +81,15 @@ public struct ReuseKey: Sendable, Equatable {
     public var target: String
     public var group: String
     public var generation: UInt64
+    /// Unix time (seconds) from which the kept response answers nothing (0: never): for targets that carry
+    /// a credential with an expiry, which the table checks on every lookup.
+    public var expires: Int
 
-    public init(target: String, group: String, generation: UInt64) {
+    public init(target: String, group: String, generation: UInt64, expires: Int = 0) {
         self.target = target
         self.group = group
         self.generation = generation
+        self.expires = expires
     }
 }
 

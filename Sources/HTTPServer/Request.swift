@@ -12,6 +12,9 @@ public struct Request: Sendable {
     public var headers: [String: String]
     public var body: [UInt8]
     public var client: ClientAddress
+    /// The leading part of the path as sent that the application took off before routing (a prefix carrying
+    /// a credential, say), so that the URLs it writes back can keep it; empty when it took off none.
+    public var mountPath = ""
     /// The client's IP address as text (`-` when unknown), printed on each use.
     public var clientAddress: String { client.text }
 

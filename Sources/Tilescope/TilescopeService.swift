@@ -89,7 +89,8 @@ public final class TilescopeService: @unchecked Sendable {
         captions = CaptionsCache(imagesFolder: sidecarFolder)
         sync = LibrarySync(scanner: scanner, store: store, ratings: ratings, captions: captions,
                            catalog: catalog.images)
-        gallery = Gallery(library: library, ratings: ratings, captions: captions)
+        gallery = Gallery(library: library, ratings: ratings, captions: captions,
+                          privateImages: try PrivateImages(parsing: config.privateImages))
         let uploads = Uploads(token: AdminToken(config.adminToken), maxBytes: config.maxUploadBytes,
                               maxPixels: config.maxPixels, sync: sync, library: library, stagingFolder: download?.folder)
         let proxies = (try? TrustedProxies(parsing: config.trustedProxies)) ?? .none

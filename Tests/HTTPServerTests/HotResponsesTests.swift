@@ -19,6 +19,21 @@ import Testing
         ReuseKey(target: target, group: group, generation: table.generation)
     }
 
+    /// A signed URL's answer is kept until its token expires: a lookup from then on misses (Swift refuses it),
+    /// and dropping every expiring entry (a retired key) leaves the others.
+    @Test func anEntryWithAnExpiryAnswersUntilThenAndGoesWithTheExpiringOnes() throws {
+        let table = try #require(HotResponses(maxEntries: 16, maxBytes: 1 << 20))
+        let now = Int(Date().timeIntervalSince1970)
+        #expect(table.insert(ReuseKey(target: "/live", group: "a", generation: table.generation, expires: now + 3600),
+                             headers: Self.headers, body: Self.bytes(10)))
+        #expect(table.insert(ReuseKey(target: "/past", group: "a", generation: table.generation, expires: now - 1),
+                             headers: Self.headers, body: Self.bytes(10)))
+        #expect(table.insert(key("/plain", "a", table), headers: Self.headers, body: Self.bytes(10)))
+        #expect(table.probe("/live") == 70 && table.probe("/past") == nil && table.probe("/plain") == 70)
+        table.dropExpiring()
+        #expect(table.probe("/live") == nil && table.probe("/plain") == 70 && table.counts.entries == 1)
+    }
+
     @Test func anInsertResolvedBeforeADropIsRefused() throws {
         let table = try #require(HotResponses(maxEntries: 16, maxBytes: 1 << 20))
         let stale = key("/a?v=1", "a", table)  // generation read, then the image changes

@@ -221,7 +221,7 @@ import Testing
 
     @Test func routeClassifierAgreesWithTheRouter() throws {
         let paths = [
-            "/api/images", "/api/images/a%20b", "/api/images/x/viewport", "/api/images/x/rating", "/api/gallery", "/api/jobs/j1",
+            "/api/images", "/api/images/a%20b", "/api/images/x/viewport", "/api/images/x/rating", "/api/images/x/signed-urls", "/api/gallery", "/api/jobs/j1",
             "/dzi/x.dzi", "/dzi/x_files/3/1_2.jpeg", "/images/x/preview.jpeg", "/images/x/preview.avif", "/", "/app.js", "/healthz", "/readyz",
             "/metrics", "/iiif/3/x", "/iiif/3/x/info.json", "/iiif/3/x/full/max/0/default.jpg", "/openapi.json",
             "/iiif/2/x", "/iiif/2/x/info.json", "/iiif/2/x/full/full/0/default.jpg", "/iiif/presentation/x/manifest.json",
@@ -236,6 +236,8 @@ import Testing
             seen.insert(parsed.routeIndex)
         }
         #expect(seen.count == Endpoint.routeNames.count - 1, "one path per route")
+        // A signed URL counts under the route it opens, never under its token.
+        #expect(Endpoint.routeIndex(of: Request(method: "GET", rawPath: "/signed/1.2.x.ab/dzi/x_files/3/1_2.jpeg")) == Endpoint.tileRoute)
         // Shapes the router refuses keep their family, or are unmatched.
         #expect(Endpoint.routeIndex(of: Request(method: "GET", rawPath: "/dzi/x_files/a/1_2.jpeg")) == Endpoint.tileRoute)
         for path in ["/api/nope", "/dzi/x", "/images/x", "/images/x/preview.webp", "/api/images/x/y", "/iiif/4/x/info.json", "/iiif/3/x/y",

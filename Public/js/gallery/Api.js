@@ -1,5 +1,15 @@
 import { tileFormats, withTileFormat } from '../tiles/TileFormat.js';
 
+/**
+ * What every API path is prefixed with: empty, or a signed URL's base (`/signed/{token}`, Signed.js), so a page
+ * opened with a signed URL reads and rates the private images it names.
+ */
+let apiBase = '';
+
+export function useApiBase(base) {
+  apiBase = base;
+}
+
 /** The few calls the client makes to Tilescope's JSON API; failures become Errors with the server's message. */
 async function json(response) {
   let body = null;
@@ -25,7 +35,7 @@ async function formatted(image) {
  */
 export async function galleryRing({ page, image } = {}) {
   const query = image !== undefined ? `image=${encodeURIComponent(image)}` : `page=${page ?? 0}`;
-  const ring = await json(await fetch(`/api/gallery?${query}`));
+  const ring = await json(await fetch(`${apiBase}/api/gallery?${query}`));
   const [previous, current, next] = await Promise.all([ring.previous, ring.current, ring.next].map(formatted));
   return { ...ring, previous, current, next };
 }
@@ -44,12 +54,12 @@ export async function openGallery(imageId) {
 }
 
 export async function getImage(id) {
-  const [image, formats] = await Promise.all([fetch(`/api/images/${encodeURIComponent(id)}`).then(json), tileFormats()]);
+  const [image, formats] = await Promise.all([fetch(`${apiBase}/api/images/${encodeURIComponent(id)}`).then(json), tileFormats()]);
   return withTileFormat(image, formats);
 }
 
 export async function putRating(id, rating) {
-  return json(await fetch(`/api/images/${encodeURIComponent(id)}/rating`, {
+  return json(await fetch(`${apiBase}/api/images/${encodeURIComponent(id)}/rating`, {
     method: 'PUT',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ rating }),

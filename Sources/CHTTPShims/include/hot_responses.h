@@ -32,6 +32,15 @@ uint64_t ts_hot_generation(ts_hot_table *table);
 int ts_hot_insert(ts_hot_table *table, uint64_t generation, const char *key, const char *group,
                   const char *etag, const char *const *names, const char *const *values, unsigned header_count,
                   const void *body, size_t size, void *owner, ts_hot_release_fn release);
+/// `ts_hot_insert` for an entry that answers nothing from Unix time `expires` (seconds) on (0: never): a
+/// signed URL's answer, whose target carries a credential that expires. Lookups past it miss, so Swift
+/// answers (and refuses) the request.
+int ts_hot_insert_until(ts_hot_table *table, uint64_t generation, const char *key, const char *group,
+                        const char *etag, const char *const *names, const char *const *values, unsigned header_count,
+                        const void *body, size_t size, void *owner, ts_hot_release_fn release, int64_t expires);
+/// Removes every entry that has an expiry (every signed URL's answer) and bumps the generation: for when the
+/// credentials in their targets may have been revoked (a signing key retired).
+void ts_hot_drop_expiring(ts_hot_table *table);
 /// Removes every entry of `group` and bumps the generation.
 void ts_hot_drop_group(ts_hot_table *table, const char *group);
 void ts_hot_counts(ts_hot_table *table, size_t *entries, size_t *bytes, uint64_t *hits);

@@ -28,6 +28,11 @@ public struct Captions: Hashable, Sendable {
         entries[fileName]?.title ?? Self.derivedTitle(forFile: fileName)
     }
 
+    /// The sidecar's access rule for `fileName`, nil when it gives none (the setting decides).
+    public func access(forFile fileName: String) -> ImageAccess? {
+        entries[fileName]?.access
+    }
+
     /// The sidecar's caption for `fileName`, nil when it has none.
     public func caption(forFile fileName: String) -> String? {
         entries[fileName]?.caption
@@ -144,7 +149,17 @@ public struct Captions: Hashable, Sendable {
             }
             return text
         }
-        return Caption(title: try field("title"), caption: try field("caption"))
+        let access: ImageAccess?
+        if let text = try field("access") {
+            guard let rule = ImageAccess(rawValue: text) else {
+                throw CaptionsError(.malformed, file: file,
+                                    reason: "\"access\" of \"\(fileName)\" must be \"public\" or \"private\", found \"\(text.prefix(40))\"")
+            }
+            access = rule
+        } else {
+            access = nil
+        }
+        return Caption(title: try field("title"), caption: try field("caption"), access: access)
     }
 
     private static func kind(of value: Any) -> String {

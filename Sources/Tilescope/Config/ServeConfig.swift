@@ -39,6 +39,8 @@ public struct ServeConfig: PyramidSettings, Sendable {
     public var adminToken: String?
     /// Who may write ratings; reading them is open to all.
     public var ratings = RatingPolicy.anyone
+    /// Patterns of file names whose images are private (a sidecar's `access` wins); empty: none.
+    public var privateImages = ""
     public var maxUploadBytes = 1 << 30
     public var maxPixels = 2_000_000_000
     public var quiet = false
@@ -249,6 +251,12 @@ public struct ServeConfig: PyramidSettings, Sendable {
                 throw UsageError("ratings must be anyone, admins or off, not '\(value.prefix(40))'")
             }
             config.ratings = policy
+        },
+        Setting("--private-images", env: "TILESCOPE_PRIVATE_IMAGES", default: \.privateImages, shown: .meaning("(none)"),
+                "file-name patterns, comma-separated (* for all), of images only the admin token or a signed URL opens; a captions.json entry's \"access\" wins (docs/access.md)") {
+            config, value in
+            _ = try PrivateImages(parsing: value)
+            config.privateImages = value
         },
         Setting("--max-upload-bytes", env: "TILESCOPE_MAX_UPLOAD_BYTES", default: \.maxUploadBytes, shown: .bytes,
                 "largest upload body accepted (413 above), and largest object built from an images bucket (listed as failed above, never downloaded)") {

@@ -11,10 +11,20 @@ import ScrollGeometry
 public struct PyramidURLs: Hashable, Sendable {
     let imageID: String
     let version: String
+    /// What goes before every URL: empty, or a signed URL's `/signed/{token}` (`Request.mountPath`), so that
+    /// the URLs handed out under a signed base carry it.
+    var mount = ""
 
     public init(imageID: String, version: some CustomStringConvertible) {
         self.imageID = imageID
         self.version = version.description
+    }
+
+    /// These URLs under `mount` (`/signed/{token}`; empty: as they are).
+    func mounted(_ mount: String) -> PyramidURLs {
+        var urls = self
+        urls.mount = mount
+        return urls
     }
 
     /// A URL as written: `head`, the id percent-encoded, `middle`, the version percent-encoded; made once
@@ -51,14 +61,14 @@ public struct PyramidURLs: Hashable, Sendable {
     }()
 
     /// `/dzi/{id}_files/` and `.jpeg?v={version}`, percent-encoded: a tile's URL around `L/C_R`.
-    var tilePrefixBytes: [UInt8] { Self.tilesLayout.head + Self.percentEncodedBytes(imageID) + Self.tileMiddle }
+    var tilePrefixBytes: [UInt8] { Array(mount.utf8) + Self.tilesLayout.head + Self.percentEncodedBytes(imageID) + Self.tileMiddle }
     var tileSuffixBytes: [UInt8] { Self.tileTail + Self.percentEncodedBytes(version) }
 
     private var tilePrefix: String { String(decoding: tilePrefixBytes, as: UTF8.self) }
     private var tileSuffix: String { String(decoding: tileSuffixBytes, as: UTF8.self) }
 
     private func spelled(_ layout: Layout) -> String {
-        var bytes = layout.head
+        var bytes = Array(mount.utf8) + layout.head
         Self.appendPercentEncoded(imageID, to: &bytes)
         bytes += layout.middle
         Self.appendPercentEncoded(version, to: &bytes)
@@ -66,7 +76,7 @@ public struct PyramidURLs: Hashable, Sendable {
     }
 
     /// `/dzi/{id}.dzi?v={version}`
-    public var dzi: String { URLShape.deepZoomDescriptor.path(.init(strings: [imageID])) + "?v=" + Self.percentEncoded(version) }
+    public var dzi: String { mount + URLShape.deepZoomDescriptor.path(.init(strings: [imageID])) + "?v=" + Self.percentEncoded(version) }
     /// `/dzi/{id}_files/{level}/{col}_{row}.jpeg?v={version}`, the template as `ImageJSON.urls.tiles` shows it.
     public var tiles: String { spelled(Self.tilesLayout) }
     /// `/images/{id}/preview.jpeg?v={version}`

@@ -12,6 +12,7 @@ public final class CaptionsCache: @unchecked Sendable {
     private var signature: String?
     private var rejected = 0
     private var changes = 0
+    private var changeObserver: (@Sendable (_ old: Captions, _ new: Captions) -> Void)?
 
     public init(imagesFolder: String) {
         self.imagesFolder = imagesFolder
@@ -24,6 +25,12 @@ public final class CaptionsCache: @unchecked Sendable {
 
     /// Sidecar versions refused as malformed since start (each logged once, the last good captions kept).
     public var rejectedVersions: Int { lock.withLock { rejected } }
+
+    /// Calls `observer` with the captions before and after each change, once the new ones are in use (what
+    /// is answered from memory for an image made private by the sidecar must go then).
+    public func onChange(_ observer: @escaping @Sendable (_ old: Captions, _ new: Captions) -> Void) {
+        lock.withLock { changeObserver = observer }
+    }
 
     /// Reads the sidecars again if they changed since the last call; true if new captions are in use.
     @discardableResult
@@ -41,12 +48,14 @@ public final class CaptionsCache: @unchecked Sendable {
             Log.error("captions not reloaded, the previous ones stay in use: \(error)")
             return false
         }
-        return lock.withLock {
+        let (changed, old, observer) = lock.withLock {
             signature = now
-            let changed = loaded != captions
+            let changed = loaded != captions, old = captions
             captions = loaded
             if changed { changes += 1 }
-            return changed
+            return (changed, old, changeObserver)
         }
+        if changed { observer?(old, loaded) }
+        return changed
     }
 }

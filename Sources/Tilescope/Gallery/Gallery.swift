@@ -13,11 +13,14 @@ public final class Gallery: @unchecked Sendable { // @unchecked: `nameOrder` is 
     public let library: ImageLibrary
     public let ratings: any RatingStore
     public let captions: CaptionsCache
+    /// Which images are private (`--private-images`, with the sidecar's own rules): the lists leave them out.
+    public let privateImages: PrivateImages
     private let lock = NSLock()
     /// The name order and the library and captions generations it was made from.
     private var nameOrder: (library: Int, captions: Int, order: GalleryOrder)?
 
-    public init(library: ImageLibrary, ratings: any RatingStore, captions: CaptionsCache) {
+    public init(library: ImageLibrary, ratings: any RatingStore, captions: CaptionsCache, privateImages: PrivateImages = .none) {
+        self.privateImages = privateImages
         self.library = library
         self.ratings = ratings
         self.captions = captions
@@ -77,12 +80,14 @@ public final class Gallery: @unchecked Sendable { // @unchecked: `nameOrder` is 
     static let largeGallery = 10_000
 
     private func freshOrder(_ sort: GallerySort) throws -> GalleryOrder {
-        // Names only, not a copy of every record: 100,000 records are 17 MB.
+        // Names only, not a copy of every record: 100,000 records are 17 MB. Private images are never listed
+        // (docs/access.md): every list, page, count and carousel ring is cut from this order.
+        let captions = self.captions.current
         let files = library.map { (id: $0.id, fileName: $0.fileName) }
+            .filter { !privateImages.isPrivate(fileName: $0.fileName, captions: captions) }
         let ids = files.map(\.id)
         let ratings = sort == .rating ? try self.ratings.summaries(for: ids, viewer: nil) : [:]
         let added = sort == .added ? try self.ratings.addedDates(for: ids) : [:]
-        let captions = self.captions.current
         return GalleryOrder(sort: sort, keys: files.map { file in
             GallerySort.Keys(id: file.id, name: captions.title(forFile: file.fileName),
                              average: ratings[file.id]?.average, ratingCount: ratings[file.id]?.count ?? 0,

@@ -111,6 +111,24 @@ public struct ImageJSON: Encodable, Sendable {
                     }))
     }
 
+    /// This image's URLs under `mount` (a signed URL's `/signed/{token}`), so a client that reached the image
+    /// through a signed base keeps the token on every tile, preview and viewport request.
+    func mounted(_ mount: String) -> ImageJSON {
+        guard !mount.isEmpty else { return self }
+        var json = self
+        json.urls.dzi = mount + urls.dzi
+        json.urls.tiles = mount + urls.tiles
+        json.urls.preview = mount + urls.preview
+        json.urls.viewport = mount + urls.viewport
+        json.urls.formats = urls.formats.mapValues { FormatURLs(tiles: mount + $0.tiles, preview: mount + $0.preview) }
+        json.associatedImages = associatedImages?.map { image in
+            var image = image
+            image.url = mount + image.url
+            return image
+        }
+        return json
+    }
+
     private enum CodingKeys: String, CodingKey {
         case id, title, caption, fileName, width, height, tileSize, overlap, maxLevel, previewLevel, readyLevels, alpha, served
         case micronsPerPixel, associatedImages

@@ -22,7 +22,7 @@ extension TilescopeApp {
     }
 
     func image(_ id: String, _ request: Request) throws -> Response {
-        JSON.response(try galleryData.entry(try record(id), viewer: viewers.viewer(of: request)).json)
+        JSON.response(try galleryData.entry(try record(id), viewer: viewers.viewer(of: request)).json.mounted(request.mountPath))
     }
 
     /// The gallery's images in display order (`?sort=name|rating|added`, default name; 400 for

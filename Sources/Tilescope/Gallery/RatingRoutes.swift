@@ -14,6 +14,7 @@ extension TilescopeApp {
         let writer = try viewers.writer(of: request)
         let gallery = self.galleryData
         let sync = uploads.sync
+        let mount = request.mountPath
         // The write waits for SQLite's fsync: on a worker, never on a poll thread. It runs under the
         // library's lock, so a DELETE of the same image cannot slip between the check and the write.
         return later {
@@ -23,7 +24,7 @@ extension TilescopeApp {
             guard let (record, summary) = written else { throw APIError.notFound("image \(id) was just removed") }
             // This request's rating, even if the viewer has replaced it since: the answer says what this write did.
             var response = JSON.response(gallery.entry(record, rating: RatingSummary(own: rating, total: summary.total,
-                                                                                     count: summary.count)).json)
+                                                                                     count: summary.count)).json.mounted(mount))
             if let cookie = writer.setCookie { response.setHeader("Set-Cookie", cookie) }
             return response
         }

@@ -8,6 +8,8 @@ public enum Endpoint: Equatable, Sendable {
     case image(id: String)
     case viewport(id: String)
     case rating(id: String)
+    /// `POST /api/images/{id}/signed-urls`: an admin mints a signed URL for the image (`SignedURLRoutes`).
+    case signedURLs(id: String)
     case gallery
     case job(id: String)
     case deepZoomDescriptor(id: String)
@@ -42,6 +44,7 @@ public enum Endpoint: Equatable, Sendable {
         switch self {
         case .viewport: return ["GET", "HEAD", "POST"]
         case .rating: return ["PUT"]
+        case .signedURLs: return ["POST"]
         case .imageList: return ["GET", "HEAD", "POST"]
         case .image: return ["GET", "HEAD", "DELETE"]
         default: return ["GET", "HEAD"]

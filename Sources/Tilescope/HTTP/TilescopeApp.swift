@@ -31,6 +31,8 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let clients: TrustedProxies
     /// Viewer cookies, who may rate and each client's rating-write budget.
     let viewers: Viewers
+    /// Who may see private images: the admin token, or a signed URL naming them (`AccessControl`).
+    let access: AccessControl
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
@@ -38,6 +40,8 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
                 hotTileAnswers: Bool = true, trustedProxies: TrustedProxies = .none, viewers: Viewers? = nil) {
         clients = trustedProxies
         self.viewers = viewers ?? Viewers(clients: trustedProxies)
+        access = AccessControl(privateImages: gallery.privateImages, captions: gallery.captions, keyring: self.viewers.keyring,
+                               adminToken: self.viewers.adminToken ?? uploads.token)
         let formatEncodings = FormatTileEncodings()
         let sourcePasses = SourceTilePasses()
         let previewEncodings = FormatTileEncodings(name: "avif-previews", encoders: 1, capacity: 64)
@@ -54,9 +58,22 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         // Bounded like the pyramid bytes it shares; an entry per 2 KB of them at most (tiles are larger).
         hotTiles = pyramidCacheBytes > 0 && hotTileAnswers
             ? HotResponses(maxEntries: min(1 << 18, max(1024, pyramidCacheBytes / 2048)), maxBytes: pyramidCacheBytes) : nil
+        // A retired key's signed URLs stop opening anything: verified again (and refused), and nothing kept.
+        self.viewers.keyring.onRetired { [weak hotTiles, access] in
+            access.forgetVerified()
+            hotTiles?.dropExpiring()
+        }
         if let hotTiles {
             Self.registerGauges(of: hotTiles, in: operations.metrics)
             library.onChange { [weak hotTiles] ids in ids.forEach { hotTiles?.drop(group: $0) } }
+            // A file the sidecar now makes private (or public) drops what is kept for it, before another
+            // request can be answered from memory under its old rule.
+            gallery.captions.onChange { [weak hotTiles, library] old, new in
+                let changed = Set(old.entries.keys).union(new.entries.keys).filter { old.access(forFile: $0) != new.access(forFile: $0) }
+                guard !changed.isEmpty else { return }
+                library.map { (id: $0.id, fileName: $0.fileName) }.filter { changed.contains($0.fileName) }
+                    .forEach { hotTiles?.drop(group: $0.id) }
+            }
         }
         self.operations = operations
         self.iiif = iiif
@@ -136,25 +153,76 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
                 throw APIError(414, "uri_too_long", "the path is longer than \(Self.maxPathBytes) bytes")
             }
             if request.rawPath == "*" { return .now(try serverWideOptions(request)) }
-            guard let segments = request.pathSegments else {
+            guard var segments = request.pathSegments else {
                 guard request.rawPath.hasPrefix("/") else {
                     throw APIError.badRequest("the request target must be a path starting with / (or an absolute http URL)")
                 }
                 throw APIError.badRequest("the URL has a malformed percent-escape")
+            }
+            var request = request, token: SignedToken?
+            if segments.first == AccessControl.signedSegment, request.method != "OPTIONS" {
+                (request, segments, token) = try access.mounted(request, segments: segments)
             }
             let endpoint = try Endpoint.parse(segments)
             if request.method == "OPTIONS" { return .now(preflight(endpoint)) }
             guard endpoint.allowedMethods.contains(request.method) else {
                 throw APIError.methodNotAllowed(request.method, allowed: endpoint.allowedMethods + ["OPTIONS"])
             }
-            return try dispatch(endpoint, request)
+            if token != nil, !Self.readsOnly(endpoint, request.method) {
+                throw APIError(403, "signed_read_only",
+                               "a signed URL opens images for reading and rating; uploads, deletions and signing take the admin token at the plain path")
+            }
+            let admission = try admit(endpoint, request, token: token)
+            let reply = try dispatch(endpoint, request)
+            return admission == .open ? reply : Self.adjusted(reply, for: admission)
         } catch {
             return .now(APIError(error).response)
         }
     }
 
+    /// How the request may see the image its endpoint is about (`AccessControl`): 401 for a private image
+    /// without a credential for it, before any route reads anything of it. An unknown id is the route's 404.
+    private func admit(_ endpoint: Endpoint, _ request: Request, token: SignedToken?) throws -> Admission {
+        guard let id = endpoint.imageID, let record = library.record(id) else {
+            return token.map { .signed($0, mount: request.mountPath) } ?? .open
+        }
+        return try access.admit(id: id, fileName: record.fileName, request, token: token)
+    }
+
+    /// What a signed URL may do: read, ask the viewport API, rate.
+    private static func readsOnly(_ endpoint: Endpoint, _ method: String) -> Bool {
+        switch (endpoint, method) {
+        case (_, "GET"), (_, "HEAD"), (.viewport, "POST"), (.rating, "PUT"): return true
+        default: return false
+        }
+    }
+
+    /// `reply` with its response's caching made to fit how the image was opened (`AccessControl.adjust`).
+    private static func adjusted(_ reply: Reply, for admission: Admission) -> Reply {
+        switch reply {
+        case .now(var response):
+            AccessControl.adjust(&response, for: admission)
+            return .now(response)
+        case .later(let work):
+            return .later {
+                var response = work()
+                AccessControl.adjust(&response, for: admission)
+                return response
+            }
+        case .costly(var work):
+            let make = work.make
+            work.make = {
+                var response = make()
+                AccessControl.adjust(&response, for: admission)
+                return response
+            }
+            return .costly(work)
+        }
+    }
+
     private func dispatch(_ endpoint: Endpoint, _ request: Request) throws -> Reply {
         switch endpoint {
+        case .signedURLs(let id): return .now(try signedURLs(id, request))
         case .imageList:
             guard request.method != "POST" else { throw APIError(500, "internal", "uploads are streamed, never buffered") }
             return .now(try imageList(request))

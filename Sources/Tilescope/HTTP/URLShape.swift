@@ -126,6 +126,9 @@ extension URLShape {
         URLShape(parts: [literal("api"), literal("jobs"), id], route: .job) { .job(id: $0.strings[0]) },
         URLShape(parts: [literal("api"), literal("images"), id, literal("viewport")], route: .viewport) { .viewport(id: $0.strings[0]) },
         URLShape(parts: [literal("api"), literal("images"), id, literal("rating")], route: .rating) { .rating(id: $0.strings[0]) },
+        URLShape(parts: [literal("api"), literal("images"), id, literal("signed-urls")], route: .signedURLs) {
+            .signedURLs(id: $0.strings[0])
+        },
     ]
 
     static let deepZoomDescriptor = URLShape(parts: [literal("dzi"), .value(suffix: ".dzi", nonEmpty: false)],

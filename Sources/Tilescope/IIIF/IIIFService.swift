@@ -47,7 +47,11 @@ public final class IIIFService: Sendable {
 
     /// An absolute URL of this server for `path` (which starts with `/`), as the client reached it:
     /// every IIIF id (Image API 2.1 and 3.0, Presentation) is built here.
+    ///
+    /// Under a signed URL (`request.mountPath`, `/signed/{token}`) every URL keeps the prefix: a descriptor or
+    /// info.json reached through a signed base hands out signed bases, so a viewer's tile requests carry it.
     func url(_ path: String, request: Request) -> String {
+        let path = request.mountPath + path
         if let publicURL { return publicURL + path }
         let scheme = Self.firstValue(request.header("x-forwarded-proto")).flatMap { $0 == "https" || $0 == "http" ? $0 : nil }
         let host = [Self.firstValue(request.header("x-forwarded-host")), request.header("host")]

@@ -55,7 +55,7 @@ public struct AccessLog: Sendable {
         out += "] \"".utf8
         escapeQuoted(request.method, into: &out)
         out.append(32)
-        escapeQuoted(request.rawPath, into: &out)
+        escapeQuoted(SignedToken.redacted(request.rawPath), into: &out)
         if !request.query.isEmpty {
             out.append(63)  // ?
             var query: [UInt8] = []
@@ -79,7 +79,7 @@ public struct AccessLog: Sendable {
         out += ",\"method\":".utf8
         appendJSONString(request.method, into: &out)
         out += ",\"path\":".utf8
-        appendJSONString(request.rawPath, into: &out)
+        appendJSONString(SignedToken.redacted(request.rawPath), into: &out)
         if !request.query.isEmpty {
             out += ",\"query\":\"".utf8
             appendQuery(request.query, into: &out)

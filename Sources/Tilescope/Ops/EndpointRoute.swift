@@ -10,6 +10,7 @@ extension Endpoint {
         case image = "image"
         case viewport = "viewport"
         case rating = "rating"
+        case signedURLs = "signed_urls"
         case gallery = "gallery"
         case deepZoomDescriptor = "dzi_descriptor"
         case deepZoomTile = "dzi_tile"
@@ -49,6 +50,7 @@ extension Endpoint {
         case .image: return .image
         case .viewport: return .viewport
         case .rating: return .rating
+        case .signedURLs: return .signedURLs
         case .gallery: return .gallery
         case .deepZoomDescriptor: return .deepZoomDescriptor
         case .deepZoomTile, .deepZoomFormatTile, .deepZoomVersionedTile: return .deepZoomTile
@@ -77,7 +79,9 @@ extension Endpoint {
     /// counts as `dzi_tile` with its 400). Only the shape is matched, no value read: this runs after every
     /// request.
     static func routeIndex(of request: Request) -> Int {
-        guard let segments = request.pathSegments else { return unmatchedRoute }
+        guard var segments = request.pathSegments else { return unmatchedRoute }
+        // A signed URL counts under the route it opens (its token is never a label).
+        if segments.count >= 3, segments[0] == AccessControl.signedSegment { segments.removeFirst(2) }
         guard let first = segments.first else { return Route.staticFile.index }
         for shape in URLShape.starting(with: first) where shape.fits(segments) { return shape.route.index }
         return ["api", "dzi", "images", "iiif"].contains(first) ? unmatchedRoute : Route.staticFile.index

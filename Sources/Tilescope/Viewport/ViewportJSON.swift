@@ -98,6 +98,7 @@ struct ViewportJSON: ~Copyable {
     mutating func field(_ key: StaticString, url layout: PyramidURLs.Layout, _ urls: PyramidURLs) {
         self.key(key)
         byte(UInt8(ascii: "\""))
+        if !urls.mount.isEmpty { appendRaw(Array(urls.mount.utf8)) }
         appendRaw(layout.head)
         appendPercentEncoded(urls.imageID)
         appendRaw(layout.middle)

@@ -15,7 +15,7 @@ extension TilescopeApp {
             throw APIError(400, ViewportQueryError.code, error.message)
         }
         let answer = ViewportResponse(imageID: id, viewport: query.viewport(for: manifest.pyramid),
-                                      urls: record.urls, listing: query.listing)
+                                      urls: record.urls.mounted(request.mountPath), listing: query.listing)
         return Response(status: 200, headers: [("Content-Type", "application/json; charset=utf-8"),
                                                ("Cache-Control", "no-store")], body: .buffer(answer.jsonBuffer()))
     }

@@ -27,6 +27,7 @@ enum FuzzTargets {
         "s3-xml": S3XMLTarget.run,
         "http-response": HTTPResponseTarget.run,
         "pyramidal-sources-json": PyramidalSourcesTarget.run,
+        "signed-token": SignedTokenTarget.run,
     ]
 
     /// Set once by main before libFuzzer starts; read only on the fuzzing thread.

@@ -8,7 +8,7 @@ import HTTPServer
 /// here, answers go the usual way (`reply`).
 extension TilescopeApp {
     func answerDerived(_ question: TileQuestion, madeFrom stored: String, _ request: Request) -> Reply {
-        guard store.fetchesOnMiss, access(stored, F_OK) != 0 else { return reply(derivedFormats.answer(question), for: request) }
+        guard store.fetchesOnMiss, Glibc.access(stored, F_OK) != 0 else { return reply(derivedFormats.answer(question), for: request) }
         let (store, formats, id) = (self.store, derivedFormats, question.record.id)
         return .costly(CostlyWork(client: clients.client(of: request), pixels: question.workPixels) {
             do {

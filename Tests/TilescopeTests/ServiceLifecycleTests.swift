@@ -23,6 +23,12 @@ final class ServiceLifecycleTests: XCTestCase {
         }.count
     }
 
+    static func paths(under root: String) -> [String] {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return Array(Set(fds.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
+            .filter { $0.hasPrefix(root) })).sorted()
+    }
+
     /// The process's threads once those of a stopped service had a moment to end (build threads end
     /// on their own after `stop` wakes them).
     static func settledThreads(atMost limit: Int) -> Int {
@@ -69,6 +75,6 @@ final class ServiceLifecycleTests: XCTestCase {
             Thread.sleep(forTimeInterval: 0.05)
             open = Self.descriptors(under: root)
         }
-        XCTAssertEqual(open, 0, "descriptors left open under \(root)")
+        XCTAssertEqual(open, 0, "descriptors left open under \(root): \(Self.paths(under: root))")
     }
 }

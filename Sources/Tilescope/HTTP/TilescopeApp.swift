@@ -59,8 +59,10 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         hotTiles = pyramidCacheBytes > 0 && hotTileAnswers
             ? HotResponses(maxEntries: min(1 << 18, max(1024, pyramidCacheBytes / 2048)), maxBytes: pyramidCacheBytes) : nil
         // A retired key's signed URLs stop opening anything: verified again (and refused), and nothing kept.
-        self.viewers.keyring.onRetired { [weak hotTiles, access] in
-            access.forgetVerified()
+        // Weak: the access control holds the keyring, and a strong capture would keep both (and the catalog's
+        // descriptors) after the service stops.
+        self.viewers.keyring.onRetired { [weak hotTiles, weak access] in
+            access?.forgetVerified()
             hotTiles?.dropExpiring()
         }
         if let hotTiles {
@@ -68,9 +70,10 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             library.onChange { [weak hotTiles] ids in ids.forEach { hotTiles?.drop(group: $0) } }
             // A file the sidecar now makes private (or public) drops what is kept for it, before another
             // request can be answered from memory under its old rule.
-            gallery.captions.onChange { [weak hotTiles, library] old, new in
+            gallery.captions.onChange { [weak hotTiles, weak library] old, new in
                 let changed = Set(old.entries.keys).union(new.entries.keys).filter { old.access(forFile: $0) != new.access(forFile: $0) }
                 guard !changed.isEmpty else { return }
+                guard let library else { return }
                 library.map { (id: $0.id, fileName: $0.fileName) }.filter { changed.contains($0.fileName) }
                     .forEach { hotTiles?.drop(group: $0.id) }
             }

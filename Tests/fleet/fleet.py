@@ -64,12 +64,12 @@ def request(port, method, path, body=None, headers=None, timeout=20, source=None
         return 0, {}, str(error).encode()
 
 
-def wait_until(what, predicate, seconds):
+def wait_until(what, predicate, seconds, interval=0.2):
     deadline = time.time() + seconds
     while time.time() < deadline:
         if predicate():
             return True
-        time.sleep(0.2)
+        time.sleep(interval)
     log(f"timed out after {seconds} s waiting for: {what}")
     return False
 
@@ -345,13 +345,16 @@ def main():
         "the deleted image answers 404 on every replica")
 
     # kill -9 of the replica building a large image: another takes the build over after the lease.
-    make_image(f"{IMAGES}/huge.jpg", 9000, 7000)
-    check(wait_until("someone building huge", lambda: len(builders_of("huge")) >= 1, 60), "a replica starts building huge")
+    # Large enough that its build takes seconds here (a 9000 x 7000 one was built in 1.1 s, before the kill), and
+    # killed as soon as its builder says it builds: the premise, a build cut short, is checked from the log.
+    make_image(f"{IMAGES}/huge.jpg", 16000, 12000)
+    check(wait_until("someone building huge", lambda: len(builders_of("huge")) >= 1, 60, interval=0.05),
+          "a replica starts building huge")
     first = builders_of("huge")[0]
-    time.sleep(1)
     processes[first].send_signal(signal.SIGKILL)
     processes[first].wait()
     log(f"killed {first} (kill -9) while it built huge")
+    check("built huge:" not in replica_log(first), f"{first} was killed before its build of huge ended")
     survivors = [name for name in REPLICA_PORTS if name != first]
     partial = []
     def poll_huge():

@@ -141,7 +141,12 @@ import Testing
             let reply = try post(admin, bad)
             #expect(reply.status == 400 && reply.json?["error"] as? String == "bad_request", "\(bad): \(reply.text)")
         }
-        #expect(try post(admin, #"{"images": ["nowhere"]}"#).status == 404)
+        // The path's image exists; an unknown one named in the body is the body's fault (422), and an unknown
+        // path is the route's 404.
+        let unknownInBody = try post(admin, #"{"images": ["nowhere"]}"#)
+        #expect(unknownInBody.status == 422 && unknownInBody.json?["error"] as? String == "unknown_image", "\(unknownInBody.text)")
+        let unknownPath = try RawHTTP(port: gallery.port).send("POST", "/api/images/nowhere/signed-urls", headers: admin, body: [])
+        #expect(unknownPath.status == 404, "\(unknownPath.text)")
         let fine = try post(admin, "")
         #expect(fine.status == 201 && fine.header("cache-control") == "no-store")
         // A JSON integer in any spelling (JSON Schema's integer: 60.0 is 60).

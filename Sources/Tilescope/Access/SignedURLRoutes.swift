@@ -16,8 +16,12 @@ extension TilescopeApp {
         let asked = try SignedURLRequest.parse(request.body)
         var ids = [id]
         for other in asked.images where !ids.contains(other) { ids.append(other) }
+        guard library.record(id) != nil else { throw APIError.notFound("no image with id '\(id.prefix(80))'") }
         for each in ids {
-            guard library.record(each) != nil else { throw APIError.notFound("no image with id '\(each.prefix(80))'") }
+            // The path's image exists: an unknown one in the body is what the body says wrong, not a missing resource.
+            guard library.record(each) != nil else {
+                throw APIError(422, "unknown_image", "the body's images name '\(each.prefix(80))', and no image has that id")
+            }
             guard SignedToken.isTokenID(Substring(each)) else {
                 throw APIError.badRequest("image '\(each.prefix(80))' has an id a signed URL cannot name (a-z, 0-9, - and _ only)")
             }

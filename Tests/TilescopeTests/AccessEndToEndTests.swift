@@ -141,10 +141,13 @@ import Testing
             let reply = try post(admin, bad)
             #expect(reply.status == 400 && reply.json?["error"] as? String == "bad_request", "\(bad): \(reply.text)")
         }
-        // The path's image exists; an unknown one named in the body is the body's fault (422), and an unknown
+        // The path's image exists; an unknown one named in the body conflicts with the library (409), and an unknown
         // path is the route's 404.
         let unknownInBody = try post(admin, #"{"images": ["nowhere"]}"#)
-        #expect(unknownInBody.status == 422 && unknownInBody.json?["error"] as? String == "unknown_image", "\(unknownInBody.text)")
+        #expect(unknownInBody.status == 409 && unknownInBody.json?["error"] as? String == "unknown_image", "\(unknownInBody.text)")
+        for misshapen in ["-nowhere", "no--where", "nowhere-", "Nowhere", "\u{d7}"] {
+            #expect(try post(admin, #"{"images": ["\#(misshapen)"]}"#).status == 400, "\(misshapen)")
+        }
         let unknownPath = try RawHTTP(port: gallery.port).send("POST", "/api/images/nowhere/signed-urls", headers: admin, body: [])
         #expect(unknownPath.status == 404, "\(unknownPath.text)")
         let fine = try post(admin, "")

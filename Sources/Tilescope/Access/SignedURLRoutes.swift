@@ -18,12 +18,14 @@ extension TilescopeApp {
         for other in asked.images where !ids.contains(other) { ids.append(other) }
         guard library.record(id) != nil else { throw APIError.notFound("no image with id '\(id.prefix(80))'") }
         for each in ids {
-            // The path's image exists: an unknown one in the body is what the body says wrong, not a missing resource.
-            guard library.record(each) != nil else {
-                throw APIError(422, "unknown_image", "the body's images name '\(each.prefix(80))', and no image has that id")
-            }
-            guard SignedToken.isTokenID(Substring(each)) else {
+            // Shape first: an id no image can have (the contract's ImageID: hyphens only between letters, digits
+            // and _) is a bad request, whatever the library holds.
+            guard SignedToken.isTokenID(Substring(each)), each == id || Self.hasImageIDShape(each) else {
                 throw APIError.badRequest("image '\(each.prefix(80))' has an id a signed URL cannot name (a-z, 0-9, - and _ only)")
+            }
+            // The path's image exists: an unknown one in the body conflicts with the library as it is, not a missing resource.
+            guard library.record(each) != nil else {
+                throw APIError(409, "unknown_image", "the body's images name '\(each.prefix(80))', and no image has that id")
             }
         }
         guard let key = access.keyring.current.first else { throw APIError(500, "internal", "no key to sign with") }
@@ -37,6 +39,11 @@ extension TilescopeApp {
                                                      request: request), status: 201)
         response.setHeader("Cache-Control", "no-store")
         return response
+    }
+
+    /// An id's shape as the contract gives it (`^[a-z0-9_]+(-[a-z0-9_]+)*$`), for ids from a body rather than a route.
+    static func hasImageIDShape(_ id: String) -> Bool {
+        !id.hasPrefix("-") && !id.hasSuffix("-") && !id.contains("--")
     }
 }
 

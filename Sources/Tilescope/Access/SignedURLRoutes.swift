@@ -18,14 +18,17 @@ extension TilescopeApp {
         for other in asked.images where !ids.contains(other) { ids.append(other) }
         guard library.record(id) != nil else { throw APIError.notFound("no image with id '\(id.prefix(80))'") }
         for each in ids {
-            // Shape first: an id no image can have (the contract's ImageID: hyphens only between letters, digits
-            // and _) is a bad request, whatever the library holds.
-            guard SignedToken.isTokenID(Substring(each)), each == id || Self.hasImageIDShape(each) else {
-                throw APIError.badRequest("image '\(each.prefix(80))' has an id a signed URL cannot name (a-z, 0-9, - and _ only)")
+            // Shape first: an id no image can have (the contract's ImageID: a-z, 0-9 and _, hyphens only between
+            // them) is a bad request, whatever the library holds.
+            guard each == id || Self.hasImageIDShape(each) else {
+                throw APIError.badRequest("image '\(each.prefix(80))' is not an image id (a-z, 0-9, - and _ only)")
             }
             // The path's image exists: an unknown one in the body conflicts with the library as it is, not a missing resource.
             guard library.record(each) != nil else {
                 throw APIError(409, "unknown_image", "the body's images name '\(each.prefix(80))', and no image has that id")
+            }
+            guard SignedToken.isTokenID(Substring(each)) else {
+                throw APIError.badRequest("image '\(each.prefix(80))' has an id a signed URL cannot name (a-z, 0-9, - and _ only)")
             }
         }
         guard let key = access.keyring.current.first else { throw APIError(500, "internal", "no key to sign with") }
@@ -43,7 +46,8 @@ extension TilescopeApp {
 
     /// An id's shape as the contract gives it (`^[a-z0-9_]+(-[a-z0-9_]+)*$`), for ids from a body rather than a route.
     static func hasImageIDShape(_ id: String) -> Bool {
-        !id.hasPrefix("-") && !id.hasSuffix("-") && !id.contains("--")
+        !id.isEmpty && !id.hasPrefix("-") && !id.hasSuffix("-") && !id.contains("--")
+            && id.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 45 || $0 == 95 }
     }
 }
 

@@ -1,4 +1,5 @@
 import Catalog
+import ObjectStore
 
 /// The credential of a signed URL: which images it opens, until when, and the HMAC-SHA256 tag that proves the
 /// server made it, written as one path segment so that every URL under `/signed/{token}/` carries it (plain
@@ -43,7 +44,7 @@ struct SignedToken: Sendable, Equatable {
     /// The token as it goes into a URL, signed with `key`.
     func text(signedWith key: ViewerKey) -> String {
         let head = Self.head(keyID: key.id, expires: expires, ids: ids)
-        return head + "." + Self.hex(Self.tag(head, key))
+        return head + "." + Hex.encode(Self.tag(head, key))
     }
 
     /// The token `text` spells, if it is well formed and its tag is the one the key it names makes; nil
@@ -56,7 +57,7 @@ struct SignedToken: Sendable, Equatable {
         guard fields.count == 3, let keyID = Endpoint.naturalNumber(fields[0]), let expires = decimal(fields[1]) else { return nil }
         let ids = fields[2].split(separator: "~", omittingEmptySubsequences: false)
         guard ids.count <= maxIDs, ids.allSatisfy(isTokenID), offered.utf8.count == 2 * HMACSHA256.length,
-              let tag = bytes(hex: offered), let key = keys.first(where: { $0.id == keyID }),
+              let tag = Hex.decode(offered, lowercaseOnly: true), let key = keys.first(where: { $0.id == keyID }),
               HMACSHA256.equal(Self.tag(String(head), key), tag) else { return nil }
         return SignedToken(keyID: keyID, expires: expires, ids: ids.map(String.init))
     }
@@ -91,29 +92,5 @@ struct SignedToken: Sendable, Equatable {
     private static func decimal(_ text: Substring) -> Int? {
         guard !text.isEmpty, text.utf8.count <= 12, text.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
         return Int(text)
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String($0 >> 4, radix: 16) + String($0 & 0x0F, radix: 16) }.joined()
-    }
-
-    private static func bytes(hex: Substring) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case 48...57: digit - 48
-        case 97...102: digit - 87
-        default: nil
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Catalog
+import ObjectStore
 
 /// The `tilescope_viewer` cookie: an anonymous browser's viewer id and an HMAC-SHA256 tag of it under one
 /// of the server's viewer keys, `<32 hex digits>.<64 hex digits>`. Only the server can make a valid one,
@@ -13,7 +14,7 @@ enum ViewerCookie {
 
     /// The value for `viewer`, signed with `key`.
     static func value(_ viewer: ViewerID, key: ViewerKey) -> String {
-        viewer.hex + "." + hex(tag(viewer, key))
+        viewer.hex + "." + Hex.encode(tag(viewer, key))
     }
 
     /// The viewer a Cookie header names with a tag that one of `keys` made; nil for no cookie, a malformed
@@ -26,7 +27,8 @@ enum ViewerCookie {
             let value = trimmed.dropFirst(name.count + 1)
             let parts = value.split(separator: ".", omittingEmptySubsequences: false)
             guard parts.count == 2, let viewer = ViewerID(hex: String(parts[0])), viewer != .legacy,
-                  let offered = bytes(hex: parts[1]), offered.count == HMACSHA256.length else { return nil }
+                  parts[1].utf8.count == 2 * HMACSHA256.length,
+                  let offered = Hex.decode(parts[1], lowercaseOnly: true) else { return nil }
             for key in keys where HMACSHA256.equal(tag(viewer, key), offered) { return viewer }
             return nil
         }
@@ -45,29 +47,5 @@ enum ViewerCookie {
     /// never pass for a viewer cookie.
     private static func tag(_ viewer: ViewerID, _ key: ViewerKey) -> [UInt8] {
         HMACSHA256.mac(key: key.secret, Array("tilescope_viewer/v1/\(viewer.hex)".utf8))
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String($0 >> 4, radix: 16) + String($0 & 0x0F, radix: 16) }.joined()
-    }
-
-    private static func bytes(hex: Substring) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count.isMultiple(of: 2), digits.count <= 2 * HMACSHA256.length else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case 48...57: digit - 48
-        case 97...102: digit - 87
-        default: nil
-        }
     }
 }

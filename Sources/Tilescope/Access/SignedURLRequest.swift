@@ -12,16 +12,7 @@ struct SignedURLRequest: Equatable {
     static func parse(_ body: [UInt8]) throws -> SignedURLRequest {
         var parsed = SignedURLRequest()
         guard !body.isEmpty else { return parsed }
-        let value: StrictJSON.Value
-        do throws(StrictJSON.Failure) {
-            value = try StrictJSON.parse(body)
-        } catch {
-            throw APIError.badRequest("the body is \(error.description): \(shape)")
-        }
-        guard case .object(let members) = value else { throw APIError.badRequest("the body must be a JSON object: \(shape)") }
-        if let name = StrictJSON.repeatedName(in: members, among: ["expiresIn", "images"]) {
-            throw APIError.badRequest("the field \"\(name)\" is given twice: \(shape)")
-        }
+        let members = try JSONObjectBody.members(body, fields: ["expiresIn", "images"], shape: shape)
         for member in members {
             switch (member.name, member.value) {
             case ("expiresIn", .number(let text)):

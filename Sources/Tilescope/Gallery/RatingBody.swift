@@ -10,17 +10,7 @@ enum RatingBody {
     static let shape = #"send {"rating": N} with N a whole number from \#(Rating.range.lowerBound) to \#(Rating.range.upperBound)"#
 
     static func parse(_ body: [UInt8]) throws -> Int {
-        let value: StrictJSON.Value
-        do throws(StrictJSON.Failure) {
-            value = try StrictJSON.parse(body)
-        } catch {
-            throw APIError.badRequest("the body is \(error.description): \(shape)")
-        }
-        guard case .object(let members) = value else { throw APIError.badRequest("the body must be a JSON object: \(shape)") }
-        // Other names are ignored, repeated or not, as an endpoint's query string's are.
-        if StrictJSON.repeatedName(in: members, among: ["rating"]) != nil {
-            throw APIError.badRequest(#"the field "rating" is given twice: \#(shape)"#)
-        }
+        let members = try JSONObjectBody.members(body, fields: ["rating"], shape: shape)
         guard let rating = members.first(where: { $0.name == "rating" })?.value else {
             throw APIError.badRequest(#"the field "rating" is missing: \#(shape)"#)
         }

@@ -42,7 +42,11 @@ import Testing
         for phase in [BuildPhases.Phase.open, .previewDecode, .base, .levels] {
             #expect(phases.seconds(phase) > 0, "\(phase)")
         }
-        #expect((phases.peakAnonymousKB(.levels) ?? 0) > (phases.peakAnonymousKB(.open) ?? 0), "the pass is where memory peaks")
+        // Memory is sampled for every phase; where it peaks is checked in a process of its own
+        // (BuildPhasesLogTests): here the other suites running alongside move the process's RssAnon.
+        for phase in [BuildPhases.Phase.open, .levels] {
+            #expect((phases.peakAnonymousKB(phase) ?? 0) > 0, "\(phase)")
+        }
     }
 
     /// Busy for `seconds` of wall time (not a sleep: the phases count wall time either way).

@@ -34,4 +34,21 @@ import TestSupport
             #expect(FileManager.default.fileExists(atPath: data + "/pyramids/photo\(index)/\(versions[0])/preview.jpeg"))
         }
     }
+
+    /// The pass down the source is where a build's memory peaks, not its opening: measured in a process of its own,
+    /// where nothing else moves the RssAnon sampled at each phase.
+    @Test func theLevelsPassIsWhereABuildsMemoryPeaks() throws {
+        let root = try TestScratch.folder("build-phases-memory")
+        try TestImages.writeJPEG(width: 3000, height: 2000, to: root + "/source.jpg")
+        let build = try Command.run(ServerProcess.executable, ["build", "--data", root + "/data", root + "/source.jpg"],
+                                    environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILESCOPE_") })
+        #expect(build.status == 0, "tilescope build: \(build.output)")
+        let line = try #require(build.output.split(separator: "\n").first { $0.contains("phases:") }.map(String.init))
+        func megabytes(_ phase: String) -> Int? {
+            guard let match = line.range(of: " \(phase) [0-9.]+ s \\(RssAnon [0-9]+ MB\\)", options: .regularExpression) else { return nil }
+            return Int(line[match].split(separator: " ").dropLast().last ?? "")
+        }
+        let open = try #require(megabytes("open"), "\(line)"), levels = try #require(megabytes("levels"), "\(line)")
+        #expect(levels > open, "the pass is where memory peaks: \(line)")
+    }
 }

@@ -4,6 +4,7 @@ A real `tilescope serve` of its own, with one image private by `--private-images
 import json
 import os
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -30,11 +31,22 @@ def private_server(tmp_path_factory):
         del os.environ['TILESCOPE_ADMIN_TOKEN']
     srv.images = srv.wait_ready(1)  # the list shows the public image only
     deadline = time.monotonic() + 180
-    while admin_get(srv, f'/api/images/{PRIVATE}').get('status') != 'ready':
+    while image_status(srv, PRIVATE) != 'ready':
         assert time.monotonic() < deadline, 'the private image was not built'
         time.sleep(0.3)
     yield srv
     srv.stop()
+
+
+def image_status(srv, image_id):
+    """The image's build status as an admin sees it; None while the scan has not listed it yet (404): the two
+    images are listed in whichever order the scan meets them, so the public one being ready says nothing of this."""
+    try:
+        return admin_get(srv, f'/api/images/{image_id}').get('status')
+    except urllib.error.HTTPError as error:
+        if error.code == 404:
+            return None
+        raise
 
 
 def admin_get(srv, path):

@@ -281,9 +281,11 @@ def main():
     acknowledged = {f"seed-{i}": [] for i in range(4)}
     def rate(n):
         image_id, value = f"seed-{n % 4}", n % 11
-        status, headers, _ = request(ports[n % len(ports)], "PUT", f"/api/images/{image_id}/rating",
-                                     body=json.dumps({"rating": value}), headers={"Content-Type": "application/json"},
-                                     source=client_address(n))
+        status, headers, body = request(ports[n % len(ports)], "PUT", f"/api/images/{image_id}/rating",
+                                        body=json.dumps({"rating": value}), headers={"Content-Type": "application/json"},
+                                        source=client_address(n))
+        if status != 200:
+            log(f"rating write {n} through port {ports[n % len(ports)]}: {status} {body[:300]!r}")
         return image_id, value, status, headers.get("set-cookie", "")
     with futures.ThreadPoolExecutor(max_workers=64) as pool:
         results = list(pool.map(rate, range(1000)))

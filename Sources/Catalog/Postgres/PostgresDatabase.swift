@@ -116,8 +116,13 @@ public final class PostgresDatabase: SQLDatabase, @unchecked Sendable { // @unch
                 }
                 try? connection.script("ROLLBACK")
                 release(connection)
-                if failure?.isRetryable == true && attempt < Self.maximumAttempts {
-                    Thread.sleep(forTimeInterval: Double.random(in: 0...0.002) * Double(attempt))
+                if failure?.isRetryable == true {
+                    // A conflict lost this many times is contention, not a fault: the client may try again.
+                    guard attempt < Self.maximumAttempts else {
+                        throw DatabaseUnavailable(retryAfterSeconds: 1, reason: "a transaction lost \(attempt) serialization conflicts in a row")
+                    }
+                    // Full jitter over an exponential window, so writers that collided do not collide again in step.
+                    Thread.sleep(forTimeInterval: Double.random(in: 0...min(0.05, 0.001 * Double(1 << min(attempt, 6)))))
                     continue
                 }
                 if let failure, failure.meansUnavailable { throw unavailable(reason: failure.message) }

@@ -21,14 +21,18 @@ extension SQLRatingStore {
         try Self.check(id)
         let rating = try Rating.validated(rating)
         let now = DatabaseValue.integer(Self.milliseconds(Date()))
-        let rows = try sqlDatabase.writing { transaction in
+        try sqlDatabase.writing { transaction in
             try transaction.execute("INSERT INTO images (id, added_ms) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", .text(id), now)
             try transaction.execute("""
                 INSERT INTO viewer_ratings (image_id, viewer, rating, rated_ms) VALUES (?, ?, ?, ?)
                 ON CONFLICT (image_id, viewer) DO UPDATE SET rating = excluded.rating, rated_ms = excluded.rated_ms
                 """, .text(id), .text(viewer.hex), DatabaseValue(rating), now)
-            return try summaryRows(transaction, .text(try Self.jsonArray([id])), viewer)
         }
+        // The summary is read after the write commits, not inside it: in a serializable transaction the
+        // aggregate over the image's ratings conflicts with every other viewer rating the same image at
+        // the same time, and a thousand concurrent viewers then spent their retries on each other. Read
+        // apart, it is the state just after this rating landed (others' ratings included).
+        let rows = try sqlDatabase.reading { try summaryRows($0, .text(try Self.jsonArray([id])), viewer) }
         return Self.summaries(rows)[id] ?? RatingSummary(own: rating, total: rating, count: 1)
     }
 

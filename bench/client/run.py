@@ -23,6 +23,8 @@ load and the three zooms).
 
 Usage: run.py --binary PATH --osd PATH/openseadragon.min.js [--size 16384] [--runs 3] [--scales 1,2]
               [--viewers osd,tilescope,osd-webp] [--cold | --prepare] [--network A|B] [--cpu 4] [--steps N]
+       run.py ... --phone [--runs 3] [--cpu 4]          (issue 44, goal 1: phone.py)
+       run.py ... --memory [--runs 3] [--minutes 5]     (issue 44, goal 4: memory.py)
 """
 import argparse
 import json

@@ -14,10 +14,8 @@ export class Animator {
     const start = performance.now();
     const tick = (now) => {
       const more = step(Math.max(0, now - start));
-      // Not running any more by the last frame's render: it draws the view at rest (TileLayer places its tiles).
-      if (!more) this.frame = null;
       this.render();
-      if (more) this.frame = requestAnimationFrame(tick);
+      this.frame = more ? requestAnimationFrame(tick) : null;
     };
     this.frame = requestAnimationFrame(tick);
   }

@@ -409,10 +409,8 @@ export class ScrollView {
     const { level } = resolutionFor(this.pyramid, z, this.scale);
     const centre = { x: (this.offsetX + this.width / 2) / z, y: (this.offsetY + this.height / 2) / z };
     const tiles = level === null ? [] : tilesCovering(this.pyramid, level, visible, z, centre);
-    // Moving (a finger down, an animation or a glide under way): the layer moves its content by a transform only.
     this.layer.update({ zoomScale: z, offsetX: this.offsetX, offsetY: this.offsetY, level, tiles,
-                        viewWidth: this.width, viewHeight: this.height, scale: this.scale,
-                        moving: this.tracking || this.animator.running });
+                        viewWidth: this.width, viewHeight: this.height, scale: this.scale });
     this.indicators.update({ width: this.width, height: this.height, offsetX: this.offsetX, offsetY: this.offsetY,
                              contentWidth: this.pyramid.width * z, contentHeight: this.pyramid.height * z,
                              insets: this.insets, indicatorInsets: this.indicatorInsets ?? this.insets });

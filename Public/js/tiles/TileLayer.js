@@ -26,13 +26,6 @@ const NO_FLOOR = {};
 const EXPECTATION_SLACK_MS = 250;
 
 /**
- * How far a moving view's zoomScale may go from the one its tiles are placed at before they are placed again: the
- * content layer is scaled by the ratio meanwhile, and the browser may draw it from pixels rasterized at the placed
- * size, so the ratio is kept within a factor of two (a little blur while a pinch goes on, none once it stops).
- */
-const MAX_MOVING_SCALE = 2;
-
-/**
  * Draws one image: the base tile at once and always underneath, and over it the tiles of the level the view needs.
  * Nothing is drawn before the base tile or the preview image is: a tile that arrives first waits, decoded, so
  * that no frame shows part of the image over nothing.
@@ -55,16 +48,7 @@ const MAX_MOVING_SCALE = 2;
  * Loaded tiles of other levels stay drawn under the needed ones until the needed level is complete. A transparent
  * image's (`image.alpha`) would show through the needed ones' clear pixels, and their overlaps would be drawn twice:
  * there each tile is clipped to its own grid cell, less the cells of the tiles drawn above it (`#clip`). Decoded
- * tiles live in a cache bounded in bytes.
- *
- * Tiles are placed (each element's `left`, `top`, `width`, `height`) at one zoomScale, `placedZoom`, and the
- * content layer is moved and scaled to the view's: `translate(-offset) scale(zoomScale / placedZoom)`. A view at
- * rest is placed at its own zoomScale (scale 1: every tile on its exact pixels). While the view moves (a pinch, a
- * fling, an animation: `view.moving`) the tiles stay where they were placed and only the layer's transform changes,
- * which the compositor applies without a style recalculation or a layout of every tile at every frame (on a phone
- * at DPR 3 with the CPU slowed 4x those were most of the main thread's time in a pinch: docs/benchmarks.md). They are
- * placed again once the view stops (the first update not moving, or a frame without any update), or when the
- * zoomScale has gone a factor of `MAX_MOVING_SCALE` from where they were placed. `isComplete()` and `onComplete` tell when every tile the current
+ * tiles live in a cache bounded in bytes. `isComplete()` and `onComplete` tell when every tile the current
  * view needs at its level is drawn (the viewer's `fullyLoaded`).
  */
 export class TileLayer {
@@ -99,8 +83,6 @@ export class TileLayer {
     this.onTileDrawn = null; // (tile) the first time a tile's element is put on screen
     this.transparent = image.alpha === true;
     this.held = held; // asks for nothing until released (`hold`)
-    this.placedZoom = null; // the zoomScale the tiles' elements are placed at (see the class comment)
-    this.stillCheck = null; // the frame that places the tiles again if the view did not change in between
   }
 
   /**
@@ -178,70 +160,19 @@ export class TileLayer {
     this.level = view.level ?? this.previewLevel;
     this.needed = new Map(tiles.map((t) => [keyOfTile(t), t]));
     this.#follow(previous);
-    const ratio = this.placedZoom ? view.zoomScale / this.placedZoom : 0;
-    if (!view.moving || !(ratio <= MAX_MOVING_SCALE && ratio >= 1 / MAX_MOVING_SCALE)) this.placedZoom = view.zoomScale;
-    this.#transform();
+    this.content.style.transform = `translate(${-view.offsetX}px, ${-view.offsetY}px)`;
     this.#request();
     this.#layout();
-    if (this.placedZoom !== view.zoomScale) this.#placeWhenStill();
-  }
-
-  /** Moves and scales the content layer to the view (the tiles are placed at `placedZoom`). */
-  #transform() {
-    const { offsetX, offsetY, zoomScale } = this.view;
-    const k = zoomScale / this.placedZoom;
-    this.content.style.transform = k === 1 ? `translate(${-offsetX}px, ${-offsetY}px)`
-      : `translate(${-offsetX}px, ${-offsetY}px) scale(${k})`;
-  }
-
-  /**
-   * Places the tiles at the view's own zoomScale at the first frame in which the view has not changed: the end of
-   * a motion whose last update still said it was moving, or fingers held still in a pinch.
-   */
-  #placeWhenStill() {
-    if (this.stillCheck !== null) return;
-    let seen = this.view;
-    const check = () => {
-      if (this.view !== seen) {
-        seen = this.view;
-        this.stillCheck = requestAnimationFrame(check);
-        return;
-      }
-      this.stillCheck = null;
-      if (this.placedZoom === this.view.zoomScale) return;
-      this.placedZoom = this.view.zoomScale;
-      this.#transform();
-      this.#layout();
-    };
-    this.stillCheck = requestAnimationFrame(check);
   }
 
   /** Removes everything: the page shows another image now. */
   destroy() {
-    if (this.stillCheck !== null) cancelAnimationFrame(this.stillCheck);
-    this.stillCheck = null;
     this.loader.abortAll();
     for (const tile of this.shown) tile.element.remove();
     this.shown.clear();
     this.cache.clear((tile) => this.#release(tile));
     this.content.remove();
     this.onChange = this.onComplete = this.onTileDrawn = null;
-  }
-
-  /**
-   * Drops every decoded tile (and every fetched tile's bytes) the current view neither needs nor stands on: a page
-   * the gallery has turned away from, back at fit, keeps the floor and its fit's tiles, not the hundred tiles of
-   * wherever it was zoomed in (its cache would otherwise stay full, up to `maxBytes`, beside the page on screen's).
-   */
-  shed() {
-    const floor = this.#floor();
-    for (const tile of [...this.cache.values()]) {
-      if (tile === floor || tile.level === this.baseLevel || this.needed.has(tile.key)) continue;
-      this.cache.delete(tile.key);
-      this.#release(tile);
-    }
-    this.loader.blobs.clear(() => {});
-    if (this.view) this.#layout();
   }
 
   /** Tiles on their way or waiting to start. */
@@ -391,8 +322,9 @@ export class TileLayer {
     tile.element.height = 0;
   }
 
-  /** Where a tile lies in content points at zoomScale `z` (the placed one unless given); the preview covers its whole level. */
-  #frame(tile, z = this.placedZoom) {
+  /** Where a tile lies in content points; the preview covers its whole level. */
+  #frame(tile) {
+    const z = this.view.zoomScale;
     if (!tile.whole) return tileFrame(this.pyramid, tile.level, tile.column, tile.row, z);
     const size = this.pyramid.sizeOfLevel(tile.level);
     const k = z / this.pyramid.scaleOfLevel(tile.level);
@@ -401,7 +333,7 @@ export class TileLayer {
 
   /** A tile's grid cell (no overlap) in content points; the preview's is its whole level. */
   #cell(tile) {
-    const k = this.placedZoom / this.pyramid.scaleOfLevel(tile.level);
+    const k = this.view.zoomScale / this.pyramid.scaleOfLevel(tile.level);
     const size = this.pyramid.sizeOfLevel(tile.level);
     if (tile.whole) return { x: 0, y: 0, width: size.width * k, height: size.height * k };
     const T = this.pyramid.tileSize;
@@ -442,8 +374,7 @@ export class TileLayer {
     const rect = (x0, y0, x1, y1) => `M${snap(x0) - left} ${snap(y0) - top}H${snap(x1) - left}V${snap(y1) - top}H${snap(x0) - left}Z`;
     const path = rect(cell.x, cell.y, cell.x + cell.width, cell.y + cell.height)
       + holes.map((h) => rect(h.x0, h.y0, h.x1, h.y1)).join('');
-    const clip = `path(evenodd, '${path}')`;
-    if (tile.clip !== clip) tile.element.style.clipPath = tile.clip = clip;
+    tile.element.style.clipPath = `path(evenodd, '${path}')`;
   }
 
   /** A content coordinate on the nearest whole device pixel. */
@@ -457,15 +388,11 @@ export class TileLayer {
   }
 
   #overlaps(tile, viewport) {
-    const f = this.#frame(tile, this.view.zoomScale);
+    const f = this.#frame(tile);
     return f.x < viewport.x1 && f.x + f.width > viewport.x0 && f.y < viewport.y1 && f.y + f.height > viewport.y0;
   }
 
   #place(tile) {
-    // Placed already at this zoomScale and depth: nothing to restyle (a moving view changes only the layer's transform).
-    const z = this.#zIndex(tile);
-    if (tile.placedAt === this.placedZoom && tile.placedZ === z && tile.placedScale === this.view.scale) return;
-    Object.assign(tile, { placedAt: this.placedZoom, placedZ: z, placedScale: this.view.scale });
     const f = this.#frame(tile);
     const s = tile.element.style;
     // A transparent image's tiles start on a whole device pixel, as their clip's edges do (`#clip`); the far
@@ -476,6 +403,6 @@ export class TileLayer {
     s.width = `${f.x + f.width - x}px`;
     s.height = `${f.y + f.height - y}px`;
     // The needed level on top; other levels below it, sharper ones above blurrier ones; the base at the bottom.
-    s.zIndex = z;
+    s.zIndex = this.#zIndex(tile);
   }
 }

@@ -27,3 +27,36 @@ def test_a_page_left_releases_its_decoded_tiles(session):
         on_screen = session.page.evaluate("document.querySelectorAll('canvas.tile').length")
         assert on_screen > 0
     assert checked > len(IMAGES), f'only {checked} canvases were on the pages left: the test shows nothing'
+
+
+# What every page of the carousel holds decoded: its cache's tiles, and of those the ones neither its view needs
+# nor its floor (the base tile, or the preview standing in for it) is.
+HELD = """() => window.tilescope.gallery.carousel.pages.map((page) => {
+  const layer = page.scrollView?.layer;
+  if (!layer) return null;
+  const tiles = [...layer.cache.values()];
+  const extra = tiles.filter((t) => !layer.needed.has(t.key) && t.level !== layer.baseLevel && t.key !== 'preview');
+  return { id: page.element.dataset.imageId, tiles: tiles.length, extra: extra.length, bytes: layer.cache.bytes,
+           maxBytes: layer.cache.maxBytes, encoded: layer.loader.blobs.bytes };
+})"""
+
+
+def test_a_page_turned_away_keeps_only_its_fit(session):
+    """Zoomed in on every image, then paged on, twice round the gallery: the pages off screen hold their fit's tiles
+    and their floor, not the zoomed-in tiles of where they were (which would stay, up to the cache's bound, beside
+    the page on screen's); the page on screen stays within its bound. Counted in tiles, never timed."""
+    session.open('#image=a-land')
+    zoomed_extra = 0
+    for _ in range(2 * len(IMAGES)):
+        session.page.evaluate('window.tilescope.gallery.scrollView.setZoomScale('
+                              'window.tilescope.gallery.scrollView.zoomScale * 4)')
+        session.wait_idle()
+        zoomed_extra += session.page.evaluate(HELD)[1]['tiles']
+        session.page.evaluate('window.tilescope.gallery.next()')
+        session.wait_idle()
+        pages = session.page.evaluate(HELD)
+        left = pages[0]
+        assert left['extra'] == 0, f'the page turned away from ({left["id"]}) holds {left["extra"]} tiles its fit does not need'
+        assert left['encoded'] == 0, f'the page turned away from ({left["id"]}) holds {left["encoded"]} bytes of fetched tiles'
+        assert all(p is None or p['bytes'] <= p['maxBytes'] for p in pages), pages
+    assert zoomed_extra > 2 * len(IMAGES), f'only {zoomed_extra} tiles were held zoomed in: the test shows nothing'

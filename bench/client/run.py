@@ -23,6 +23,8 @@ load and the three zooms).
 
 Usage: run.py --binary PATH --osd PATH/openseadragon.min.js [--size 16384] [--runs 3] [--scales 1,2]
               [--viewers osd,tilescope,osd-webp] [--cold | --prepare] [--network A|B] [--cpu 4] [--steps N]
+       run.py ... --phone [--runs 3] [--cpu 4]          (issue 44, goal 1: phone.py)
+       run.py ... --memory [--runs 3] [--minutes 5]     (issue 44, goal 4: memory.py)
 """
 import argparse
 import json
@@ -39,6 +41,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+import memory
 import phone
 import throttle
 
@@ -86,16 +89,18 @@ def get_json(url):
         return json.loads(r.read())
 
 
-def make_image(path, size):
-    """Three octaves of Perlin noise in three bands, as bench/run makes its image: photographic tile sizes."""
+def make_image(path, size, seed=1):
+    """Three octaves of Perlin noise in three bands, as bench/run makes its image: photographic tile sizes.
+    `size` is a side or (width, height); `seed` makes another picture."""
     if path.exists():
         return
+    width, height = size if isinstance(size, tuple) else (size, size)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / 'tmp'
     tmp.mkdir(exist_ok=True)
-    for band, cell, seed in (('r', 512, 1), ('g', 48, 2), ('b', 6, 3)):
-        subprocess.run(['vips', 'perlin', str(tmp / f'{band}.v'), str(size), str(size), '--cell-size', str(cell),
-                        '--uchar', '--seed', str(seed)], check=True)
+    for band, cell, offset in (('r', 512, 0), ('g', 48, 1), ('b', 6, 2)):
+        subprocess.run(['vips', 'perlin', str(tmp / f'{band}.v'), str(width), str(height), '--cell-size', str(cell),
+                        '--uchar', '--seed', str(seed + offset)], check=True)
     subprocess.run(['vips', 'bandjoin', f"{tmp / 'r.v'} {tmp / 'g.v'} {tmp / 'b.v'}", f'{path}.tmp.jpg[Q=92]'], check=True)
     os.replace(f'{path}.tmp.jpg', path)
     shutil.rmtree(tmp)
@@ -127,7 +132,7 @@ def public_folder(osd):
     shutil.rmtree(folder, ignore_errors=True)
     shutil.copytree(ROOT / 'Public', folder)
     (folder / 'bench').mkdir()
-    for name in ('tilescope.html', 'osd.html', 'harness.js', 'phone.html', 'smoothness.js'):
+    for name in ('tilescope.html', 'osd.html', 'harness.js', 'phone.html', 'smoothness.js', 'osd-gallery.html'):
         shutil.copy(HERE / name, folder / 'bench' / name)
     shutil.copy(osd, folder / 'bench' / 'openseadragon.min.js')
     return folder
@@ -367,6 +372,48 @@ def phone_bench(args, server, image):
     (OUT / f'results-phone-cpu{cpu:g}.json').write_text(json.dumps(results, indent=1))
 
 
+def memory_bench(args):
+    """Issue 44, goal 4: a session of --minutes over 30 images on a phone (memory.py); its own images, pyramids and
+    server. The table goes to results-memory.md and .json."""
+    images = OUT / 'images-memory'
+    print(f'making the {memory.IMAGES} images of the memory session...', file=sys.stderr)
+    memory.make_images(images, make_image)
+    server = Server(args.binary, images, OUT / 'data-memory', public_folder(args.osd))
+    try:
+        deadline = time.monotonic() + 1800
+        while True:
+            try:
+                listed = get_json(server.base + '/api/images')['images']
+            except OSError:
+                listed = []
+            if len(listed) == memory.IMAGES and all(i['status'] == 'ready' for i in listed):
+                break
+            if server.process.poll() is not None or time.monotonic() > deadline:
+                sys.exit(f'the {memory.IMAGES} pyramids were not ready; see {OUT / "server.log"}')
+            time.sleep(1)
+        wait_for_encodings(server.base)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=args.chromium, args=['--no-sandbox', '--force-color-profile=srgb'])
+            results = memory.run(browser, server.base, args.runs, args.minutes, lambda line: print(line, file=sys.stderr))
+            browser.close()
+    finally:
+        server.stop()
+    commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(['git', 'status', '--porcelain', '--', 'Public', 'bench/client'], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    load = os.getloadavg()
+    width, height = memory.IMAGE_SIZE
+    report = (f'Memory on a phone, {args.minutes:g}-minute session over {memory.IMAGES} images of {width}x{height}, '
+              f'390x844 CSS px at DPR 3, touch, commit {commit}{" (+ local changes)" if dirty else ""}, '
+              f'{time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}\n'
+              'Each image: zoom in x2 twice, pan right, down, left by half a view, zoom in x2, back to fit, next; '
+              f'{memory.PAUSE_S:g} s between actions. The last two minutes start and end on a collected heap.\n\n'
+              + memory.table(results, args.runs, args.minutes) + '\n')
+    print(report)
+    (OUT / 'results-memory.md').write_text(report)
+    (OUT / 'results-memory.json').write_text(json.dumps(results, indent=1))
+
+
 def main():
     global OUT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -399,8 +446,15 @@ def main():
     parser.add_argument('--out', default=str(OUT),
                         help='folder for the image, the pyramid and the results (a second one lets a cold run go on '
                              'beside a warm data folder)')
+    parser.add_argument('--memory', action='store_true',
+                        help='issue 44, goal 4 instead of the views: a --minutes session over 30 images on a phone '
+                             '(memory.py), the client beside OpenSeadragon, JS heap and process memory sampled')
+    parser.add_argument('--minutes', type=float, default=5, help='length of each --memory session')
     args = parser.parse_args()
     OUT = Path(args.out).resolve()
+    if args.memory:
+        OUT.mkdir(parents=True, exist_ok=True)
+        return memory_bench(args)
     scales = [int(s) for s in args.scales.split(',')]
     viewers = [v for v in args.viewers.split(',') if v]
     if not {'osd', 'tilescope'} <= set(viewers) or not set(viewers) <= set(VIEWERS):

@@ -111,7 +111,11 @@ export class Gallery {
     this.ring = { count: from.count, page: wrap(from.page + direction, from.count), current: arrived,
                   previous: direction > 0 ? from.current : null, next: direction > 0 ? null : from.current };
     // A page that leaves the screen comes back at aspect fit, as in the classic photo browser.
-    for (const page of [this.carousel.previous, this.carousel.next]) page.scrollView?.setView({});
+    // Its decoded tiles of elsewhere go too: only the page on screen holds a zoomed-in view's worth (issue 44, goal 4).
+    for (const page of [this.carousel.previous, this.carousel.next]) {
+      page.scrollView?.setView({});
+      page.scrollView?.layer.shed();
+    }
     this.#updateChrome();
     this.#load({ image: arrived.id }, (ring) => {
       if (this.destroyed || ring.current.id !== this.ring.current.id) return;

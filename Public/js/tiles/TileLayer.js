@@ -175,6 +175,22 @@ export class TileLayer {
     this.onChange = this.onComplete = this.onTileDrawn = null;
   }
 
+  /**
+   * Drops every decoded tile (and every fetched tile's bytes) the current view neither needs nor stands on: a page
+   * the gallery has turned away from, back at fit, keeps the floor and its fit's tiles, not the hundred tiles of
+   * wherever it was zoomed in (its cache would otherwise stay full, up to `maxBytes`, beside the page on screen's).
+   */
+  shed() {
+    const floor = this.#floor();
+    for (const tile of [...this.cache.values()]) {
+      if (tile === floor || tile.level === this.baseLevel || this.needed.has(tile.key)) continue;
+      this.cache.delete(tile.key);
+      this.#release(tile);
+    }
+    this.loader.blobs.clear(() => {});
+    if (this.view) this.#layout();
+  }
+
   /** Tiles on their way or waiting to start. */
   get loadingCount() { return this.loader.pendingKeys.length; }
 

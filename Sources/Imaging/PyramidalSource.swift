@@ -111,7 +111,9 @@ public final class PyramidalSource: RegionReading, @unchecked Sendable {
     /// Level `index` opened and converted as shown, from the open levels or opened now.
     private func levelImage(_ index: Int) throws -> VImage {
         try opened.image(index, cost: openCosts[index]) {
-            try Self.shown(Self.open(levels[index].load, path: path), load: levels[index].load)
+            let load = levels[index].load
+            if let ranges = file?.ranges { return try Self.shown(Self.open(load, ranges: ranges, name: path), load: load) }
+            return try Self.shown(Self.open(load, path: path), load: load)
         }
     }
 

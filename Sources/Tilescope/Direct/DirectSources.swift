@@ -27,7 +27,7 @@ final class DirectSources: @unchecked Sendable {
     func source(of record: ImageRecord) throws -> PyramidalSource {
         if let source = cached(Self.key(record)) { return source }
         // Opened outside the lock: another image's requests must not wait for this one's header.
-        guard let source = try Self.probe(record.sourcePath) else {
+        guard let source = try probe(record) else {
             throw APIError(500, "render_failed", "the source of \(record.id) is no longer a pyramid that can be served directly")
         }
         return keep(source, for: record)
@@ -41,6 +41,24 @@ final class DirectSources: @unchecked Sendable {
     /// `path` as a source served directly, with the bounds every open source has; nil when it is no pyramid.
     static func probe(_ path: String) throws -> PyramidalSource? {
         try PyramidalSource.probe(path: path, openLevels: openLevels, openBytes: openBytes)
+    }
+
+    /// The images bucket (`--images s3://`), whose sources are read by ranges, and the blocks those reads keep; nil
+    /// for an images folder. Set once at start, before any request.
+    nonisolated(unsafe) var bucket: (sources: BucketSources, blocks: RangeBlocks)?
+
+    /// Names a TIFF pyramid in a bucket may have. Others are not probed (a probe is a request to the store) and are
+    /// built; a slide or JPEG 2000 in a bucket is read only as a TIFF is (OpenSlide and OpenJPEG read files by name).
+    static let rangedExtensions: Set<String> = ["tif", "tiff", "btf", "tf8", "svs"]
+
+    /// `record`'s source as a source served directly: the file, or for a bucket's the object read by ranges (never
+    /// downloaded whole); nil when it is no pyramid.
+    func probe(_ record: ImageRecord) throws -> PyramidalSource? {
+        guard let bucket else { return try Self.probe(record.sourcePath) }
+        guard Self.rangedExtensions.contains((record.fileName as NSString).pathExtension.lowercased()) else { return nil }
+        let ranges = try BucketObjectRanges.open(record, in: bucket.sources, blocks: bucket.blocks)
+        return try PyramidalSource.probe(ranges: ranges, name: bucket.sources.location + "/" + record.fileName,
+                                         openLevels: Self.openLevels, openBytes: Self.openBytes)
     }
 
     /// Keeps `source`, opened for `record` (by its publication, say), so that its first tile does not open it again;

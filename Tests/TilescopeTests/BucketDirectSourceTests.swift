@@ -1,0 +1,96 @@
+import Foundation
+import Imaging
+import ObjectStore
+import TestSupport
+import Testing
+@testable import Tilescope
+
+/// A pyramidal TIFF in the images bucket (`--images s3://`) is served from its own levels read by ranged GETs, never
+/// downloaded: a real SeaweedFS and a real `tilescope serve`. The first view (descriptor, preview, Deep Zoom tiles)
+/// costs a small part of the object's bytes (`tilescope_images_bucket_range_bytes_total`), no download is made, a
+/// IIIF tile on the file's grid is its stored JPEG sent as stored, pixel for pixel libvips's reading of that page of
+/// the source, and a Deep Zoom tile is what a server on a folder holding the same file answers, byte for byte.
+@Suite(.serialized) struct BucketDirectSourceTests {
+    static let width = 6000, height = 4000
+
+    @Test func aPyramidalTIFFInTheBucketIsServedByRangesWithoutADownload() throws {
+        let seaweed = try SeaweedServer.standalone()
+        defer { seaweed.stop() }
+        let credentials = SigV4Credentials(accessKeyID: seaweed.accessKey, secretAccessKey: seaweed.secretKey)
+        let client = try S3Client(settings: S3Settings(endpoint: seaweed.endpoint, region: seaweed.region, bucket: "slides",
+                                                       credentials: credentials))
+        try client.createBucket()
+
+        let root = try TestScratch.folder("bucket-direct")
+        let local = root + "/images"
+        try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+        let plain = root + "/plain.png"
+        try SmoothImages.writePNG(width: Self.width, height: Self.height, to: plain, seed: 11)
+        let source = local + "/scan.tif"
+        let made = try Command.run("/usr/bin/vips", ["tiffsave", plain, source, "--tile", "--pyramid", "--compression", "jpeg",
+                                                     "--Q", "90", "--tile-width", "256", "--tile-height", "256"])
+        guard made.status == 0 else { throw TestFailure("vips tiffsave: \(made.output)") }
+        try TestImages.writeJPEG(width: 600, height: 400, to: local + "/photo.jpg", seed: 2)
+        let sourceBytes = try BucketServingTests.file(source)
+        _ = try client.putObject("gallery/scan.tif", body: sourceBytes)
+        _ = try client.putObject("gallery/photo.jpg", body: try BucketServingTests.file(local + "/photo.jpg"))
+
+        let environment = ["AWS_ACCESS_KEY_ID": seaweed.accessKey, "AWS_SECRET_ACCESS_KEY": seaweed.secretKey]
+        let images = "s3://slides/gallery?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)"
+        let server = try ServerProcess(images: images, data: root + "/data", environment: environment)
+        let seen = try BucketServingTests.waitFor(server, "the bucket's images ready") {
+            BucketServingTests.status($0, "scan") == "ready" && BucketServingTests.status($0, "photo") == "ready"
+        }
+        #expect(seen["scan"]?["served"] as? String == "direct", "\(seen["scan"] ?? [:])\n\(server.log.suffix(3000))")
+        #expect(seen["photo"]?["served"] as? String == "built", "\(seen["photo"] ?? [:])")
+        let version = try #require(BucketServingTests.version(seen["scan"]))
+
+        // The first view: the descriptor, the preview and the tiles of a screen at a middle level and at full size.
+        var firstView = ["/dzi/scan.dzi?v=\(version)", "/images/scan/preview.jpeg?v=\(version)"]
+        for column in 0..<4 { for row in 0..<3 { firstView.append("/dzi/scan_files/11/\(column)_\(row).jpeg?v=\(version)") } }
+        for column in 10..<14 { for row in 6..<9 { firstView.append("/dzi/scan_files/13/\(column)_\(row).jpeg?v=\(version)") } }
+        var answers: [String: [UInt8]] = [:]
+        for path in firstView {
+            let reply = try RawHTTP.get(server.port, path)
+            #expect(reply.status == 200, "\(path): \(reply.status) \(reply.text.prefix(200))")
+            answers[path] = reply.body
+        }
+        let fetched = try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_range_bytes_total")
+        let requests = try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_range_requests_total")
+        let downloads = try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_downloads_total")
+        #expect(downloads == 1, "only photo.jpg is downloaded (for its build): \(downloads)")
+        #expect(fetched > 0 && fetched < Double(sourceBytes.count) / 4,
+                "the first view fetched \(Int(fetched)) of the object's \(sourceBytes.count) bytes in \(Int(requests)) GETs")
+        print("bucket-direct: first view of a \(sourceBytes.count)-byte pyramid: \(Int(fetched)) bytes in \(Int(requests)) ranged GETs")
+        #expect(BucketSourcesTests.staged(root + "/data/" + SourceDownload.folderName).isEmpty, "a download left in staging")
+
+        // The same file in a folder, served directly by a server of its own: the same Deep Zoom answers.
+        let reference = try ServerProcess(images: local, data: root + "/local")
+        let referenceImages = try BucketServingTests.waitFor(reference, "the folder's pyramid published") {
+            BucketServingTests.status($0, "scan") == "ready"
+        }
+        let referenceVersion = try #require(BucketServingTests.version(referenceImages["scan"]))
+        for path in firstView {
+            let reply = try RawHTTP.get(reference.port, path.replacingOccurrences(of: version, with: referenceVersion))
+            #expect(reply.status == 200 && reply.body == answers[path], "\(path) differs from a folder's answer")
+        }
+
+        // A IIIF tile on the file's grid is its stored JPEG, sent as stored: libvips's reading of that page's tile.
+        for (page, column, row) in [(0, 0, 0), (0, 9, 7), (1, 3, 2), (2, 1, 1)] {
+            let side = 256 << page
+            let path = "/iiif/3/scan/\(column * side),\(row * side),\(side),\(side)/256,/0/default.jpg"
+            let reply = try RawHTTP.get(server.port, path)
+            #expect(reply.status == 200, "\(path): \(reply.status) \(reply.text.prefix(200))")
+            #expect(reply.header("server-timing")?.contains("tile;desc=passed") == true, "\(path): \(reply.header("server-timing") ?? "")")
+            let served = try DirectSourceTests.decoded(reply.body)
+            let expected = try DirectSourceTests.page(page, of: source).crop(x: column * 256, y: row * 256, width: 256, height: 256)
+            #expect(try served.pixels() == expected.pixels(), "\(path)")
+        }
+        // A region off the grid is rendered from the levels libvips reads by ranges: what the folder's server renders.
+        let region = "/iiif/3/scan/1000,700,900,600/450,/0/default.png"
+        let fromBucket = try RawHTTP.get(server.port, region), fromFolder = try RawHTTP.get(reference.port, region)
+        #expect(fromBucket.status == 200 && fromBucket.body == fromFolder.body, "\(region): \(fromBucket.status)")
+        #expect(try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_range_bytes_total") < Double(sourceBytes.count),
+                "the object was read whole")
+    }
+}

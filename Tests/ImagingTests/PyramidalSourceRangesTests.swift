@@ -72,6 +72,25 @@ import TestSupport
         }
     }
 
+    /// Reads on many threads at once through one ranged source (its levels opened by the racing threads, each level
+    /// one libvips source whose position the reads share) give the pixels of the file's reads.
+    @Test func readsByRangesFromManyThreadsGiveTheSamePixels() throws {
+        let file = try PyramidalSourceTests.made.get().pages
+        let whole = try #require(try PyramidalSource.probe(path: file))
+        let cases = PyramidalSourceTests.cases
+        let expected = try cases.map { try whole.read($0.region, size: $0.size).pixels() }
+        let shared = try #require(try PyramidalSource.probe(ranges: try CountedFile(file), name: "pages"))
+        let results = PyramidalSourceTests.Results()
+        DispatchQueue.concurrentPerform(iterations: 4 * cases.count) { iteration in
+            let (region, size, _) = cases[iteration % cases.count]
+            results.store(iteration, Result { try shared.read(region, size: size).pixels() })
+        }
+        for iteration in 0..<(4 * cases.count) {
+            let got = try #require(try results.value(iteration)?.get())
+            #expect(got == expected[iteration % cases.count], "read \(iteration)")
+        }
+    }
+
     @Test func rangesThatFailAreTheProbesError() throws {
         #expect(throws: FailingRanges.Gone.self) { try PyramidalSource.probe(ranges: FailingRanges(), name: "gone") }
     }

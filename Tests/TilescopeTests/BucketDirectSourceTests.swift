@@ -62,7 +62,9 @@ import Testing
 
         let environment = ["AWS_ACCESS_KEY_ID": seaweed.accessKey, "AWS_SECRET_ACCESS_KEY": seaweed.secretKey]
         let images = "s3://slides/gallery?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)"
-        let server = try ServerProcess(images: images, data: root + "/data", environment: environment)
+        // A bound on downloads below the pyramid's size: it is never downloaded, so the bound does not apply to it.
+        let server = try ServerProcess(images: images, data: root + "/data", extra: ["--max-upload-bytes", "20000000"],
+                                       environment: environment)
         let seen = try BucketServingTests.waitFor(server, "the bucket's images ready") {
             BucketServingTests.status($0, "scan") == "ready" && BucketServingTests.status($0, "photo") == "ready"
         }
@@ -117,5 +119,18 @@ import Testing
         #expect(fromBucket.status == 200 && fromBucket.body == fromFolder.body, "\(region): \(fromBucket.status)")
         #expect(try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_range_bytes_total") < Double(sourceBytes.count),
                 "the object was read whole")
+
+        // The store gone: a tile whose blocks were never fetched is the store's failure (503, Retry-After), not a
+        // failed render; one already read is answered from memory; the store back, the tile is answered again.
+        seaweed.interrupt()
+        let cold = "/dzi/scan_files/14/44_29.jpeg?v=\(version)"
+        let refused = try RawHTTP.get(server.port, cold)
+        #expect(refused.status == 503 && refused.header("retry-after") != nil && refused.text.contains("store_unavailable"),
+                "\(refused.status) \(refused.text.prefix(300))")
+        #expect(try RawHTTP.get(server.port, firstView[2]).body == answers[firstView[2]])
+        try seaweed.restart()
+        let answered = try RawHTTP.get(server.port, cold)
+        let referenceCold = try RawHTTP.get(reference.port, cold.replacingOccurrences(of: version, with: referenceVersion))
+        #expect(answered.status == 200 && answered.body == referenceCold.body, "\(answered.status) \(answered.text.prefix(200))")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import ObjectStore
 
 /// The sources served from their own levels (`PyramidManifest.isDirect`), opened once and kept: opening one
 /// reads its header and levels (an OpenSlide slide: hundreds of milliseconds), so no request opens a
@@ -59,6 +60,16 @@ final class DirectSources: @unchecked Sendable {
         let ranges = try BucketObjectRanges.open(record, in: bucket.sources, blocks: bucket.blocks)
         return try PyramidalSource.probe(ranges: ranges, name: bucket.sources.location + "/" + record.fileName,
                                          openLevels: Self.openLevels, openBytes: Self.openBytes)
+    }
+
+    /// The answer for a read of `record`'s source that failed with `error` because its bucket did not answer (a
+    /// probe's HEAD, a ranged GET under libvips's read), made at or after `since` (`DispatchTime` nanoseconds): 503
+    /// with `Retry-After` or 502 as for any store failure; nil when the store was not the cause.
+    func storeFailure(of record: ImageRecord, _ error: any Error, since: UInt64) -> APIError? {
+        if let error = error as? S3Error { return APIError(store: error) }
+        guard let ranges = openSource(of: record)?.ranges as? BucketObjectRanges,
+              let failure = ranges.storeFailure(since: since) else { return nil }
+        return APIError(store: failure)
     }
 
     /// Keeps `source`, opened for `record` (by its publication, say), so that its first tile does not open it again;

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Catalog
 import Imaging
 import ObjectStore
@@ -13,6 +14,15 @@ final class BucketObjectRanges: ByteRanges, @unchecked Sendable {
     let size: UInt64
     let etag: String
     let blocks: RangeBlocks
+
+    /// The last failed fetch and when (`DispatchTime` nanoseconds): libvips hears only that a read failed, so the
+    /// answer to a render it failed asks here whether the store was the cause (`DirectSources.storeFailure`).
+    private let lastFailure = Mutex<(error: S3Error, at: UInt64)?>(nil)
+
+    /// The store's failure of a fetch made at or after `since`, if any.
+    func storeFailure(since: UInt64) -> S3Error? {
+        lastFailure.withLock { $0.flatMap { $0.at >= since ? $0.error : nil } }
+    }
 
     /// One ranged GET: a few stored tiles of a pyramid (a 256-pixel JPEG tile is 10-40 KB), so a view's tiles near
     /// one another come in one request; small enough that a tile never costs a large transfer.
@@ -58,6 +68,9 @@ final class BucketObjectRanges: ByteRanges, @unchecked Sendable {
             object = try bucket.client.getObject(key, range: Int(start)...Int(end))
         } catch {
             bucket.countRange(bytes: 0, failed: true)
+            if let error = error as? S3Error {
+                lastFailure.withLock { $0 = (error, DispatchTime.now().uptimeNanoseconds) }
+            }
             throw error
         }
         bucket.countRange(bytes: object.body.count, failed: false)

@@ -273,6 +273,82 @@ VipsImage *ts_load_level(const char *loader, const char *path, const char *optio
     g_object_unref(operation);
     return out;
 }
+/* A source read by ranges: where libvips is in the object, and the reader. */
+typedef struct {
+    ts_range_read_fn read;
+    ts_range_release_fn release;
+    void *context;
+    gint64 position;
+    gint64 length;
+} TsRanged;
+
+static gint64 ts_ranged_read(VipsSourceCustom *source, void *buffer, gint64 length, TsRanged *ranged) {
+    (void) source;
+    if (length <= 0 || ranged->position >= ranged->length) return 0;
+    if (length > ranged->length - ranged->position) length = ranged->length - ranged->position;
+    /* Whole: libtiff takes a short read for a damaged file ("Read error ... got N bytes, expected M"), and a
+     * reader answers from one block of the object at a time. */
+    gint64 done = 0;
+    while (done < length) {
+        gint64 got = ranged->read(ranged->context, ranged->position + done, (char *) buffer + done, length - done);
+        if (got < 0) return -1;
+        if (got == 0) break;
+        done += got;
+    }
+    ranged->position += done;
+    return done;
+}
+
+static gint64 ts_ranged_seek(VipsSourceCustom *source, gint64 offset, int whence, TsRanged *ranged) {
+    (void) source;
+    gint64 position;
+    switch (whence) {
+    case SEEK_SET: position = offset; break;
+    case SEEK_CUR: position = ranged->position + offset; break;
+    case SEEK_END: position = ranged->length + offset; break;
+    default: return -1;
+    }
+    if (position < 0 || position > ranged->length) return -1;
+    ranged->position = position;
+    return position;
+}
+
+static void ts_ranged_free(gpointer data) {
+    TsRanged *ranged = data;
+    if (ranged->release) ranged->release(ranged->context);
+    g_free(ranged);
+}
+
+VipsSource *ts_source_ranged(ts_range_read_fn read, ts_range_release_fn release, void *context, int64_t length) {
+    VipsSourceCustom *source = vips_source_custom_new();
+    if (!source) {
+        if (release) release(context);
+        return NULL;
+    }
+    TsRanged *ranged = g_new0(TsRanged, 1);
+    ranged->read = read;
+    ranged->release = release;
+    ranged->context = context;
+    ranged->length = length;
+    g_signal_connect(source, "read", G_CALLBACK(ts_ranged_read), ranged);
+    g_signal_connect(source, "seek", G_CALLBACK(ts_ranged_seek), ranged);
+    /* Freed with the source, whichever image holds it last. */
+    g_object_set_data_full(G_OBJECT(source), "ts-ranged", ranged, ts_ranged_free);
+    return VIPS_SOURCE(source);
+}
+
+VipsImage *ts_load_level_source(const char *loader, VipsSource *source, const char *option, int value) {
+    VipsOperation *operation = vips_operation_new(loader);
+    if (!operation) return NULL;
+    g_object_set(operation, "source", source, "access", VIPS_ACCESS_RANDOM, NULL);
+    if (option) g_object_set(operation, option, value, NULL);
+    VipsImage *out = NULL;
+    if (vips_object_build(VIPS_OBJECT(operation)) == 0) g_object_get(operation, "out", &out, NULL);
+    vips_object_unref_outputs(VIPS_OBJECT(operation));
+    g_object_unref(operation);
+    return out;
+}
+
 int ts_extract_bands(VipsImage *in, VipsImage **out, int first, int n) {
     return vips_extract_band(in, out, first, "n", n, NULL);
 }

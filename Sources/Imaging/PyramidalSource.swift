@@ -50,6 +50,9 @@ public final class PyramidalSource: RegionReading, @unchecked Sendable {
     /// The file probed, held open where some level's tiles can be sent as they are stored (`storedJPEG`).
     private let file: SourceFile?
 
+    /// The ranges the source is read through (an object in a bucket), nil for a local file.
+    public var ranges: (any ByteRanges)? { file?.ranges }
+
     /// Levels kept open at most, by default: a view that zooms touches two or three neighbouring levels.
     public static let defaultOpenLevels = 4
     /// What the open levels of one source may cost at most, by default (the level in use stays open whatever
@@ -111,7 +114,9 @@ public final class PyramidalSource: RegionReading, @unchecked Sendable {
     /// Level `index` opened and converted as shown, from the open levels or opened now.
     private func levelImage(_ index: Int) throws -> VImage {
         try opened.image(index, cost: openCosts[index]) {
-            try Self.shown(Self.open(levels[index].load, path: path), load: levels[index].load)
+            let load = levels[index].load
+            if let ranges = file?.ranges { return try Self.shown(Self.open(load, ranges: ranges, name: path), load: load) }
+            return try Self.shown(Self.open(load, path: path), load: load)
         }
     }
 

@@ -66,33 +66,3 @@ public struct StoredJPEGTiles: Sendable, Equatable {
                                           0x00, 0x00, 0x00, 0x00, 0x00]
 }
 
-/// A source file held open for reading its bytes at any offset, from any thread (`pread`): opened once, so that
-/// every read is of the file that was probed even if another is renamed over its name meanwhile.
-public final class SourceFile: Sendable {
-    let descriptor: Int32
-
-    init(path: String) throws {
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw TIFFLayoutError("cannot open \(path): \(String(cString: strerror(errno)))") }
-    }
-
-    deinit { close(descriptor) }
-
-    func bytes(at offset: UInt64, count: Int) throws -> [UInt8] {
-        guard offset < UInt64(Int64.max) - UInt64(count) else { throw TIFFLayoutError("an offset out of range") }
-        var out = [UInt8](repeating: 0, count: count)
-        let got = out.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
-        guard got == count else { throw TIFFLayoutError("the file is cut short at offset \(offset)") }
-        return out
-    }
-
-    /// Value `index` of `values` (an unsigned integer of 1 to 8 bytes).
-    func integer(_ values: TIFFValues, _ index: Int) throws -> UInt64 {
-        guard index >= 0, index < values.count else { throw TIFFLayoutError("value \(index) of \(values.count)") }
-        let (position, overflow) = values.offset.addingReportingOverflow(UInt64(index * values.size))
-        guard !overflow else { throw TIFFLayoutError("an offset out of range") }
-        let bytes = try self.bytes(at: position, count: values.size)
-        let ordered = values.littleEndian ? bytes.reversed() : bytes
-        return ordered.reduce(0) { $0 << 8 | UInt64($1) }
-    }
-}

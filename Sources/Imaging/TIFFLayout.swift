@@ -71,7 +71,7 @@ struct TIFFLayout: Sendable {
 
     /// nil when the file does not start like a TIFF or BigTIFF.
     static func read(_ source: SourceFile) throws -> TIFFLayout? {
-        guard let file = try TIFFFile(descriptor: source.descriptor) else { return nil }
+        guard let file = try TIFFFile(source) else { return nil }
         var pages: [TIFFDirectory] = []
         var subIFDOffsets: [UInt64] = []
         var seen: Set<UInt64> = []
@@ -95,16 +95,16 @@ struct TIFFLayoutError: Error, CustomStringConvertible {
 
 /// A TIFF's bytes as its header says to read them: byte order, classic (32-bit offsets) or BigTIFF (64-bit).
 private struct TIFFFile {
-    let descriptor: Int32
+    let source: SourceFile
     let littleEndian: Bool
     let isBig: Bool
     let firstDirectory: UInt64
 
     /// nil when the first bytes are not a TIFF's.
-    init?(descriptor: Int32) throws {
-        self.descriptor = descriptor
-        var header = [UInt8](repeating: 0, count: 16)
-        let got = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 16, 0) }
+    init?(_ source: SourceFile) throws {
+        self.source = source
+        let header = try source.prefix(at: 0, count: 16)
+        let got = header.count
         guard got >= 8 else { return nil }
         switch (header[0], header[1]) {
         case (0x49, 0x49): littleEndian = true
@@ -238,10 +238,11 @@ private struct TIFFFile {
 
     private func bytes(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard offset < UInt64(Int64.max) else { throw TIFFLayoutError("a TIFF offset out of range") }
-        var out = [UInt8](repeating: 0, count: count)
-        let got = out.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
-        guard got == count else { throw TIFFLayoutError("a TIFF cut short at offset \(offset)") }
-        return out
+        do {
+            return try source.bytes(at: offset, count: count)
+        } catch let error as TIFFLayoutError where error.description.hasPrefix("the file is cut short") {
+            throw TIFFLayoutError("a TIFF cut short at offset \(offset)")
+        }
     }
 
     private func integer(_ bytes: ArraySlice<UInt8>) -> UInt64 { Self.integer(bytes, littleEndian: littleEndian) }

@@ -111,6 +111,7 @@ public final class TilescopeService: @unchecked Sendable {
                                hotTileAnswers: config.hotTileAnswers,
                                trustedProxies: proxies, viewers: viewers)
         app.derivedFormats.follow(builds)
+        if let bucket { app.directSources.bucket = (bucket, RangeBlocks()) }
         builds.directPublication = DirectPublication(store: store, sources: app.directSources, rules: servingRules,
                                                      quality: config.quality)
         if config.adminToken != nil, bucket == nil, !Uploads.canWrite(imagesFolder) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The fleet test: PostgreSQL + 3 replicas + nginx on loopback (Tests/fleet/fleet.py says what it checks).
-# Installs postgresql, nginx-light and libvips-tools if missing; FAILS (never skips) if they cannot be had.
-# Bounded: 6 minutes at most.
+# The fleet test, two profiles: PostgreSQL + 3 replicas + nginx on loopback sharing one folder (Tests/fleet/fleet.py
+# says what it checks), then the same with no shared folder, sources and pyramids in SeaweedFS (fleet_s3.py).
+# Installs postgresql, nginx-light and libvips-tools if missing; FAILS (never skips) if they cannot be had, or if
+# SeaweedFS's weed is not found ($TILESCOPE_WEED, .venv/bin/weed: scripts/install-deps.sh --test).
+# Bounded: 6 minutes at most for each profile.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 missing=()
@@ -19,4 +21,5 @@ export PATH="$PATH:/usr/sbin"
 swift build --product tilescope >/dev/null
 binary="$(swift build --show-bin-path)/tilescope"
 [ -x "$binary" ] || { echo "fleet: FAIL no tilescope binary at $binary" >&2; exit 1; }
-exec timeout --signal=INT --kill-after=20 360 python3 Tests/fleet/fleet.py "$binary"
+timeout --signal=INT --kill-after=20 360 python3 Tests/fleet/fleet.py "$binary"
+exec timeout --signal=INT --kill-after=20 360 python3 Tests/fleet/fleet_s3.py "$binary"

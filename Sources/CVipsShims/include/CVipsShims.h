@@ -114,6 +114,17 @@ VipsImage *ts_tiffload_page(const char *path, int page);
 /// cache would keep it, and would answer a file rewritten in place with its old image). The path is taken
 /// literally; `loader` and `option` are constants chosen by the caller.
 VipsImage *ts_load_level(const char *loader, const char *path, const char *option, int value);
+/// Reads at most `length` bytes at `offset` of the object behind `context` into `buffer`: how many, 0 at its end,
+/// -1 for an error (which the reader keeps; libvips then fails the read).
+typedef int64_t (*ts_range_read_fn)(void *context, int64_t offset, void *buffer, int64_t length);
+/// Called once when the source is gone, to let `context` go.
+typedef void (*ts_range_release_fn)(void *context);
+/// A libvips source over an object of `length` bytes read by ranges (`vips_source_custom` with read and seek
+/// handlers): seekable, so a loader reads only what it needs where it is, never the whole object (a source
+/// that cannot seek is read whole into memory by libvips). NULL when libvips cannot make one.
+VipsSource *ts_source_ranged(ts_range_read_fn read, ts_range_release_fn release, void *context, int64_t length);
+/// `ts_load_level` from a source (`loader` a `*_source` loader: "tiffload_source").
+VipsImage *ts_load_level_source(const char *loader, VipsSource *source, const char *option, int value);
 /// Bands `first` to `first + n - 1`.
 int ts_extract_bands(VipsImage *in, VipsImage **out, int first, int n);
 /// `width` x `height` pixels of `in` scaled by `scale_x`, `scale_y` with bilinear interpolation, output pixel

@@ -143,8 +143,8 @@ public final class BuildQueue: @unchecked Sendable {
         defer { condition.lock(); buildingHere.remove(pyramid); condition.unlock() }
         guard let (lease, hold) = claim(record) else { return }
         defer { hold.release() }
-        // A bucket's sources are always built: serving one from its own levels would read it by ranges (not done).
-        if sourceDownload == nil, servedDirectly(record, lease: lease) { return }
+        // A bucket's TIFF pyramid is served from its own levels too, read by ranges (`BucketObjectRanges`).
+        if servedDirectly(record, lease: lease) { return }
         let started = Date()
         log("building \(id) (\(record.fileName))")
         let library = self.library

@@ -50,7 +50,7 @@ struct DirectPublication: Sendable {
         guard rule.mode != .build else { return .build }
         let why: String
         do {
-            if let source = try DirectSources.probe(record.sourcePath) { return .direct(source) }
+            if let source = try sources.probe(record) { return .direct(source) }
             why = "it is not a pyramid (a tiled TIFF of two levels or more, an OpenSlide slide, a JPEG 2000 with resolution levels)"
         } catch {
             why = "it cannot be read as a pyramid: \(error)"

@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import ObjectStore
 
 /// The sources served from their own levels (`PyramidManifest.isDirect`), opened once and kept: opening one
 /// reads its header and levels (an OpenSlide slide: hundreds of milliseconds), so no request opens a
@@ -27,7 +28,7 @@ final class DirectSources: @unchecked Sendable {
     func source(of record: ImageRecord) throws -> PyramidalSource {
         if let source = cached(Self.key(record)) { return source }
         // Opened outside the lock: another image's requests must not wait for this one's header.
-        guard let source = try Self.probe(record.sourcePath) else {
+        guard let source = try probe(record) else {
             throw APIError(500, "render_failed", "the source of \(record.id) is no longer a pyramid that can be served directly")
         }
         return keep(source, for: record)
@@ -41,6 +42,34 @@ final class DirectSources: @unchecked Sendable {
     /// `path` as a source served directly, with the bounds every open source has; nil when it is no pyramid.
     static func probe(_ path: String) throws -> PyramidalSource? {
         try PyramidalSource.probe(path: path, openLevels: openLevels, openBytes: openBytes)
+    }
+
+    /// The images bucket (`--images s3://`), whose sources are read by ranges, and the blocks those reads keep; nil
+    /// for an images folder. Set once at start, before any request.
+    nonisolated(unsafe) var bucket: (sources: BucketSources, blocks: RangeBlocks)?
+
+    /// Names a TIFF pyramid in a bucket may have. Others are not probed (a probe is a request to the store) and are
+    /// built; a slide or JPEG 2000 in a bucket is read only as a TIFF is (OpenSlide and OpenJPEG read files by name).
+    static let rangedExtensions: Set<String> = ["tif", "tiff", "btf", "tf8", "svs"]
+
+    /// `record`'s source as a source served directly: the file, or for a bucket's the object read by ranges (never
+    /// downloaded whole); nil when it is no pyramid.
+    func probe(_ record: ImageRecord) throws -> PyramidalSource? {
+        guard let bucket else { return try Self.probe(record.sourcePath) }
+        guard Self.rangedExtensions.contains((record.fileName as NSString).pathExtension.lowercased()) else { return nil }
+        let ranges = try BucketObjectRanges.open(record, in: bucket.sources, blocks: bucket.blocks)
+        return try PyramidalSource.probe(ranges: ranges, name: bucket.sources.location + "/" + record.fileName,
+                                         openLevels: Self.openLevels, openBytes: Self.openBytes)
+    }
+
+    /// The answer for a read of `record`'s source that failed with `error` because its bucket did not answer (a
+    /// probe's HEAD, a ranged GET under libvips's read), made at or after `since` (`DispatchTime` nanoseconds): 503
+    /// with `Retry-After` or 502 as for any store failure; nil when the store was not the cause.
+    func storeFailure(of record: ImageRecord, _ error: any Error, since: UInt64) -> APIError? {
+        if let error = error as? S3Error { return APIError(store: error) }
+        guard let ranges = openSource(of: record)?.ranges as? BucketObjectRanges,
+              let failure = ranges.storeFailure(since: since) else { return nil }
+        return APIError(store: failure)
     }
 
     /// Keeps `source`, opened for `record` (by its publication, say), so that its first tile does not open it again;

@@ -42,6 +42,7 @@ extension TilescopeApp {
             } catch let error as APIError {
                 return error.response
             } catch {
+                if let failure = sources.storeFailure(of: record, error, since: start) { return failure.response }
                 return APIError(500, "render_failed", "cannot cut tile \(level)/\(column)_\(row) of \(record.id) from its source: \(error)").response
             }
         })

@@ -50,6 +50,13 @@ extension FolderScanner {
         return (changed, [])
     }
 
+    /// Whether an object over `--max-upload-bytes` may still be a pyramid served by ranges, never downloaded (a
+    /// slide of gigabytes): named as a TIFF and not ruled to be built. If its probe finds no pyramid, its download
+    /// refuses it for its size (`SourceDownload`), and that failure is remembered as this bound's would be.
+    static func mayBeServedDirectly(_ name: String, limits: SourceLimits) -> Bool {
+        DirectSources.rangedExtensions.contains((name as NSString).pathExtension.lowercased()) && limits.pyramidsExempt(name)
+    }
+
     /// A new or changed object's record: ready when its version is published, failed when it cannot be built
     /// (empty, over the size bound, or this very version failed before), else queued with no header yet.
     private func record(of object: BucketObject, id: String, version: String, bucket: BucketSources) -> ImageRecord {
@@ -61,7 +68,7 @@ extension FolderScanner {
             record.status = .ready(manifest)
         } else if object.size == 0 {
             record.status = .failed("\(object.name): the object is empty (0 bytes); it is looked at again when it changes")
-        } else if object.size > bucket.maxObjectBytes {
+        } else if object.size > bucket.maxObjectBytes, !Self.mayBeServedDirectly(object.name, limits: limits) {
             record.status = .failed("\(object.name) is not built: the object has \(object.size) bytes, more than this server's "
                                     + "limit of \(bucket.maxObjectBytes) (--max-upload-bytes, TILESCOPE_MAX_UPLOAD_BYTES)")
         } else if let failure = try? failures?.failure(fileName: object.name, version: version) {

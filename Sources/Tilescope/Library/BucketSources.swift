@@ -117,6 +117,15 @@ public final class BucketSources: Sendable {
         }
     }
 
+    /// Counts one ranged GET of a source served from its own levels (`BucketObjectRanges`).
+    func countRange(bytes: Int, failed: Bool) {
+        counts.withLock {
+            $0.rangeRequests += 1
+            $0.rangeBytes += bytes
+            if failed { $0.rangeFailures += 1 }
+        }
+    }
+
     private func listAll() throws -> [BucketObject] {
         var objects: [BucketObject] = []
         var refused: [(key: String, why: BucketObjectName.Refusal)] = []
@@ -182,6 +191,10 @@ struct BucketRequestCounts: Sendable {
     var listRequests = 0
     var downloads = 0
     var downloadFailures = 0
+    /// Ranged GETs of sources served from their own levels (`BucketObjectRanges`), their bytes, and those that failed.
+    var rangeRequests = 0
+    var rangeBytes = 0
+    var rangeFailures = 0
 }
 
 /// One source object as a listing shows it.

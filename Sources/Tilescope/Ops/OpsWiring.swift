@@ -67,6 +67,15 @@ enum OpsWiring {
             metrics.register(Gauge(counter: "tilescope_images_bucket_downloads_total", help: "Sources downloaded from the images bucket for their builds since start.") {
                 [weak bucket] in Double(bucket?.requestCounts.downloads ?? 0)
             })
+            metrics.register(Gauge(counter: "tilescope_images_bucket_range_requests_total", help: "Ranged GETs of sources served from their own levels, read by ranges from the images bucket, since start.") {
+                [weak bucket] in Double(bucket?.requestCounts.rangeRequests ?? 0)
+            })
+            metrics.register(Gauge(counter: "tilescope_images_bucket_range_bytes_total", help: "Bytes those ranged GETs brought since start.") {
+                [weak bucket] in Double(bucket?.requestCounts.rangeBytes ?? 0)
+            })
+            metrics.register(Gauge(counter: "tilescope_images_bucket_range_failures_total", help: "Ranged GETs of the images bucket that the store failed since start.") {
+                [weak bucket] in Double(bucket?.requestCounts.rangeFailures ?? 0)
+            })
             metrics.register(Gauge(counter: "tilescope_images_bucket_download_failures_total", help: "Downloads from the images bucket that the store failed since start (retried later).") {
                 [weak bucket] in Double(bucket?.requestCounts.downloadFailures ?? 0)
             })

@@ -137,7 +137,7 @@ import Testing
                                               version: try #require(Self.version(referenceImages[referenceID])))
             #expect(fromBucket == fromFolder, "\(id) from the bucket differs from the folder's")
         }
-        #expect(BucketSourcesTests.staged(data + "/" + SourceDownload.folderName).isEmpty, "downloads left in staging")
+        #expect(BucketSourcesTests.stagedAfterSettling(data + "/" + SourceDownload.folderName).isEmpty, "downloads left in staging")
 
         // A pass only lists: three more passes read no object.
         let downloads = try ObjectStoreServingTests.metric(server, "tilescope_images_bucket_downloads_total")
@@ -192,7 +192,7 @@ import Testing
         #expect(back.status == 200, "\(back.text)")
         _ = try client.putObject("gallery/after.png", body: small)
         try Self.waitFor(server, "an object added after the store came back") { Self.status($0, "after") == "ready" }
-        #expect(BucketSourcesTests.staged(data + "/" + SourceDownload.folderName).isEmpty, "downloads left in staging")
+        #expect(BucketSourcesTests.stagedAfterSettling(data + "/" + SourceDownload.folderName).isEmpty, "downloads left in staging")
         #expect(server.log.components(separatedBy: "cannot be listed").count - 1 == 1,
                 "the listing's failure is said once, not at every pass:\n\(server.log.suffix(3000))")
         #expect(server.log.contains("answers listings again"))

@@ -106,6 +106,18 @@ import Testing
         (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? ["(missing)"]
     }
 
+    /// What is still staged in `folder` once it has had `seconds` to empty: a build marks its image ready
+    /// before it removes the downloaded copy it read, so a check made right at "ready" can fall in between.
+    static func stagedAfterSettling(_ folder: String, seconds: Double = 10) -> [String] {
+        let deadline = Date().addingTimeInterval(seconds)
+        var left = staged(folder)
+        while !left.isEmpty, left != ["(missing)"], Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            left = staged(folder)
+        }
+        return left
+    }
+
     @Test func aDownloadStagesTheListedVersionOrSaysWhoseFaultItIsNot() throws {
         let server = try SeaweedServer.shared()
         let bucket = try Self.bucket(server, name: "dl-\(UInt32.random(in: 0...UInt32.max))")

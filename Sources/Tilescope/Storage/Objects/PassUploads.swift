@@ -1,0 +1,225 @@
+import Foundation
+import Imaging
+
+/// The full pass's tiles uploaded while libvips is still writing the pass (issue 40's goal 2: a build published
+/// within 1.3x of a local one). dzsave finishes every finer level only at the end of its one pass, so uploading
+/// level by level as the levels are handed over started almost every PUT after the pass: the upload followed the
+/// build instead of overlapping it.
+///
+/// Once the base is published (`send(levelsFrom:)`), a scanner thread lists the pass's finer level folders every `scanInterval` and queues each tile it has not seen;
+/// `threads` workers PUT them on the client's kept-alive connections. A name is only seen once complete: libvips
+/// 8.14's dzsave writes each tile to a hidden temporary (`.gsf-save-XXXXXX`, libgsf) and renames it into place,
+/// so only `{column}_{row}.jpeg` names are taken, never hidden ones. What each upload sent is remembered by the
+/// file's identity (inode, size, modification time): the publication's last pass re-uploads any file whose
+/// identity differs, or that this never sent, so a tile rewritten after it was sent, or missed, still goes out
+/// as it ends. Nothing here is visible to readers: the version's `pyramid.json` is still written last, after
+/// `finish`.
+///
+/// A level handed over is renamed out of the pass's folder into the local copy: a queued tile not found in the
+/// pass's folder is read from `publishedTiles` (renames only move forward, so one of the two holds it).
+final class PassUploads: @unchecked Sendable {  // all mutable state is guarded by `condition`
+    /// What a file was when it was sent.
+    struct Identity: Equatable, Sendable {
+        let inode: UInt64
+        let size: Int
+        let modifiedSeconds: Int
+        let modifiedNanoseconds: Int
+
+        init(_ info: stat) {
+            inode = UInt64(info.st_ino)
+            size = Int(info.st_size)
+            modifiedSeconds = Int(info.st_mtim.tv_sec)
+            modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
+        }
+
+        /// The identity of the file at `path` now, or nil if there is none.
+        static func of(_ path: String) -> Identity? {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            return Identity(info)
+        }
+    }
+
+    /// Puts one tile: its place inside the tiles folder (`{level}/{column}_{row}.jpeg`) and its bytes.
+    typealias Put = @Sendable (_ place: String, _ bytes: [UInt8]) throws -> Void
+
+    private let passTiles: String
+    private let publishedTiles: String
+    private let put: Put
+    private let scanInterval: TimeInterval
+    private let condition = NSCondition()
+    private var seen: Set<String> = []
+    private var queue: [String] = []
+    private var next = 0
+    private var inFlight = 0
+    private var sent: [String: Identity] = [:]
+    private var failure: (any Error)?
+    private var scanning = true
+    private var working = true
+    private var running = 0
+
+    /// Starts scanning `passTiles` (which need not exist yet) and uploading with `threads` PUTs in flight.
+    init(passTiles: String, publishedTiles: String, threads: Int, scanInterval: TimeInterval = 0.1, put: @escaping Put) {
+        self.passTiles = passTiles
+        self.publishedTiles = publishedTiles
+        self.put = put
+        self.scanInterval = scanInterval
+        running = threads + 1
+        start("pass-scan") { self.scanLoop() }
+        for index in 0..<threads { start("pass-upload-\(index)") { self.uploadLoop() } }
+    }
+
+    private func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread {
+            body()
+            self.condition.lock()
+            self.running -= 1
+            self.condition.broadcast()
+            self.condition.unlock()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Scans once more, waits for every queued tile to be sent, stops the threads, and returns what was sent by
+    /// its place inside the tiles folder. After a failed PUT the rest is left for the caller (the first failure
+    /// is logged, not thrown: the publication's last pass sends what is missing, and fails if the store does).
+    func finish() -> [String: Identity] {
+        condition.lock()
+        scanning = false
+        condition.broadcast()
+        while scannerAlive { condition.wait() }
+        condition.unlock()
+        scan()  // what was renamed into place since the scanner's last look
+        condition.lock()
+        while failure == nil && (next < queue.count || inFlight > 0) { condition.wait() }
+        working = false
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        if let failure { Log.info("store: streaming the full pass's tiles stopped (\(failure)); the rest go at publication") }
+        let result = sent
+        condition.unlock()
+        return result
+    }
+
+    /// Stops at once: nothing more is sent, and the PUTs in flight are waited for (a withdrawal deletes after this).
+    func cancel() {
+        condition.lock()
+        scanning = false
+        working = false
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    // MARK: Scanning
+
+    private var scannerAlive = true
+    /// The coarsest level the pass hands over: nil until the base is published (a JPEG's base is made apart, from a
+    /// reduced decode, and the pass's own coarse levels are thrown away; they must never overwrite the base's).
+    private var firstLevel: Int?
+
+    /// Tiles of `level` and finer are the version's: from now on they are sent.
+    func send(levelsFrom level: Int) {
+        condition.lock()
+        firstLevel = level
+        condition.unlock()
+        scan()
+    }
+
+    private func scanLoop() {
+        condition.lock()
+        while scanning {
+            condition.unlock()
+            scan()
+            condition.lock()
+            if scanning { _ = condition.wait(until: Date().addingTimeInterval(scanInterval)) }
+        }
+        scannerAlive = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Queues every complete tile of the pass's level folders not seen before.
+    private func scan() {
+        condition.lock()
+        let first = firstLevel
+        condition.unlock()
+        guard let first else { return }
+        var found: [String] = []
+        for level in Self.names(in: passTiles) where (Int(level).map { $0 >= first }) ?? false {
+            for name in Self.names(in: passTiles + "/" + level) where Self.isCompleteTile(name) {
+                found.append(level + "/" + name)
+            }
+        }
+        guard !found.isEmpty else { return }
+        condition.lock()
+        for place in found where seen.insert(place).inserted { queue.append(place) }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// A tile under its final name: dzsave's temporaries are hidden until renamed.
+    static func isCompleteTile(_ name: String) -> Bool {
+        !name.hasPrefix(".") && name.hasSuffix(".jpeg")
+    }
+
+    private static func names(in folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    // MARK: Uploading
+
+    private func uploadLoop() {
+        condition.lock()
+        while true {
+            while working && next >= queue.count { condition.wait() }
+            guard working, failure == nil else { break }
+            let place = queue[next]
+            next += 1
+            inFlight += 1
+            condition.unlock()
+            let outcome = Result { try send(place) }
+            condition.lock()
+            inFlight -= 1
+            switch outcome {
+            case .success(let identity?): sent[place] = identity
+            case .success(nil): break  // neither here nor published: the last pass finds it wherever it is
+            case .failure(let error): failure = failure ?? error
+            }
+            condition.broadcast()
+        }
+        condition.unlock()
+    }
+
+    /// Reads the tile (from the pass's folder, else from where its level was published) and puts it; returns the
+    /// identity of the file it read, nil if it found none.
+    private func send(_ place: String) throws -> Identity? {
+        var descriptor = open(passTiles + "/" + place, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 { descriptor = open(publishedTiles + "/" + place, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let size = Int(info.st_size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + done, size - done) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }  // shorter than it was: not the file that was stat'ed; the last pass sends it
+            done += count
+        }
+        try put(place, bytes)
+        return Identity(info)
+    }
+}

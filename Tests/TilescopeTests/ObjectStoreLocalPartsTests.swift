@@ -1,4 +1,5 @@
 import Foundation
+import ScrollGeometry
 import TestSupport
 import Testing
 @testable import Tilescope
@@ -127,43 +128,48 @@ struct ObjectStoreLocalPartsTests {
     }
 
     @Test func theFullPassIsSentAsItIsWrittenOnlyWholeTilesOfTheVersionsLevelsAndEachOnce() throws {
+        // Levels 12 (10 x 1 tiles), 13 (20 x 1) and 14 (40 x 2); the base holds 0...12.
+        let pyramid = ScrollGeometry.Pyramid(width: 254 * 40, height: 254 * 2)
+        #expect(pyramid.maxLevel == 14 && pyramid.tileGrid(ofLevel: 14) == (40, 2))
         let root = try TestScratch.folder("pass-uploads")
         let pass = root + "/rest/image_files", published = root + "/published/image_files"
-        for level in 0...3 { try FileManager.default.createDirectory(atPath: "\(pass)/\(level)", withIntermediateDirectories: true) }
+        for level in 12...14 { try FileManager.default.createDirectory(atPath: "\(pass)/\(level)", withIntermediateDirectories: true) }
         try FileManager.default.createDirectory(atPath: published, withIntermediateDirectories: true)
         let sent = SentTiles()
-        // Slow PUTs of level 3 keep a backlog, so level 2's tile is queued well before a worker opens it.
+        // Slow PUTs of level 14 keep a backlog, so level 13's tile is queued well before a worker opens it.
         let uploads = PassUploads(passTiles: pass, publishedTiles: published, threads: 3, scanInterval: 0.01) { place, bytes in
-            if place.hasPrefix("3/") { Thread.sleep(forTimeInterval: 0.02) }
+            if place.hasPrefix("14/") { Thread.sleep(forTimeInterval: 0.02) }
             sent.add(place, bytes)
         }
-        func write(_ place: String, _ text: String, hiddenFirst: Bool = true) throws {
+        func write(_ place: String, _ text: String) throws {
             let final = pass + "/" + place
             let temporary = (final as NSString).deletingLastPathComponent + "/.gsf-save-\(UUID().uuidString.prefix(6))"
-            try Data(text.utf8).write(to: URL(fileURLWithPath: hiddenFirst ? temporary : final))
-            if hiddenFirst { #expect(rename(temporary, final) == 0) }
+            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+            #expect(rename(temporary, final) == 0)
         }
-        try write("1/0_0.jpeg", "coarse, the base's own")
+        try write("12/0_0.jpeg", "coarse, the base's own")
         Thread.sleep(forTimeInterval: 0.1)
         #expect(sent.places.isEmpty, "tiles were sent before the base said which levels are the version's")
-        uploads.send(levelsFrom: 2)
-        for column in 0..<40 { try write("3/\(column)_0.jpeg", "tile \(column)") }
-        try write("2/0_0.jpeg", "level 2")
+        uploads.send(levelsFrom: 13, of: pyramid)
+        for column in 0..<40 { try write("14/\(column)_0.jpeg", "tile \(column)") }
+        try write("14/5_1.jpeg", "second row")
+        try write("13/0_0.jpeg", "level 13")
         Thread.sleep(forTimeInterval: 0.05)
         // A level handed over (renamed into the local copy) with a tile queued but not yet sent: read from there.
-        #expect(rename(pass + "/2", published + "/2") == 0)
-        try Data("still being written".utf8).write(to: URL(fileURLWithPath: pass + "/3/.gsf-save-XYZ"))
-        try write("3/0_1.png", "not a dzsave tile")
+        #expect(rename(pass + "/13", published + "/13") == 0)
+        try Data("still being written".utf8).write(to: URL(fileURLWithPath: pass + "/14/.gsf-save-XYZ"))
+        try Data("not a dzsave tile".utf8).write(to: URL(fileURLWithPath: pass + "/14/0_1.png"))
         let identities = uploads.finish()
         let places = sent.places
-        #expect(places.count == 41 && Set(places).count == 41, "each tile once: \(places.count)")
-        #expect(!places.contains { $0.hasPrefix("1/") || $0.contains(".gsf") || $0.hasSuffix(".png") })
-        #expect(sent.bytes["3/7_0.jpeg"] == Array("tile 7".utf8) && sent.bytes["2/0_0.jpeg"] == Array("level 2".utf8))
+        #expect(places.count == 42 && Set(places).count == 42, "each tile once: \(places.count)")
+        #expect(!places.contains { $0.hasPrefix("12/") || $0.contains(".gsf") || $0.hasSuffix(".png") })
+        #expect(sent.bytes["14/7_0.jpeg"] == Array("tile 7".utf8) && sent.bytes["13/0_0.jpeg"] == Array("level 13".utf8))
+        #expect(sent.bytes["14/5_1.jpeg"] == Array("second row".utf8))
         #expect(Set(identities.keys) == Set(places))
-        #expect(identities["3/7_0.jpeg"] == PassUploads.Identity.of(pass + "/3/7_0.jpeg"))
+        #expect(identities["14/7_0.jpeg"] == PassUploads.Identity.of(pass + "/14/7_0.jpeg"))
         // Rewritten after it was sent: its identity differs, so the publication's last pass sends it again.
-        try write("3/7_0.jpeg", "tile 7, again")
-        #expect(identities["3/7_0.jpeg"] != PassUploads.Identity.of(pass + "/3/7_0.jpeg"))
+        try write("14/7_0.jpeg", "tile 7, again")
+        #expect(identities["14/7_0.jpeg"] != PassUploads.Identity.of(pass + "/14/7_0.jpeg"))
     }
 }
 

@@ -1,15 +1,17 @@
 import Foundation
 import Imaging
+import ScrollGeometry
 
 /// The full pass's tiles uploaded while libvips is still writing the pass (issue 40's goal 2: a build published
 /// within 1.3x of a local one). dzsave finishes every finer level only at the end of its one pass, so uploading
 /// level by level as the levels are handed over started almost every PUT after the pass: the upload followed the
 /// build instead of overlapping it.
 ///
-/// Once the base is published (`send(levelsFrom:)`), a scanner thread lists the pass's finer level folders every `scanInterval` and queues each tile it has not seen;
-/// `threads` workers PUT them on the client's kept-alive connections. A name is only seen once complete: libvips
-/// 8.14's dzsave writes each tile to a hidden temporary (`.gsf-save-XXXXXX`, libgsf) and renames it into place,
-/// so only `{column}_{row}.jpeg` names are taken, never hidden ones. What each upload sent is remembered by the
+/// Once the base is published (`send(levelsFrom:of:)`), a scanner thread looks every `scanInterval` for the tiles of
+/// the pass's finer levels that have appeared, by their names (`{column}_{row}.jpeg` of each level's grid), and
+/// queues each once; `threads` workers PUT them on the client's kept-alive connections. A tile is only there under
+/// its name once complete: libvips 8.14's dzsave writes each to a hidden temporary (`.gsf-save-XXXXXX`, libgsf)
+/// and renames it into place. What each upload sent is remembered by the
 /// file's identity (inode, size, modification time): the publication's last pass re-uploads any file whose
 /// identity differs, or that this never sent, so a tile rewritten after it was sent, or missed, still goes out
 /// as it ends. Nothing here is visible to readers: the version's `pyramid.json` is still written last, after
@@ -48,7 +50,6 @@ final class PassUploads: @unchecked Sendable {  // all mutable state is guarded 
     private let put: Put
     private let scanInterval: TimeInterval
     private let condition = NSCondition()
-    private var seen: Set<String> = []
     private var queue: [String] = []
     private var next = 0
     private var inFlight = 0
@@ -59,7 +60,7 @@ final class PassUploads: @unchecked Sendable {  // all mutable state is guarded 
     private var running = 0
 
     /// Starts scanning `passTiles` (which need not exist yet) and uploading with `threads` PUTs in flight.
-    init(passTiles: String, publishedTiles: String, threads: Int, scanInterval: TimeInterval = 0.1, put: @escaping Put) {
+    init(passTiles: String, publishedTiles: String, threads: Int, scanInterval: TimeInterval = 0.5, put: @escaping Put) {
         self.passTiles = passTiles
         self.publishedTiles = publishedTiles
         self.put = put
@@ -115,14 +116,43 @@ final class PassUploads: @unchecked Sendable {  // all mutable state is guarded 
     // MARK: Scanning
 
     private var scannerAlive = true
-    /// The coarsest level the pass hands over: nil until the base is published (a JPEG's base is made apart, from a
-    /// reduced decode, and the pass's own coarse levels are thrown away; they must never overwrite the base's).
-    private var firstLevel: Int?
+    /// The levels the pass hands over and where each stands: nil until the base is published (a JPEG's base is made
+    /// apart, from a reduced decode, and the pass's own coarse levels are thrown away; they must never overwrite
+    /// the base's).
+    private var levels: [LevelScan]?
 
-    /// Tiles of `level` and finer are the version's: from now on they are sent.
-    func send(levelsFrom level: Int) {
+    /// Where the scan of one level stands. dzsave writes a level a row of tiles at a time, top to bottom, so only
+    /// the first rows not all seen are probed, by name (`access`): a scan costs the tiles that may have appeared,
+    /// not a listing of every tile written so far (re-reading 4,000-entry folders ten times a second cost more
+    /// CPU than the uploads).
+    private struct LevelScan {
+        let level: Int
+        let columns: Int
+        let rows: Int
+        /// The first row with a tile not seen yet.
+        var row = 0
+        /// Which tiles of the rows from `row` on were seen (row-major over the whole grid).
+        var seen: [Bool]
+
+        init(level: Int, grid: (columns: Int, rows: Int)) {
+            self.level = level
+            columns = grid.columns
+            rows = grid.rows
+            seen = Array(repeating: false, count: grid.columns * grid.rows)
+        }
+    }
+
+    /// Rows probed past the first one not all seen: the pass's threads may finish a row's tiles out of order.
+    static let rowsAhead = 2
+
+    /// Tiles of `level` and finer, of `pyramid`'s grid, are the version's: from now on they are sent.
+    func send(levelsFrom level: Int, of pyramid: Pyramid) {
         condition.lock()
-        firstLevel = level
+        if level <= pyramid.maxLevel {
+            levels = (max(level, 0)...pyramid.maxLevel).map { LevelScan(level: $0, grid: pyramid.tileGrid(ofLevel: $0)) }
+        } else {
+            levels = []
+        }
         condition.unlock()
         scan()
     }
@@ -140,41 +170,46 @@ final class PassUploads: @unchecked Sendable {  // all mutable state is guarded 
         condition.unlock()
     }
 
-    /// Queues every complete tile of the pass's level folders not seen before.
+    /// Queues every complete tile of the frontier rows not seen before. Only the scanner thread and `finish` (once
+    /// the scanner has ended) call it, so `levels` is read and written back without a scan in between.
     private func scan() {
         condition.lock()
-        let first = firstLevel
-        condition.unlock()
-        guard let first else { return }
-        var found: [String] = []
-        for level in Self.names(in: passTiles) where (Int(level).map { $0 >= first }) ?? false {
-            for name in Self.names(in: passTiles + "/" + level) where Self.isCompleteTile(name) {
-                found.append(level + "/" + name)
-            }
+        guard var scans = levels else {
+            condition.unlock()
+            return
         }
-        guard !found.isEmpty else { return }
+        condition.unlock()
+        var found: [String] = []
+        for index in scans.indices {
+            guard scans[index].row < scans[index].rows else { continue }
+            // A level handed over was moved into the local copy: the last pass sends what this did not see.
+            let folder = open(passTiles + "/\(scans[index].level)", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard folder >= 0 else { continue }
+            Self.probe(&scans[index], in: folder, into: &found)
+            close(folder)
+        }
         condition.lock()
-        for place in found where seen.insert(place).inserted { queue.append(place) }
+        levels = scans
+        for place in found { queue.append(place) }
         condition.broadcast()
         condition.unlock()
     }
 
-    /// A tile under its final name: dzsave's temporaries are hidden until renamed.
-    static func isCompleteTile(_ name: String) -> Bool {
-        !name.hasPrefix(".") && name.hasSuffix(".jpeg")
-    }
-
-    private static func names(in folder: String) -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+    /// Names looked up relative to the level's folder (`faccessat`): a whole path's walk per probe cost ten times more.
+    private static func probe(_ scan: inout LevelScan, in folder: Int32, into found: inout [String]) {
+        let lastRow = min(scan.row + rowsAhead, scan.rows - 1)
+        for row in scan.row...lastRow {
+            for column in 0..<scan.columns where !scan.seen[row * scan.columns + column] {
+                let name = "\(column)_\(row).jpeg"
+                guard faccessat(folder, name, F_OK, 0) == 0 else { continue }
+                scan.seen[row * scan.columns + column] = true
+                found.append("\(scan.level)/" + name)
             }
-            if name != "." && name != ".." { names.append(name) }
         }
-        return names
+        while scan.row < scan.rows,
+              scan.seen[(scan.row * scan.columns)..<((scan.row + 1) * scan.columns)].allSatisfy({ $0 }) {
+            scan.row += 1
+        }
     }
 
     // MARK: Uploading

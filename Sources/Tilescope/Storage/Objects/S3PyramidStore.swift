@@ -171,7 +171,7 @@ public final class S3PyramidStore: PyramidStore, Sendable {
         // meanwhile (the store's readers see none of it before pyramid.json).
         guard manifest.isComplete else {
             guard try local.publish(stagingFolder: stagingFolder, manifest: manifest, id: id, version: version) else { return false }
-            passes.withLock { $0[id + "/" + version] }?.send(levelsFrom: manifest.levelsReady)
+            passes.withLock { $0[id + "/" + version] }?.send(levelsFrom: manifest.levelsReady, of: manifest.pyramid)
             let folder = local.folder(id: id, version: version)
             uploads.start(id + "/" + version) { [self] in try upload(folder, as: "", id: id, version: version) }
             return true

@@ -197,14 +197,23 @@ final class PassUploads: @unchecked Sendable {  // all mutable state is guarded 
 
     /// Names looked up relative to the level's folder (`faccessat`): a whole path's walk per probe cost ten times more.
     private static func probe(_ scan: inout LevelScan, in folder: Int32, into found: inout [String]) {
-        let lastRow = min(scan.row + rowsAhead, scan.rows - 1)
-        for row in scan.row...lastRow {
+        // Rows all there (a level already written, the base of a source with no reduced decode published after the
+        // pass) cost one look each; the probing stops after `rowsAhead + 1` rows with a tile still missing.
+        var incomplete = 0
+        var row = scan.row
+        while row < scan.rows && incomplete <= rowsAhead {
+            var complete = true
             for column in 0..<scan.columns where !scan.seen[row * scan.columns + column] {
                 let name = "\(column)_\(row).jpeg"
-                guard faccessat(folder, name, F_OK, 0) == 0 else { continue }
+                guard faccessat(folder, name, F_OK, 0) == 0 else {
+                    complete = false
+                    continue
+                }
                 scan.seen[row * scan.columns + column] = true
                 found.append("\(scan.level)/" + name)
             }
+            if !complete { incomplete += 1 }
+            row += 1
         }
         while scan.row < scan.rows,
               scan.seen[(scan.row * scan.columns)..<((scan.row + 1) * scan.columns)].allSatisfy({ $0 }) {

@@ -291,7 +291,7 @@ public struct PyramidBuilder: Sendable {
     /// The base from a finished full pass: its descriptor and coarse levels moved over, and the
     /// preview stitched from the preview level's tiles.
     private func assembleBase(of pyramid: Pyramid, fromTilesIn rest: String, into folder: String, alpha: Bool) throws {
-        let restTiles = Self.passTilesFolder(inWork: folder)
+        let restTiles = (rest as NSString).appendingPathComponent(Self.tilesFolderName)
         let baseTiles = (folder as NSString).appendingPathComponent(Self.tilesFolderName)
         try FileManager.default.createDirectory(atPath: baseTiles, withIntermediateDirectories: true)
         try Self.move((rest as NSString).appendingPathComponent(Self.descriptorName),

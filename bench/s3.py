@@ -26,6 +26,7 @@ HOT_URLS = int(os.environ.get("HOT_URLS", "2000"))
 COLD = int(os.environ.get("COLD", "300"))
 COALESCE = int(os.environ.get("COALESCE", "20"))
 CLIENTS = int(os.environ.get("CLIENTS", "16"))
+BUILDS_ONLY = os.environ.get("BUILDS_ONLY") == "1"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "bench", "out", "s3")
 ACCESS, SECRET, REGION, BUCKET = "bench", "bench-secret-%d" % random.randrange(1 << 40), "us-east-1", "bench"
@@ -168,9 +169,20 @@ def complete_manifest(folder):
     return None
 
 
-def timed_build(binary, images, work, kind, run, seaweed_port):
+def cpu_seconds(pid):
+    """User + system CPU seconds of a live process (/proc/PID/stat), or 0 once it is gone."""
+    try:
+        fields = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed_build(binary, images, work, kind, run, seaweed_port, seaweed_pid):
+    """Wall seconds to the complete version, and the CPU seconds the server and SeaweedFS spent meanwhile."""
     data = os.path.join(work, "%s-build-%d" % (kind, run))
     os.makedirs(data)
+    weed_before = cpu_seconds(seaweed_pid)
     server = Server(binary, images, data, "build-%d" % run if kind == "s3" else None, seaweed_port)
     pyramids = data + ("/store-cache/pyramids" if kind == "s3" else "/pyramids")
     while complete_manifest(pyramids) is None:
@@ -178,8 +190,9 @@ def timed_build(binary, images, work, kind, run, seaweed_port):
             raise SystemExit("server exited during the build: see %s.log" % data)
         time.sleep(0.05)
     seconds = time.monotonic() - server.started
+    cpu = (cpu_seconds(server.pid()), cpu_seconds(seaweed_pid) - weed_before)
     server.stop()
-    return seconds, data
+    return seconds, cpu, data
 
 
 def level_tiles(manifest, level):
@@ -238,16 +251,20 @@ def main():
     try:
         # 1. Builds, alternating.
         builds = {"local": [], "s3": []}
+        cpus = {"local": [], "s3": []}
         local_data = s3_prefix = None
         for run in range(BUILD_RUNS):
             for kind in (("local", "s3") if run % 2 == 0 else ("s3", "local")):
-                seconds, data = timed_build(binary, images, work, kind, run, seaweed_port)
+                seconds, cpu, data = timed_build(binary, images, work, kind, run, seaweed_port, seaweed.pid)
                 builds[kind].append(seconds)
-                log("build %d %s: %.2f s" % (run, kind, seconds))
+                cpus[kind].append(cpu)
+                log("build %d %s: %.2f s wall, CPU %.1f s server + %.1f s SeaweedFS" % (run, kind, seconds, cpu[0], cpu[1]))
                 if kind == "local":
                     local_data = data
                 else:
                     s3_prefix = "build-%d" % run
+        if BUILDS_ONLY:
+            raise StopIteration
         manifest = complete_manifest(local_data + "/pyramids")
         # 2. Hot tiles: a local server on the last local build, a fresh replica on the last published prefix.
         local = Server(binary, images, local_data)
@@ -316,6 +333,8 @@ def main():
         coalesced = s3.metric("tilescope_store_fetches_total") - before
         local.stop()
         s3.stop()
+    except StopIteration:
+        pass
     finally:
         seaweed.send_signal(signal.SIGKILL)
         seaweed.wait()
@@ -324,11 +343,29 @@ def main():
 
     med = statistics.median
     build_ratio = med(builds["s3"]) / med(builds["local"])
+    load = open("/proc/loadavg").read().split()[:3]
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    cpu_line = "build CPU (server + SeaweedFS), local: %s s; s3: %s s." % (
+        ", ".join("%.1f + %.1f" % c for c in cpus["local"]), ", ".join("%.1f + %.1f" % c for c in cpus["s3"]))
+    if BUILDS_ONLY:
+        report = "\n".join([
+            "commit %s, %s, %d cores, load average %s (1/5/15 min) at the end" % (
+                commit, datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), os.cpu_count(), " / ".join(load)),
+            "",
+            "| measure | local folder | object store (SeaweedFS, loopback) | ratio | goal |",
+            "|---|---|---|---|---|",
+            "| %dx%d build to complete (wall, median of %d) | %.2f s | %.2f s (published) | %.2fx | <= 1.3x |" % (
+                SIZE, SIZE, BUILD_RUNS, med(builds["local"]), med(builds["s3"]), build_ratio),
+            "",
+            "builds local: %s s; s3: %s s. %s" % (", ".join("%.2f" % x for x in builds["local"]),
+                                                 ", ".join("%.2f" % x for x in builds["s3"]), cpu_line)])
+        print(report)
+        with open(os.path.join(OUT, "s3-builds.md"), "w") as f:
+            f.write(report + "\n")
+        return
     hot_ratio = med(hot_rates["s3"]) / med(hot_rates["local"])
     cold_local, cold_s3 = med(local_times) * 1000, med(s3_times) * 1000
     pairs = med([s - l for s, l in zip(s3_times, local_times)]) * 1000
-    load = open("/proc/loadavg").read().split()[:3]
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     lines = [
         "commit %s, %s, %d cores, load average %s (1/5/15 min) at the end" % (
             commit, datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), os.cpu_count(), " / ".join(load)),
@@ -348,6 +385,7 @@ def main():
         "builds local: %s s; s3: %s s. hot rounds local: %s; s3: %s req/s; non-2xx: %d." % (
             ", ".join("%.2f" % x for x in builds["local"]), ", ".join("%.2f" % x for x in builds["s3"]),
             ", ".join("%.0f" % x for x in hot_rates["local"]), ", ".join("%.0f" % x for x in hot_rates["s3"]), hot_errors),
+        cpu_line,
     ]
     report = "\n".join(lines)
     print(report)

@@ -5,7 +5,7 @@
 # concurrent clients.
 #   bench/s3.sh            # Markdown table on stdout and in bench/out/s3/s3.md
 # Tunables (environment): SIZE (16384), BUILD_RUNS (2), ROUNDS (3), ROUND_SECONDS (6), CONNECTIONS (16),
-# HOT_URLS (2000), COLD (300), COALESCE (20), CLIENTS (16); TILESCOPE_BIN (a release binary already built),
+# HOT_URLS (2000), COLD (300), COALESCE (20), CLIENTS (16), BUILDS_ONLY (1: the builds alone, goal 2); TILESCOPE_BIN (a release binary already built),
 # TILESCOPE_WEED (weed; default .venv/bin/weed from scripts/install-deps.sh --test); KEEP=1 keeps the work folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."

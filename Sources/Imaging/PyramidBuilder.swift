@@ -43,6 +43,14 @@ public struct PyramidBuilder: Sendable {
     /// The preview of a transparent source with its alpha (`PyramidPart.alpha`).
     public static let alphaPreviewName = "preview.png"
 
+    /// Where the full pass writes its tiles inside the work folder of `build(source:into:progress:finished:)`:
+    /// `{level}/{column}_{row}.jpeg`. libvips 8.14's dzsave (libgsf) writes each tile to a hidden temporary and
+    /// renames it into place whole, so a tile seen there under its name is complete: a store may send the tiles
+    /// while the pass goes on (`PassUploads`). The folder of a level is moved away when the level is handed over.
+    public static func passTilesFolder(inWork folder: String) -> String {
+        ((folder as NSString).appendingPathComponent("rest") as NSString).appendingPathComponent(tilesFolderName)
+    }
+
     /// Writes the whole pyramid into `folder` (which must exist) and returns its geometry: the
     /// parts of `build(source:into:progress:finished:)` assembled in place, for callers that
     /// publish the pyramid in one piece.
@@ -132,7 +140,7 @@ public struct PyramidBuilder: Sendable {
             progress(alpha ? BuildProgress(percent: step.percent / 2, etaSeconds: step.etaSeconds) : step)
         }
         try BuildPhases.timing(.levels) { try dzsave(image, into: rest, source: source, progress: passProgress) }
-        let restTiles = (rest as NSString).appendingPathComponent(Self.tilesFolderName)
+        let restTiles = Self.passTilesFolder(inWork: folder)
         if alpha {
             try BuildPhases.timing(.alpha) {
                 try addAlphaTiles(of: source, pyramid: pyramid, scratch: folder, into: restTiles) { (step: BuildProgress) in

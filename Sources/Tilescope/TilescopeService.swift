@@ -287,8 +287,13 @@ public final class TilescopeService: @unchecked Sendable {
     private func startSweepingStore() {
         guard let objects = store as? S3PyramidStore else { return }
         let seconds = Double(config.storeAbandonedSeconds)
+        let library = self.library
         storeSweep = PeriodicTask(name: "store-sweep", interval: min(max(seconds / 2, 1), 600), runsAtOnce: true) {
-            objects.sweepAbandonedUploads(olderThan: seconds)
+            // Versions superseded by the one served here go too (a builder that died before its cleanup).
+            objects.sweepAbandonedUploads(olderThan: seconds) { id in
+                guard let record = library.record(id), case .ready = record.status else { return nil }
+                return record.version
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ScrollGeometry
 import TestSupport
 import Testing
 @testable import Tilescope
@@ -85,6 +86,99 @@ struct ObjectStoreLocalPartsTests {
         }
         #expect(failures.value == 4)
     }
+
+    @Test func payloadsAreSignedUnlessTheStoreIsReachedOverTLSOrLoopback() throws {
+        for (endpoint, signed) in [("http://127.0.0.1:9000", false), ("http://localhost:9000", false), ("http://[::1]:9000", false),
+                                   ("https://s3.example.net", false), ("http://10.0.0.7:9000", true),
+                                   ("http://127.example.net", true), ("http://seaweed:8333", true)] {
+            let location = try StoreLocation(url: "s3://tiles", endpoint: endpoint, region: "us-east-1", pathStyle: true,
+                                             environment: Self.keys)
+            #expect(location.settings.signPayloads == signed, "\(endpoint)")
+        }
+    }
+
+    @Test func onlyVersionsSupersededByAnOlderPublishedOneServedHereAreSwept() {
+        let now = Date()
+        func version(_ id: String, _ name: String, manifestAgo: Double?, files: Int = 2) -> (String, AbandonedUploads.Version) {
+            var version = AbandonedUploads.Version()
+            version.keys = (0..<files).map { "p/pyramids/\(id)/\(name)/image_files/9/\($0)_0.jpeg" }
+            if let manifestAgo {
+                version.keys.append("p/pyramids/\(id)/\(name)/pyramid.json")
+                version.published = true
+                version.manifestWritten = now.addingTimeInterval(-manifestAgo)
+            }
+            version.newest = now.addingTimeInterval(-(manifestAgo ?? 500))
+            return ("\(id)/\(name)", version)
+        }
+        let versions = Dictionary(uniqueKeysWithValues: [
+            version("a", "v1", manifestAgo: 900), version("a", "v2", manifestAgo: 300), version("a", "v0", manifestAgo: nil),
+            version("b", "v1", manifestAgo: 900), version("b", "v2", manifestAgo: 300),
+            version("c", "v1", manifestAgo: 900), version("c", "v2", manifestAgo: nil),
+        ])
+        // a serves v2: v1 (older, published) goes, its manifest first; v0 (unpublished) is the other rule's.
+        // b serves v1, not yet told of v2 (a rescan behind): v2 is newer and stays. c serves a version not published.
+        let served = ["a": "v2", "b": "v1", "c": "v2"]
+        let doomed = AbandonedUploads.superseded(versions, served: { served[$0] }, olderThan: 60, now: now)
+        #expect(doomed.first == "p/pyramids/a/v1/pyramid.json")
+        #expect(Set(doomed) == Set(versions["a/v1"]!.keys))
+        // Too young: a superseded version stays until its manifest is older than the setting.
+        #expect(AbandonedUploads.superseded(versions, served: { served[$0] }, olderThan: 1000, now: now).isEmpty)
+        // An image not served here: nothing of it goes.
+        #expect(AbandonedUploads.superseded(versions, served: { _ in nil }, olderThan: 60, now: now).isEmpty)
+    }
+
+    @Test func theFullPassIsSentAsItIsWrittenOnlyWholeTilesOfTheVersionsLevelsAndEachOnce() throws {
+        // Levels 12 (10 x 1 tiles), 13 (20 x 1) and 14 (40 x 2); the base holds 0...12.
+        let pyramid = ScrollGeometry.Pyramid(width: 254 * 40, height: 254 * 2)
+        #expect(pyramid.maxLevel == 14 && pyramid.tileGrid(ofLevel: 14) == (40, 2))
+        let root = try TestScratch.folder("pass-uploads")
+        let pass = root + "/rest/image_files", published = root + "/published/image_files"
+        for level in 12...14 { try FileManager.default.createDirectory(atPath: "\(pass)/\(level)", withIntermediateDirectories: true) }
+        try FileManager.default.createDirectory(atPath: published, withIntermediateDirectories: true)
+        let sent = SentTiles()
+        // Slow PUTs of level 14 keep a backlog, so level 13's tile is queued well before a worker opens it.
+        let uploads = PassUploads(passTiles: pass, publishedTiles: published, threads: 3, scanInterval: 0.01) { place, bytes in
+            if place.hasPrefix("14/") { Thread.sleep(forTimeInterval: 0.02) }
+            sent.add(place, bytes)
+        }
+        func write(_ place: String, _ text: String) throws {
+            let final = pass + "/" + place
+            let temporary = (final as NSString).deletingLastPathComponent + "/.gsf-save-\(UUID().uuidString.prefix(6))"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+            #expect(rename(temporary, final) == 0)
+        }
+        try write("12/0_0.jpeg", "coarse, the base's own")
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(sent.places.isEmpty, "tiles were sent before the base said which levels are the version's")
+        uploads.send(levelsFrom: 13, of: pyramid)
+        for column in 0..<40 { try write("14/\(column)_0.jpeg", "tile \(column)") }
+        try write("14/5_1.jpeg", "second row")
+        try write("13/0_0.jpeg", "level 13")
+        Thread.sleep(forTimeInterval: 0.05)
+        // A level handed over (renamed into the local copy) with a tile queued but not yet sent: read from there.
+        #expect(rename(pass + "/13", published + "/13") == 0)
+        try Data("still being written".utf8).write(to: URL(fileURLWithPath: pass + "/14/.gsf-save-XYZ"))
+        try Data("not a dzsave tile".utf8).write(to: URL(fileURLWithPath: pass + "/14/0_1.png"))
+        let identities = uploads.finish()
+        let places = sent.places
+        #expect(places.count == 42 && Set(places).count == 42, "each tile once: \(places.count)")
+        #expect(!places.contains { $0.hasPrefix("12/") || $0.contains(".gsf") || $0.hasSuffix(".png") })
+        #expect(sent.bytes["14/7_0.jpeg"] == Array("tile 7".utf8) && sent.bytes["13/0_0.jpeg"] == Array("level 13".utf8))
+        #expect(sent.bytes["14/5_1.jpeg"] == Array("second row".utf8))
+        #expect(Set(identities.keys) == Set(places))
+        #expect(identities["14/7_0.jpeg"] == PassUploads.Identity.of(pass + "/14/7_0.jpeg"))
+        // Rewritten after it was sent: its identity differs, so the publication's last pass sends it again.
+        try write("14/7_0.jpeg", "tile 7, again")
+        #expect(identities["14/7_0.jpeg"] != PassUploads.Identity.of(pass + "/14/7_0.jpeg"))
+    }
+}
+
+private final class SentTiles: @unchecked Sendable {  // guarded by `lock`
+    private let lock = NSLock()
+    private var sent: [(String, [UInt8])] = []
+    func add(_ place: String, _ bytes: [UInt8]) { lock.withLock { sent.append((place, bytes)) } }
+    var places: [String] { lock.withLock { sent.map(\.0) } }
+    var bytes: [String: [UInt8]] { lock.withLock { Dictionary(sent, uniquingKeysWith: { $1 }) } }
 }
 
 private final class Counter: @unchecked Sendable {  // `count` is guarded by `lock`

@@ -29,6 +29,10 @@ public final class S3PyramidStore: PyramidStore, Sendable {
     private let coalescer = FetchCoalescer()
     /// A progressive build's parts, uploaded while the build goes on.
     private let uploads = VersionUploads()
+    /// The full pass's tiles, uploaded as libvips writes them, by `{id}/{version}`.
+    private let passes = Mutex<[String: PassUploads]>([:])
+    /// The version each staging folder is for (`makeStagingFolder`), so `building` knows what it uploads.
+    private let stagedVersions = Mutex<[String: (id: String, version: String)]>([:])
     let reachability: StoreReachability
     private let counts = Mutex<(fetches: Int, failures: Int)>((0, 0))
 
@@ -126,14 +130,35 @@ public final class S3PyramidStore: PyramidStore, Sendable {
     }
 
     public func makeStagingFolder(id: String, version: String) throws -> String {
-        try local.makeStagingFolder(id: id, version: version)
+        let folder = try local.makeStagingFolder(id: id, version: version)
+        stagedVersions.withLock { $0[folder] = (id, version) }
+        return folder
     }
 
+    /// The build runs with its full pass's tiles streamed to the store (`PassUploads`): the last level's
+    /// publication then finds most of the version already there. Stopped (PUTs in flight waited for) before this
+    /// returns, so a failed build's withdrawal deletes after the last of them.
     public func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T {
-        try local.building(into: stagingFolder, build)
+        guard let (id, version) = stagedVersions.withLock({ $0[stagingFolder] }) else {
+            return try local.building(into: stagingFolder, build)
+        }
+        let key = id + "/" + version
+        let prefix = versionKey(id, version) + PyramidBuilder.tilesFolderName + "/"
+        let pass = PassUploads(passTiles: PyramidBuilder.passTilesFolder(inWork: stagingFolder),
+                               publishedTiles: local.folder(id: id, version: version) + "/" + PyramidBuilder.tilesFolderName,
+                               threads: Self.uploadThreads) { [self] place, bytes in
+            _ = try call { try client.putObject(prefix + place, body: bytes, contentType: Self.contentType(of: place)) }
+        }
+        passes.withLock { $0[key] = pass }
+        defer {
+            pass.cancel()
+            passes.withLock { if $0[key] === pass { $0[key] = nil } }
+        }
+        return try local.building(into: stagingFolder, build)
     }
 
     public func discard(stagingFolder: String) {
+        stagedVersions.withLock { $0[stagingFolder] = nil }
         local.discard(stagingFolder: stagingFolder)
     }
 
@@ -146,6 +171,7 @@ public final class S3PyramidStore: PyramidStore, Sendable {
         // meanwhile (the store's readers see none of it before pyramid.json).
         guard manifest.isComplete else {
             guard try local.publish(stagingFolder: stagingFolder, manifest: manifest, id: id, version: version) else { return false }
+            passes.withLock { $0[id + "/" + version] }?.send(levelsFrom: manifest.levelsReady, of: manifest.pyramid)
             let folder = local.folder(id: id, version: version)
             uploads.start(id + "/" + version) { [self] in try upload(folder, as: "", id: id, version: version) }
             return true
@@ -165,15 +191,22 @@ public final class S3PyramidStore: PyramidStore, Sendable {
         let place = "\(PyramidBuilder.tilesFolderName)/\(level)"
         guard manifest.isComplete else {
             try local.publishLevel(level, from: stagedFolder, manifest: manifest, id: id, version: version)
+            // A level's tiles are being streamed as the pass writes them: nothing to start.
+            guard passes.withLock({ $0[id + "/" + version] }) == nil else { return }
             let folder = local.folder(id: id, version: version) + "/" + place
             uploads.start(id + "/" + version) { [self] in try upload(folder, as: place, id: id, version: version) }
             return
         }
-        // The last level: the uploads started for the base and the levels before it, whatever of the local copy they
-        // did not put (a build that started on an older server), this level, then the manifest.
+        // The last level: the tiles streamed during the pass and the uploads started for the base, then whatever of
+        // the local copy and this level they did not put (or put before it changed), then the manifest.
+        let tiles = PyramidBuilder.tilesFolderName + "/"
+        let streamed = Dictionary(uniqueKeysWithValues: (passes.withLock { $0[id + "/" + version] }?.finish() ?? [:])
+            .map { (tiles + $0.key, $0.value) })
         var uploaded = try uploads.finish(id + "/" + version)
-        uploaded.formUnion(try upload(local.folder(id: id, version: version), as: "", id: id, version: version, skipping: uploaded))
-        uploaded.formUnion(try upload(stagedFolder, as: place, id: id, version: version))
+        uploaded.formUnion(try upload(local.folder(id: id, version: version), as: "", id: id, version: version,
+                                      skipping: uploaded, streamed: streamed))
+        uploaded.formUnion(try upload(stagedFolder, as: place, id: id, version: version, streamed: streamed))
+        uploaded.formUnion(streamed.keys)
         guard try publishManifest(manifest, id: id, version: version) else {
             // Another builder published this version first: ours goes, theirs is adopted (`PartPublisher`).
             local.discard(stagingFolder: stagedFolder)
@@ -213,15 +246,17 @@ public final class S3PyramidStore: PyramidStore, Sendable {
 
     /// Puts the pyramid's files under `folder` (only `pyramidEntries` at the top of a version folder) as the
     /// version's `place/...`; returns their paths inside the version.
+    /// `streamed`: files sent while the build ran, by their path inside the version, skipped if unchanged since.
     private func upload(_ folder: String, as place: String, id: String, version: String,
-                        skipping done: Set<String> = []) throws -> Set<String> {
+                        skipping done: Set<String> = [], streamed: [String: PassUploads.Identity] = [:]) throws -> Set<String> {
         var found: [String] = []
         if let walker = FileManager.default.enumerator(atPath: folder) {
             while let relative = walker.nextObject() as? String {
                 if place.isEmpty, !Self.pyramidEntries.contains(relative.split(separator: "/").first.map(String.init) ?? "") { continue }
                 var info = stat()
+                let inside = place.isEmpty ? relative : place + "/" + relative
                 guard stat(folder + "/" + relative, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-                      !done.contains(place.isEmpty ? relative : place + "/" + relative) else { continue }
+                      !done.contains(inside), streamed[inside] != PassUploads.Identity(info) else { continue }
                 found.append(relative)
             }
         }
@@ -237,7 +272,8 @@ public final class S3PyramidStore: PyramidStore, Sendable {
                     }
                     let inside = place.isEmpty ? name : place + "/" + name
                     _ = try call {
-                        try client.putObject(versionKey(id, version) + inside, body: [UInt8](bytes), contentType: Self.contentType(of: name))
+                        try client.putObject(versionKey(id, version) + inside, body: [UInt8](bytes),
+                                             contentType: Self.contentType(of: name))
                     }
                 } catch {
                     failure.withLock { $0 = $0 ?? error }

@@ -20,8 +20,8 @@ struct UsersFile: Sendable, Equatable {
     static func parse(_ text: String) throws(UsersFileError) -> UsersFile {
         guard text.utf8.count <= maxBytes else { throw UsersFileError("the users file is larger than \(maxBytes) bytes") }
         var users: [String: User] = [:]
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
+        // "\r\n" is one Character in Swift: both line ends are separators.
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) || line.hasPrefix("#") { continue }
             let user: User
             do { user = try parseLine(line) } catch { throw UsersFileError("line \(index + 1): \(error.message)") }

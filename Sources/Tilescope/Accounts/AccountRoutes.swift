@@ -35,21 +35,22 @@ extension TilescopeApp {
         return response
     }
 
-    /// `POST /auth/login`: checks the origin, the client's attempt budget, the form's CSRF secret against the
-    /// login cookie, then the name and password; a session on success.
+    /// `POST /auth/login`: checks the origin, the form, its CSRF secret against the login cookie, then spends one
+    /// of the client's attempts (only a well-formed, same-site attempt costs one: it is what costs a hash) and
+    /// checks the name and password; a session on success.
     func signIn(_ request: Request) throws -> Reply {
         try CSRFGuard.checkOrigin(request, ownOrigin: ownOrigin(request))
-        if let retryAfter = accounts.attempts.admit(clients.client(of: request)) {
-            throw APIError(429, "too_many_requests", "too many sign-in attempts from this client; retry in \(retryAfter) s",
-                           headers: [("Retry-After", String(retryAfter))])
-        }
         let form = try LoginForm.parse(request.body)
+        guard let name = form["name"], let password = form["password"] else {
+            throw APIError.badRequest("a sign-in form has a name and a password")
+        }
         guard let cookie = SessionCookie.value(SessionCookie.login, in: request.header("cookie"), hexDigits: 32),
               let offered = form["csrf"], CSRFGuard.equal(offered, cookie) else {
             throw CSRFGuard.refused("sign in from this server's sign-in page (/auth/login): the form's csrf must match its cookie")
         }
-        guard let name = form["name"], let password = form["password"] else {
-            throw APIError.badRequest("a sign-in form has a name and a password")
+        if let retryAfter = accounts.attempts.admit(clients.client(of: request)) {
+            throw APIError(429, "too_many_requests", "too many sign-in attempts from this client; retry in \(retryAfter) s",
+                           headers: [("Retry-After", String(retryAfter))])
         }
         let accounts = self.accounts, secure = viewers.overHTTPS(request), json = Self.wantsJSON(request)
         // The password hash costs tens of milliseconds: on a worker, never on a poll thread.

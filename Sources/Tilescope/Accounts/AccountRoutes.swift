@@ -81,9 +81,10 @@ extension TilescopeApp {
     /// session's CSRF token (form field `csrf` or `X-CSRF-Token`). Without a session it only clears the cookie.
     func signOut(_ request: Request) throws -> Reply {
         let secure = viewers.overHTTPS(request), json = Self.wantsJSON(request)
+        // A malformed form is a 400 whoever sends it, signed in or not.
+        let form = request.body.isEmpty ? LoginForm(fields: [:]) : try LoginForm.parse(request.body)
         if let session = accounts.session(of: request), let user = accounts.users.user(session.user) {
             try CSRFGuard.checkOrigin(request, ownOrigin: ownOrigin(request))
-            let form = request.body.isEmpty ? LoginForm(fields: [:]) : try LoginForm.parse(request.body)
             try CSRFGuard.check(request, user: SignedInUser(name: user.name, role: user.role, means: .session(session)),
                                 ownOrigin: ownOrigin(request), keys: [], formToken: form["csrf"])
             let accounts = self.accounts

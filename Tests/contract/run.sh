@@ -50,8 +50,10 @@ swift build --product tilescope > "$work/build.log" 2>&1 || { tail -n 40 "$work/
 bin=$(swift build --show-bin-path)/tilescope
 # The IIIF settings are on, so that the Presentation documents carry rights and requiredStatement,
 # and collection pages of one image, so that the Collection nests pages (and their partOf).
+# Users, so the sign-in routes answer their pages and forms (and a degraded tier, so its route is on).
+printf 'ann:viewer:%s\n' "$(printf 'contract password' | "$bin" hash-password)" > "$work/users"
 TILESCOPE_ADMIN_TOKEN=$TOKEN "$bin" serve --host 127.0.0.1 --port 0 --images "$work/images" --data "$work/data" \
-  --rescan 1 --iiif-rights http://creativecommons.org/licenses/by/4.0/ \
+  --users "$work/users" --private-preview-size 64 --rescan 1 --iiif-rights http://creativecommons.org/licenses/by/4.0/ \
   --iiif-attribution "Tilescope contract test, “quoted” & <marked>" --iiif-collection-page 1 \
   > "$work/server.log" 2>&1 &
 server_pid=$!

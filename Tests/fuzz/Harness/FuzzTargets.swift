@@ -28,6 +28,7 @@ enum FuzzTargets {
         "http-response": HTTPResponseTarget.run,
         "pyramidal-sources-json": PyramidalSourcesTarget.run,
         "signed-token": SignedTokenTarget.run,
+        "accounts": AccountsTarget.run,
     ]
 
     /// Set once by main before libFuzzer starts; read only on the fuzzing thread.

@@ -19,6 +19,9 @@ async function json(response) {
     const error = new Error(message);
     error.status = response.status;
     error.code = body?.error;
+    // A 401's body may say how to sign in (auth/AuthDocuments.js); relative ids in it resolve against the URL.
+    error.body = body;
+    error.url = response.url;
     throw error;
   }
   return body;

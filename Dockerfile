@@ -10,7 +10,7 @@ ARG SWIFT_IMAGE=swift:6.3-bookworm
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libvips-dev libjpeg62-turbo-dev libjxl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev libssl-dev pkg-config \
+ && apt-get install -y --no-install-recommends libvips-dev libjpeg62-turbo-dev libjxl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev libssl-dev libcrypt-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The manifest names every target, tests included, so SwiftPM wants their folders too.

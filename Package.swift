@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // OpenSSL's libssl: TLS for ObjectStore's https endpoints.
         .systemLibrary(name: "CTLS", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
+        // libxcrypt: crypt_r checks user accounts' password hashes (yescrypt, bcrypt) in the users file.
+        .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         // C glue, one target per library, so that Imaging never sees libmicrohttpd nor HTTPServer libvips.
         // Imaging's: non-variadic wrappers for libvips's variadic calls and macros, and the two callbacks
         // libvips needs in C (freeing wrapped pixels, forwarding progress). Nothing else.
@@ -50,7 +52,7 @@ let package = Package(
         .target(name: "ObjectStore", dependencies: ["CCrypto", "CTLS", "CTLSShims"]),
         // openapi.json, the API contract (edited by hand, the only copy), is a resource: SwiftPM puts it in
         // Tilescope_Tilescope.resources/ beside the executable, and the server sends it at GET /openapi.json.
-        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "ObjectStore", "CLibcShims", "CCrypto", "CZlib"],
+        .target(name: "Tilescope", dependencies: ["ScrollGeometry", "Imaging", "HTTPServer", "Catalog", "ObjectStore", "CLibcShims", "CCrypto", "CCrypt", "CZlib"],
                 resources: [.copy("OpenAPI/openapi.json")]),
         // The built-in demo gallery's image painters: linked by the executable, unknown to the server.
         .target(name: "TilescopeDemo", dependencies: ["Imaging", "ScrollGeometry"]),

@@ -2,7 +2,7 @@
 # Installs the Debian packages Tilescope builds and runs with (and, with --test, the
 # tools its tests use). Quick when everything is already there.
 set -euo pipefail
-packages=(pkg-config libvips-dev libjpeg62-turbo-dev libjxl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev libssl-dev)
+packages=(pkg-config libvips-dev libjpeg62-turbo-dev libjxl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev libssl-dev libcrypt-dev)
 if [ "${1:-}" = "--test" ]; then
   # colord-data and icc-profiles-free: the Adobe RGB, ProPhoto and grey profiles the fidelity suite converts.
   # openssl: the test certificate authority of the S3 gateway's TLS port (SeaweedServer).

@@ -96,6 +96,12 @@ public final class TilescopeService: @unchecked Sendable {
         let proxies = (try? TrustedProxies(parsing: config.trustedProxies)) ?? .none
         let viewers = Viewers(policy: config.ratings, keyring: try ViewerKeyring(store: catalog.viewerKeys),
                               adminToken: AdminToken(config.adminToken), clients: proxies)
+        let users = config.usersFile.isEmpty ? Users.none : try Users(path: config.usersFile)
+        let accounts = Accounts(users: users, store: catalog.sessions, keyring: viewers.keyring, clients: proxies,
+                                trustedHeader: config.authHeader)
+        if !config.authHeader.isEmpty, config.trustedProxies.isEmpty {
+            Log.info("--auth-header without --trusted-proxies: the header is never trusted, nobody is signed in by it")
+        }
         if config.ratings == .admins && config.adminToken == nil {
             Log.info("--ratings admins without an admin token: nobody can rate")
         }
@@ -109,7 +115,8 @@ public final class TilescopeService: @unchecked Sendable {
                                gallery: gallery, uploads: uploads, openFiles: descriptors.openFiles,
                                pyramidCacheBytes: config.pyramidCacheMegabytes << 20,
                                hotTileAnswers: config.hotTileAnswers,
-                               trustedProxies: proxies, viewers: viewers)
+                               trustedProxies: proxies, viewers: viewers, accounts: accounts,
+                               degradedSize: config.privatePreviewSize)
         app.derivedFormats.follow(builds)
         builds.directPublication = DirectPublication(store: store, sources: app.directSources, rules: servingRules,
                                                      quality: config.quality)

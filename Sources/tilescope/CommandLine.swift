@@ -15,6 +15,7 @@ enum TilescopeCommand {
           tilescope serve [options]            serve images (the demo gallery without --images)
           tilescope build IMAGE... [options]   build Deep Zoom pyramids into the data folder
           tilescope health [--port N] [--path P]  exit 0 if the local server answers 200 (for HEALTHCHECK)
+          tilescope hash-password              read a password on stdin, print its yescrypt hash (for --users)
           tilescope version                    print versions
           tilescope COMMAND --help             options of a command
         """
@@ -31,9 +32,10 @@ enum TilescopeCommand {
             case "serve": return try serve(rest)
             case "build": return try build(rest)
             case "health": return try HealthProbe.main(rest, environment: ProcessInfo.processInfo.environment)
+            case "hash-password": return try hashPassword()
             case "version", "--version": return printVersion()
             case "--help", "-h", "help": print(usage); return 0
-            default: throw UsageError("unknown command '\(command)' (commands: serve, build, health, version)")
+            default: throw UsageError("unknown command '\(command)' (commands: serve, build, health, hash-password, version)")
             }
         } catch let error as UsageError {
             Log.error(error.message)
@@ -42,6 +44,16 @@ enum TilescopeCommand {
             Log.error("\(error)")
             return 1
         }
+    }
+
+    /// Reads one line (the password) from stdin and prints its yescrypt hash: a users file's third field.
+    static func hashPassword() throws -> Int32 {
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            throw UsageError("hash-password reads the password from stdin: printf '%s' \"$PASSWORD\" | tilescope hash-password")
+        }
+        guard let hash = UserPasswords.yescrypt(line) else { throw UsageError("libxcrypt could not hash the password") }
+        print(hash)
+        return 0
     }
 
     static func printVersion() -> Int32 {

@@ -82,5 +82,16 @@ public enum PostgresSchema {
                 created_ms BIGINT NOT NULL
             );
             """),
+        DatabaseMigration(version: 9, name: "user_sessions: signed-in users' sessions, shared by replicas", sql: """
+            -- As SQLite's (CatalogSchema, version 10).
+            CREATE TABLE user_sessions (
+                id_hash TEXT NOT NULL PRIMARY KEY CHECK (length(id_hash) = 64),
+                user_name TEXT NOT NULL CHECK (length(user_name) BETWEEN 1 AND 64),
+                csrf TEXT NOT NULL CHECK (length(csrf) = 64),
+                created_s BIGINT NOT NULL,
+                expires_s BIGINT NOT NULL
+            );
+            CREATE INDEX user_sessions_user ON user_sessions (user_name);
+            """),
     ]
 }

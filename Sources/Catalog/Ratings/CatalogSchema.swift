@@ -85,5 +85,17 @@ public enum CatalogSchema {
                 created_ms INTEGER NOT NULL
             );
             """),
+        DatabaseMigration(version: 10, name: "user_sessions: signed-in users' sessions, shared by replicas", sql: """
+            -- A session per sign-in (docs/access.md#users-and-sessions). id_hash is the SHA-256 of the cookie's
+            -- secret in hex (the secret itself is never stored); csrf the token bound to the session.
+            CREATE TABLE user_sessions (
+                id_hash TEXT NOT NULL PRIMARY KEY CHECK (length(id_hash) = 64),
+                user_name TEXT NOT NULL CHECK (length(user_name) BETWEEN 1 AND 64),
+                csrf TEXT NOT NULL CHECK (length(csrf) = 64),
+                created_s INTEGER NOT NULL,  -- Unix time, seconds
+                expires_s INTEGER NOT NULL
+            );
+            CREATE INDEX user_sessions_user ON user_sessions (user_name);
+            """),
     ]
 }

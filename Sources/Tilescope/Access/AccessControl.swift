@@ -17,13 +17,17 @@ final class AccessControl: Sendable {
     let captions: CaptionsCache?
     let keyring: ViewerKeyring
     let adminToken: AdminToken?
+    /// Signed-in users (sessions, a trusted proxy's header): every one of them sees every private image.
+    let accounts: Accounts?
     /// Tokens already verified, by their whole text (the tag included, so a forged one is never found here):
     /// a viewer sends the same token with every tile, and its HMAC is then computed once, not per request.
     /// Bounded (emptied when full) and emptied when a key is retired (`forgetVerified`).
     private let verified = Mutex<[String: SignedToken]>([:])
     static let maxVerified = 4096
 
-    init(privateImages: PrivateImages = .none, captions: CaptionsCache? = nil, keyring: ViewerKeyring, adminToken: AdminToken?) {
+    init(privateImages: PrivateImages = .none, captions: CaptionsCache? = nil, keyring: ViewerKeyring, adminToken: AdminToken?,
+         accounts: Accounts? = nil) {
+        self.accounts = accounts
         self.privateImages = privateImages
         self.captions = captions
         self.keyring = keyring
@@ -84,10 +88,9 @@ final class AccessControl: Sendable {
             return .signed(token, mount: request.mountPath)
         }
         guard isPrivate(fileName: fileName) else { return .open }
-        guard let adminToken, adminToken.accepts(authorization: request.header("authorization")) else {
-            throw Self.refused("this image is private: open it with a signed URL (/signed/{token}/...) or the admin token")
-        }
-        return .admin
+        if let adminToken, adminToken.accepts(authorization: request.header("authorization")) { return .admin }
+        if accounts?.user(of: request, now: now) != nil { return .user }
+        throw Self.refused("this image is private: sign in, or open it with a signed URL (/signed/{token}/...) or the admin token")
     }
 
     /// What a response may be cached as, given how its image was opened: under a signed URL, kept in the hot
@@ -98,7 +101,7 @@ final class AccessControl: Sendable {
     static func adjust(_ response: inout Response, for admission: Admission) {
         switch admission {
         case .open: return
-        case .admin:
+        case .admin, .user:
             response.reuse = nil
             if let control = response.header("Cache-Control"), control != "no-store" {
                 response.setHeader("Cache-Control", "private, no-cache")
@@ -159,6 +162,10 @@ extension Endpoint {
              let .previewFormat(id, _), let .associatedImage(id, _), let .iiifImage(id, _, _, _, _), let .iiif2Image(id, _, _, _, _):
             return id
         case .imageList, .gallery, .staticFile, .health, .readiness, .metrics, .openAPI, .presentationGallery, .presentationCollection:
+            return nil
+        // The probe answers for a private image to anyone (its answer says 401), and the degraded tier is open
+        // to all by design: both check the image themselves.
+        case .session, .login, .logout, .accessToken, .externalAccess, .probe, .degraded:
             return nil
         }
     }

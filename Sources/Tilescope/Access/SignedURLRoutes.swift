@@ -5,6 +5,14 @@ import HTTPServer
 /// image record and the browser client. Its answer is `no-store`: it carries the credential.
 extension TilescopeApp {
     func signedURLs(_ id: String, _ request: Request) throws -> Response {
+        if try !signedInAdmin(request) {
+            try adminTokenSigns(request)
+        }
+        return try mint(id, request)
+    }
+
+    /// Without an admin's session, the admin token must sign: 403 when none is set, 401 without it.
+    private func adminTokenSigns(_ request: Request) throws {
         guard let adminToken = access.adminToken else {
             throw APIError(403, "signing_disabled",
                            "signed URLs are minted with the admin token: start the server with TILESCOPE_ADMIN_TOKEN set")
@@ -13,6 +21,9 @@ extension TilescopeApp {
             throw APIError(401, "unauthorized", "send 'Authorization: Bearer <token>' with the server's TILESCOPE_ADMIN_TOKEN",
                            headers: [("WWW-Authenticate", "Bearer realm=\"tilescope\"")])
         }
+    }
+
+    private func mint(_ id: String, _ request: Request) throws -> Response {
         let asked = try SignedURLRequest.parse(request.body)
         var ids = [id]
         for other in asked.images where !ids.contains(other) { ids.append(other) }

@@ -41,6 +41,12 @@ public struct ServeConfig: PyramidSettings, Sendable {
     public var ratings = RatingPolicy.anyone
     /// Patterns of file names whose images are private (a sidecar's `access` wins); empty: none.
     public var privateImages = ""
+    /// The users file (`name:role:hash` a line, docs/access.md); empty: nobody signs in with a password.
+    public var usersFile = ""
+    /// A header a trusted proxy sets to the signed-in user's name (IIIF Auth's `external` profile); empty: none.
+    public var authHeader = ""
+    /// A private image's degraded tier, open to all: its longest side in pixels; 0: none.
+    public var privatePreviewSize = 0
     public var maxUploadBytes = 1 << 30
     public var maxPixels = 2_000_000_000
     public var quiet = false
@@ -245,10 +251,10 @@ public struct ServeConfig: PyramidSettings, Sendable {
             $0.adminToken = $1.isEmpty ? nil : $1
         },
         Setting("--ratings", env: "TILESCOPE_RATINGS", default: \.ratings.rawValue,
-                "who may rate: anyone (each browser by its signed cookie), admins (the admin token) or off; signed-in viewers come with user accounts") {
+                "who may rate: anyone (each browser by its signed cookie), signed-in (users of --users or --auth-header), admins (the admin token or an admin user) or off") {
             config, value in
             guard let policy = RatingPolicy(rawValue: value) else {
-                throw UsageError("ratings must be anyone, admins or off, not '\(value.prefix(40))'")
+                throw UsageError("ratings must be anyone, signed-in, admins or off, not '\(value.prefix(40))'")
             }
             config.ratings = policy
         },
@@ -257,6 +263,21 @@ public struct ServeConfig: PyramidSettings, Sendable {
             config, value in
             _ = try PrivateImages(parsing: value)
             config.privateImages = value
+        },
+        Setting("--users", env: "TILESCOPE_USERS", default: \.usersFile, shown: .meaning("(none)"),
+                "the users file: name:role:hash a line, role viewer or admin, a yescrypt or bcrypt hash (tilescope hash-password); signed-in users see private images (docs/access.md)") {
+            $0.usersFile = $1
+        },
+        Setting("--auth-header", env: "TILESCOPE_AUTH_HEADER", default: \.authHeader, shown: .meaning("(none)"),
+                "a header a trusted proxy (--trusted-proxies) sets to the signed-in user's name, e.g. X-Remote-User: IIIF Auth's external profile") { config, value in
+            guard value.isEmpty || (value.utf8.count <= 64 && value.utf8.allSatisfy({ $0 == 45 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })) else {
+                throw UsageError("auth-header must be a header name (letters, digits and '-'), not '\(value.prefix(40))'")
+            }
+            config.authHeader = value
+        },
+        Setting("--private-preview-size", env: "TILESCOPE_PRIVATE_PREVIEW_SIZE", default: \.privatePreviewSize,
+                "longest side in pixels of a private image's degraded tier, served to anyone at /auth/degraded/{id}.jpeg and named by the IIIF probe; 0: none") {
+            $0.privatePreviewSize = try SettingValue.integer($1, "private-preview-size", in: 0...4096)
         },
         Setting("--max-upload-bytes", env: "TILESCOPE_MAX_UPLOAD_BYTES", default: \.maxUploadBytes, shown: .bytes,
                 "largest upload body accepted (413 above), and largest object built from an images bucket (listed as failed above, never downloaded)") {

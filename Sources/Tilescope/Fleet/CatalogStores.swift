@@ -13,6 +13,8 @@ struct CatalogStores: Sendable {
     let images: any ImageCatalogStore
     /// The keys viewer cookies are signed with, shared by every server of the catalog.
     let viewerKeys: ViewerKeys
+    /// Signed-in users' sessions, shared by every server of the catalog.
+    let sessions: UserSessions
     /// This server's name in logs, metrics and leases.
     let replica: String
     /// Nil when the database answers, else why not; nil for SQLite (a file in the data folder,
@@ -35,6 +37,7 @@ struct CatalogStores: Sendable {
                                  identities: FileIdentities(database: ratings.database), leases: LocalBuildLeases(),
                                  images: SQLImageCatalogStore(database: ratings.database),
                                  viewerKeys: ViewerKeys(database: ratings.database),
+                                 sessions: UserSessions(database: ratings.database),
                                  replica: replica, probe: nil, stagingName: "staging", description: ratings.database.path)
         }
         let database = try PostgresDatabase(url: config.databaseURL, poolSize: max(2, config.workerThreads + 1),
@@ -45,6 +48,7 @@ struct CatalogStores: Sendable {
                              leases: PostgresBuildLeases(database: database, holder: replica, leaseSeconds: config.buildLeaseSeconds),
                              images: SQLImageCatalogStore(database: database),
                              viewerKeys: ViewerKeys(database: database),
+                             sessions: UserSessions(database: database),
                              replica: replica, probe: { database.probe() }, stagingName: "staging-\(stagingReplica)",
                              description: database.displayURL)
     }

@@ -11,18 +11,18 @@ extension TilescopeApp {
     /// page after the cursor, the total `count`, and `next` (the cursor of the following page, null at the end).
     func imageList(_ request: Request) throws -> Response {
         guard let page = try pageRequest(request) else {
-            return JSON.response(["images": try galleryOrder(request, viewer: viewers.viewer(of: request)).map(\.json)])
+            return JSON.response(["images": try galleryOrder(request, viewer: ratingViewer(request)).map(\.json)])
         }
         let order = try galleryData.order(sortedBy: page.sort)
         let start = page.after.map { order.index(after: $0.keys) } ?? 0
         let end = start + min(page.limit, order.count - start)
         let next = end < order.count && end > start ? GalleryCursor(sort: page.sort, after: order.keys[end - 1]).token : nil
-        return JSON.response(ImagePage(images: try galleryData.entries(order.keys[start..<end], viewer: viewers.viewer(of: request)).map(\.json),
+        return JSON.response(ImagePage(images: try galleryData.entries(order.keys[start..<end], viewer: ratingViewer(request)).map(\.json),
                                        count: order.count, next: next))
     }
 
     func image(_ id: String, _ request: Request) throws -> Response {
-        JSON.response(try galleryData.entry(try record(id), viewer: viewers.viewer(of: request)).json.mounted(request.mountPath))
+        JSON.response(try galleryData.entry(try record(id), viewer: ratingViewer(request)).json.mounted(request.mountPath))
     }
 
     /// The gallery's images in display order (`?sort=name|rating|added`, default name; 400 for

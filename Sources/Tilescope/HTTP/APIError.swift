@@ -10,6 +10,8 @@ public struct APIError: Error, Sendable {
     public var code: String
     public var message: String
     public var headers: [(name: String, value: String)]
+    /// A private image's IIIF Authorization Flow 2.0 probe service, listed in its 401s so a client learns how to sign in.
+    var service: [AuthProbeService]?
 
     public init(_ status: Int, _ code: String, _ message: String, headers: [(name: String, value: String)] = []) {
         self.status = status
@@ -38,6 +40,13 @@ public struct APIError: Error, Sendable {
         }
     }
 
+    /// The JSON of every error: `Error` in the contract.
+    private struct Body: Encodable {
+        var error: String
+        var message: String
+        var service: [AuthProbeService]?
+    }
+
     public static func notFound(_ message: String) -> APIError { APIError(404, "not_found", message) }
     public static func badRequest(_ message: String) -> APIError { APIError(400, "bad_request", message) }
 
@@ -53,7 +62,7 @@ public struct APIError: Error, Sendable {
     }
 
     public var response: Response {
-        var response = JSON.response(["error": code, "message": message], status: status)
+        var response = JSON.response(Body(error: code, message: message, service: service), status: status)
         for (name, value) in headers { response.setHeader(name, value) }
         return response
     }

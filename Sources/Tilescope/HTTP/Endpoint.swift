@@ -39,11 +39,26 @@ public enum Endpoint: Equatable, Sendable {
     case presentationManifest(id: String)
     case presentationGallery
     case presentationCollection
+    /// `GET /api/session`: who the request is signed in as, and the CSRF token its writes carry (`AccountRoutes`).
+    case session
+    /// `/auth/login`: the login page (GET) and form (POST), IIIF Auth 2.0's `active` access service.
+    case login
+    /// `/auth/logout`: the sign-out page (GET) and form (POST), IIIF Auth 2.0's logout service.
+    case logout
+    /// `GET /auth/token`: IIIF Auth 2.0's access token service (an HTML page that posts the token to its opener).
+    case accessToken
+    /// `GET /auth/external`: IIIF Auth 2.0's `external` access service (a trusted proxy's header signs in).
+    case externalAccess
+    /// `GET /auth/probe/{id}`: IIIF Auth 2.0's probe service of an image.
+    case probe(id: String)
+    /// `GET /auth/degraded/{id}.jpeg`: a private image's degraded tier, open to all (`--private-preview-size`).
+    case degraded(id: String)
 
     public var allowedMethods: [String] {
         switch self {
         case .viewport: return ["GET", "HEAD", "POST"]
-        case .rating: return ["PUT"]
+        case .rating: return ["PUT", "DELETE"]
+        case .login, .logout: return ["GET", "HEAD", "POST"]
         case .signedURLs: return ["POST"]
         case .imageList: return ["GET", "HEAD", "POST"]
         case .image: return ["GET", "HEAD", "DELETE"]
@@ -67,6 +82,7 @@ public enum Endpoint: Equatable, Sendable {
     private static func notFoundHelp(_ segments: [String]) -> String? {
         switch segments.first {
         case "api": return "no API endpoint at /api/\(segments.dropFirst().joined(separator: "/"))"
+        case "auth": return "IIIF Authorization Flow 2.0 services are /auth/login, /auth/token, /auth/logout, /auth/external, /auth/probe/{id} and /auth/degraded/{id}.jpeg"
         case "dzi": return "Deep Zoom paths are /dzi/{id}.dzi and /dzi/{id}_files/{level}/{column}_{row}.jpeg"
         case "images": return "an image's previews are /images/{id}/preview.jpeg and /images/{id}/preview.avif, a slide's associated images /images/{id}/associated/{name}.jpeg"
         case "iiif" where segments.count > 1 && segments[1] == "presentation":

@@ -31,17 +31,24 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     let clients: TrustedProxies
     /// Viewer cookies, who may rate and each client's rating-write budget.
     let viewers: Viewers
-    /// Who may see private images: the admin token, or a signed URL naming them (`AccessControl`).
+    /// Who may see private images: the admin token, a signed-in user, or a signed URL naming them (`AccessControl`).
     let access: AccessControl
+    /// Users, sessions and IIIF access tokens (`Accounts`).
+    let accounts: Accounts
+    /// The longest side of a private image's degraded tier, open to all (`--private-preview-size`); 0: none.
+    let degradedSize: Int
 
     public init(library: ImageLibrary, store: any PyramidStore, publicFolder: String, corsOrigin: String,
                 operations: Operations = Operations(accessLog: nil), iiif: IIIFService = IIIFService(),
                 gallery: Gallery, uploads: Uploads, openFiles: Int = 1024, pyramidCacheBytes: Int = 64 << 20,
-                hotTileAnswers: Bool = true, trustedProxies: TrustedProxies = .none, viewers: Viewers? = nil) {
+                hotTileAnswers: Bool = true, trustedProxies: TrustedProxies = .none, viewers: Viewers? = nil,
+                accounts: Accounts? = nil, degradedSize: Int = 0) {
         clients = trustedProxies
         self.viewers = viewers ?? Viewers(clients: trustedProxies)
+        self.accounts = accounts ?? Accounts(keyring: self.viewers.keyring, clients: trustedProxies)
+        self.degradedSize = degradedSize
         access = AccessControl(privateImages: gallery.privateImages, captions: gallery.captions, keyring: self.viewers.keyring,
-                               adminToken: self.viewers.adminToken ?? uploads.token)
+                               adminToken: self.viewers.adminToken ?? uploads.token, accounts: self.accounts)
         let formatEncodings = FormatTileEncodings()
         let sourcePasses = SourceTilePasses()
         let previewEncodings = FormatTileEncodings(name: "avif-previews", encoders: 1, capacity: 64)
@@ -189,13 +196,19 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         guard let id = endpoint.imageID, let record = library.record(id) else {
             return token.map { .signed($0, mount: request.mountPath) } ?? .open
         }
-        return try access.admit(id: id, fileName: record.fileName, request, token: token)
+        do {
+            return try access.admit(id: id, fileName: record.fileName, request, token: token)
+        } catch var refusal as APIError where token == nil {
+            // Say how to get in: the image's IIIF Authorization Flow 2.0 services (`AuthServices`).
+            refusal.service = authProbe(for: record, request).map { [$0] }
+            throw refusal
+        }
     }
 
     /// What a signed URL may do: read, ask the viewport API, rate.
     private static func readsOnly(_ endpoint: Endpoint, _ method: String) -> Bool {
         switch (endpoint, method) {
-        case (_, "GET"), (_, "HEAD"), (.viewport, "POST"), (.rating, "PUT"): return true
+        case (_, "GET"), (_, "HEAD"), (.viewport, "POST"), (.rating, "PUT"), (.rating, "DELETE"): return true
         default: return false
         }
     }
@@ -279,6 +292,13 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
         case .presentationManifest(let id): return .now(try presentationManifest(id, request))
         case .presentationGallery: return .now(try presentationGallery(request))
         case .presentationCollection: return .now(try presentationCollection(request))
+        case .session: return .now(try session(request))
+        case .login: return request.method == "POST" ? try signIn(request) : .now(try loginPage(request))
+        case .logout: return request.method == "POST" ? try signOut(request) : .now(try logoutPage(request))
+        case .accessToken: return .now(try accessTokenPage(request))
+        case .externalAccess: return .now(try externalAccessPage(request))
+        case .probe(let id): return .now(try probe(id, request))
+        case .degraded(let id): return try degraded(id, request)
         }
     }
 
@@ -298,7 +318,7 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
     private func preflight(_ endpoint: Endpoint) -> Response {
         Response(status: 204, headers: [
             ("Access-Control-Allow-Methods", (endpoint.allowedMethods + ["OPTIONS"]).joined(separator: ", ")),
-            ("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Disposition, If-None-Match"),
+            ("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Disposition, If-None-Match, X-CSRF-Token"),
             ("Access-Control-Max-Age", "86400"),
         ])
     }

@@ -117,11 +117,12 @@ struct URLShape: Sendable {
 extension URLShape {
     /// Every shape, the more specific first where two could fit the same path
     /// (`/iiif/presentation/gallery/manifest.json` before `/iiif/presentation/{id}/manifest.json`).
-    static let all: [URLShape] = api + deepZoom + previews + operations + iiif(3) + iiif(2) + presentation
+    static let all: [URLShape] = api + deepZoom + previews + operations + iiif(3) + iiif(2) + presentation + auth
 
     static let api: [URLShape] = [
         URLShape(parts: [literal("api"), literal("images")], route: .imageList) { _ in .imageList },
         URLShape(parts: [literal("api"), literal("gallery")], route: .gallery) { _ in .gallery },
+        URLShape(parts: [literal("api"), literal("session")], route: .session) { _ in .session },
         URLShape(parts: [literal("api"), literal("images"), id], route: .image) { .image(id: $0.strings[0]) },
         URLShape(parts: [literal("api"), literal("jobs"), id], route: .job) { .job(id: $0.strings[0]) },
         URLShape(parts: [literal("api"), literal("images"), id, literal("viewport")], route: .viewport) { .viewport(id: $0.strings[0]) },
@@ -201,6 +202,18 @@ extension URLShape {
                  route: .presentationManifest) { .presentationManifest(id: $0.strings[0]) },
         URLShape(parts: [literal("iiif"), literal("presentation"), literal("image"), nonEmptyID, literal("manifest.json")],
                  route: .presentationManifest) { .presentationManifest(id: $0.strings[0]) },
+    ]
+
+    /// IIIF Authorization Flow 2.0's services (`AuthServices`).
+    static let auth: [URLShape] = [
+        URLShape(parts: [literal("auth"), literal("login")], route: .login) { _ in .login },
+        URLShape(parts: [literal("auth"), literal("logout")], route: .logout) { _ in .logout },
+        URLShape(parts: [literal("auth"), literal("token")], route: .accessToken) { _ in .accessToken },
+        URLShape(parts: [literal("auth"), literal("external")], route: .externalAccess) { _ in .externalAccess },
+        URLShape(parts: [literal("auth"), literal("probe"), nonEmptyID], route: .probe) { .probe(id: $0.strings[0]) },
+        URLShape(parts: [literal("auth"), literal("degraded"), .value(suffix: ".jpeg", nonEmpty: true)], route: .degraded) {
+            .degraded(id: $0.strings[0])
+        },
     ]
 
     /// The shapes whose first segment is `first`, found without walking the whole table. A short list compared

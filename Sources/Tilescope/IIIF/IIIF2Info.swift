@@ -37,7 +37,7 @@ struct IIIF2Info: Encodable {
     var profile: ProfileList
     var sizes: [IIIFInfo.Size]
     var tiles: [IIIFInfo.Tiles]
-    var service: [IIIFPhysicalDimensions]?
+    var service: [IIIFInfoService]?
 
     static let contextURI = "http://iiif.io/api/image/2/context.json"
     static let profileURI = "http://iiif.io/api/image/2/level2.json"

@@ -19,9 +19,11 @@ extension TilescopeApp {
 
     /// `GET /iiif/2/{id}/info.json`, as JSON-LD when the client asks for it.
     func iiif2Info(_ id: String, _ request: Request) throws -> Reply {
-        try info(id, base: iiif2BaseURI(id, request), apiVersion: 2, request) { base, manifest, maxArea, tileSize in
-            JSON.encode(IIIF2Info(id: base, pyramid: manifest.pyramid, maxArea: maxArea,
-                                  micronsPerPixel: manifest.micronsPerPixel, tileSize: tileSize))
+        try info(id, base: iiif2BaseURI(id, request), apiVersion: 2, request) { base, manifest, maxArea, tileSize, auth in
+            var info = IIIF2Info(id: base, pyramid: manifest.pyramid, maxArea: maxArea,
+                                 micronsPerPixel: manifest.micronsPerPixel, tileSize: tileSize)
+            if let auth { info.service = (info.service ?? []) + [.auth(auth)] }
+            return JSON.encode(info)
         }
     }
 

@@ -21,8 +21,9 @@ struct IIIFInfo: Encodable {
     var extraFormats = IIIFFormat.extra.map(\.rawValue)
     var extraQualities = ["color", "gray", "bitonal"]
     var extraFeatures = ["canonicalLinkHeader", "mirroring", "profileLinkHeader", "rotationArbitrary", "sizeUpscaling"]
-    /// The physical-dimensions service when the source says how large a pixel is; absent otherwise.
-    var service: [IIIFPhysicalDimensions]?
+    /// The physical-dimensions service when the source says how large a pixel is, and a private image's IIIF
+    /// Authorization Flow 2.0 probe service (`withAuth`); absent when neither.
+    var service: [IIIFInfoService]?
 
     static let contextURI = "http://iiif.io/api/image/3/context.json"
     static let profileURI = "http://iiif.io/api/image/3/level2.json"
@@ -41,7 +42,7 @@ struct IIIFInfo: Encodable {
     /// directly, whose aligned tiles are then sent as stored (`StoredSourceTiles`).
     init(id: String, pyramid: Pyramid, maxArea: Int, micronsPerPixel: MicronsPerPixel? = nil, tileSize: PixelSize? = nil) {
         self.id = id
-        service = IIIFPhysicalDimensions(micronsPerPixel).map { [$0] }
+        service = IIIFPhysicalDimensions(micronsPerPixel).map { [.physicalDimensions($0)] }
         width = pyramid.width
         height = pyramid.height
         self.maxArea = maxArea

@@ -15,22 +15,26 @@ extension TilescopeApp {
 
     /// `GET /iiif/3/{id}/info.json`, as JSON-LD when the client asks for it.
     func iiifInfo(_ id: String, _ request: Request) throws -> Reply {
-        try info(id, base: iiif.baseURI(id: id, request: request), apiVersion: 3, request) { base, manifest, maxArea, tileSize in
-            JSON.encode(IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: maxArea,
-                                 micronsPerPixel: manifest.micronsPerPixel, tileSize: tileSize))
+        try info(id, base: iiif.baseURI(id: id, request: request), apiVersion: 3, request) { base, manifest, maxArea, tileSize, auth in
+            var info = IIIFInfo(id: base, pyramid: manifest.pyramid, maxArea: maxArea,
+                                micronsPerPixel: manifest.micronsPerPixel, tileSize: tileSize)
+            if let auth { info.service = (info.service ?? []) + [.auth(auth)] }
+            return JSON.encode(info)
         }
     }
 
     /// info.json of either API version, `document` making its body from the image's base URI, manifest, the
-    /// server's maxArea and the IIIF tile size (`withIIIFTileSize`).
+    /// server's maxArea, the IIIF tile size (`withIIIFTileSize`) and, for a private image, its IIIF
+    /// Authorization Flow 2.0 probe service.
     func info(_ id: String, base: String, apiVersion: Int, _ request: Request,
-              document: @escaping @Sendable (String, PyramidManifest, Int, PixelSize?) -> [UInt8]) throws -> Reply {
+              document: @escaping @Sendable (String, PyramidManifest, Int, PixelSize?, AuthProbeService?) -> [UInt8]) throws -> Reply {
         let (record, manifest) = try readyImage(id)
+        let auth = authProbe(for: record, request)
         let maxArea = iiif.maxArea
         let (contextURI, profileURI) = apiVersion == 2 ? (IIIF2Info.contextURI, IIIF2Info.profileURI)
             : (IIIFInfo.contextURI, IIIFInfo.profileURI)
         return withIIIFTileSize(of: record, manifest) { [self] tileSize in
-            infoResponse(document(base, manifest, maxArea, tileSize), version: record.version, base: base,
+            infoResponse(document(base, manifest, maxArea, tileSize, auth), version: record.version, base: base,
                          apiVersion: apiVersion, contextURI: contextURI, profileURI: profileURI, request)
         }
     }

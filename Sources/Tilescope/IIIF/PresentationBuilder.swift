@@ -19,6 +19,8 @@ struct PresentationBuilder {
     struct Item {
         var entry: GalleryEntry
         var pyramid: Pyramid
+        /// A private image's probe service, listed on its painted image (`AuthServices`).
+        var auth: AuthProbeService? = nil
     }
 
     /// `{id}/manifest.json`, except for an image whose id is `gallery`: that path is the whole
@@ -139,7 +141,7 @@ struct PresentationBuilder {
         let full = IIIFSize.fit(PixelSize(width: pyramid.width, height: pyramid.height), maxArea: maxArea,
                                 maxSide: IIIFFormat.jpg.maxSideOfMax)
         let body = Presentation.Image(id: service + "/full/max/0/default.jpg", width: full.width, height: full.height,
-                                      service: [Presentation.ImageService(id: service)])
+                                      service: [.image(Presentation.ImageService(id: service))] + (item.auth.map { [.auth($0)] } ?? []))
         let annotation = Presentation.Annotation(id: base + "/annotation/painting", body: body, target: canvasID)
         return Presentation.Canvas(id: canvasID, label: Presentation.text(item.entry.title), width: pyramid.width,
                                    height: pyramid.height, thumbnail: [thumbnail(item)],

@@ -23,6 +23,20 @@ enum Presentation {
         var profile = "level2"
     }
 
+    /// A service of an image resource: its Image API service, or a private image's IIIF Authorization Flow
+    /// 2.0 probe service (which says whether the client may have the image, and how to sign in).
+    enum BodyService: Encodable, Equatable {
+        case image(ImageService)
+        case auth(AuthProbeService)
+
+        func encode(to encoder: any Encoder) throws {
+            switch self {
+            case .image(let service): try service.encode(to: encoder)
+            case .auth(let service): try service.encode(to: encoder)
+            }
+        }
+    }
+
     /// An image resource: the painted image or a thumbnail.
     struct Image: Encodable, Equatable {
         var id: String
@@ -30,7 +44,7 @@ enum Presentation {
         var format = "image/jpeg"
         var width: Int
         var height: Int
-        var service: [ImageService]?
+        var service: [BodyService]?
     }
 
     struct Annotation: Encodable, Equatable {

@@ -7,7 +7,8 @@ import HTTPServer
 extension TilescopeApp {
     func presentationManifest(_ id: String, _ request: Request) throws -> Response {
         let (record, manifest) = try readyImage(id)
-        let item = PresentationBuilder.Item(entry: try galleryData.entry(record, viewer: nil), pyramid: manifest.pyramid)
+        let item = PresentationBuilder.Item(entry: try galleryData.entry(record, viewer: nil), pyramid: manifest.pyramid,
+                                            auth: authProbe(for: record, request))
         return presentationResponse(JSON.encode(try presentationBuilder(request).manifest(item)), request)
     }
 

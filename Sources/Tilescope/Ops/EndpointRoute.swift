@@ -30,6 +30,13 @@ extension Endpoint {
         case presentationGallery = "iiif_gallery_manifest"
         case presentationCollection = "iiif_collection"
         case openAPI = "openapi"
+        case session = "session"
+        case login = "auth_login"
+        case logout = "auth_logout"
+        case accessToken = "auth_token"
+        case externalAccess = "auth_external"
+        case probe = "auth_probe"
+        case degraded = "auth_degraded"
         case unmatched = "unmatched"
 
         /// Its place among the metric series.
@@ -71,6 +78,13 @@ extension Endpoint {
         case .presentationGallery: return .presentationGallery
         case .presentationCollection: return .presentationCollection
         case .openAPI: return .openAPI
+        case .session: return .session
+        case .login: return .login
+        case .logout: return .logout
+        case .accessToken: return .accessToken
+        case .externalAccess: return .externalAccess
+        case .probe: return .probe
+        case .degraded: return .degraded
         }
     }
 
@@ -84,6 +98,6 @@ extension Endpoint {
         if segments.count >= 3, segments[0] == AccessControl.signedSegment { segments.removeFirst(2) }
         guard let first = segments.first else { return Route.staticFile.index }
         for shape in URLShape.starting(with: first) where shape.fits(segments) { return shape.route.index }
-        return ["api", "dzi", "images", "iiif"].contains(first) ? unmatchedRoute : Route.staticFile.index
+        return ["api", "dzi", "images", "iiif", "auth"].contains(first) ? unmatchedRoute : Route.staticFile.index
     }
 }

@@ -6,7 +6,7 @@ extension TilescopeApp {
     public func bodyHandling(for request: Request) -> BodyHandling {
         guard request.method == "POST", request.pathSegments == ["api", "images"] else { return .buffer }
         do {
-            return .stream(try uploads.begin(request) { [self] in decorate($0) })
+            return .stream(try uploads.begin(request, signedInAdmin: try signedInAdmin(request)) { [self] in decorate($0) })
         } catch {
             return .refuse(decorate(APIError(error).response))
         }
@@ -18,7 +18,7 @@ extension TilescopeApp {
     }
 
     func deleteImage(_ id: String, _ request: Request) throws -> Reply {
-        try uploads.authorize(request)
+        try uploads.authorize(request, signedInAdmin: try signedInAdmin(request))
         let uploads = self.uploads
         return later { try uploads.delete(id, request) }
     }

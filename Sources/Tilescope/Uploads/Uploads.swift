@@ -32,8 +32,15 @@ public final class Uploads: Sendable {
     /// Where an upload's body is written as it arrives.
     var arrivalFolder: String { stagingFolder ?? folder }
 
-    /// 403 when uploads are off (no token configured), 401 without the right bearer token.
-    func authorize(_ request: Request) throws {
+    /// 403 when uploads are off (no token configured), 401 without the right bearer token; `signedInAdmin`:
+    /// an admin user signed in (CSRF already checked) may do what the token allows, token or not.
+    func authorize(_ request: Request, signedInAdmin: Bool = false) throws {
+        guard !signedInAdmin else {
+            guard sync.scanner.bucket != nil || Self.canWrite(folder) else {
+                throw APIError(403, "images_folder_read_only", Self.readOnlyMessage)
+            }
+            return
+        }
         guard let token else {
             throw APIError(403, "uploads_disabled",
                            "uploads and deletions are disabled: start the server with TILESCOPE_ADMIN_TOKEN set to a secret, then send it as 'Authorization: Bearer <secret>'")
@@ -58,8 +65,8 @@ public final class Uploads: Sendable {
     }
 
     /// Decides, from the headers alone, whether to take an upload's body: a sink that streams it to disk.
-    func begin(_ request: Request, respond: @escaping @Sendable (Response) -> Response) throws -> UploadSink {
-        try authorize(request)
+    func begin(_ request: Request, signedInAdmin: Bool = false, respond: @escaping @Sendable (Response) -> Response) throws -> UploadSink {
+        try authorize(request, signedInAdmin: signedInAdmin)
         var boundary: String?
         if let type = request.header("content-type"), type.lowercased().hasPrefix("multipart/") {
             guard let found = MultipartReader.boundary(contentType: type) else {

@@ -26,15 +26,21 @@ public final class Viewers: Sendable {
         return ViewerCookie.viewer(cookieHeader: cookie, keys: keyring.current)
     }
 
-    /// Whether `request` may write ratings at all (`--ratings`): throws 403 when ratings are off, 401 without
-    /// the admin token when only admins rate.
-    func authorize(_ request: Request) throws {
+    /// Whether `request` may write ratings at all (`--ratings`): throws 403 when ratings are off, 401 when only
+    /// signed-in users (or admins) rate and the request is neither. `user` is who the request is signed in as.
+    func authorize(_ request: Request, user: SignedInUser?) throws {
+        let admin = adminToken?.accepts(authorization: request.header("authorization")) ?? false
         switch policy {
         case .anyone: break
         case .off: throw APIError(403, "ratings_off", "this server does not take ratings (--ratings off)")
+        case .signedIn:
+            guard admin || user != nil else {
+                throw APIError(401, "unauthorized", "only signed-in users rate here (--ratings signed-in): sign in at /auth/login",
+                               headers: [("WWW-Authenticate", "Bearer realm=\"tilescope\"")])
+            }
         case .admins:
-            guard let adminToken, adminToken.accepts(authorization: request.header("authorization")) else {
-                throw APIError(401, "unauthorized", "only admins rate here (--ratings admins): send 'Authorization: Bearer <token>'",
+            guard admin || user?.isAdmin == true else {
+                throw APIError(401, "unauthorized", "only admins rate here (--ratings admins): send 'Authorization: Bearer <token>' or sign in as an admin",
                                headers: [("WWW-Authenticate", "Bearer")])
             }
         }
@@ -42,18 +48,25 @@ public final class Viewers: Sendable {
 
     /// Spends one write of the client's budget (429 with Retry-After when it is spent), then the writer: the
     /// cookie's viewer, or a new one with the Set-Cookie that issues it. After `authorize`.
-    func writer(of request: Request) throws -> (viewer: ViewerID, setCookie: String?) {
+    /// A signed-in user's ratings are theirs (`SignedInUser.viewer`), whatever anonymous cookie the browser has.
+    func writer(of request: Request, user: SignedInUser?) throws -> (viewer: ViewerID, setCookie: String?) {
+        try spend(request)
+        if let user { return (user.viewer, nil) }
+        let keys = keyring.current
+        if let viewer = ViewerCookie.viewer(cookieHeader: request.header("cookie"), keys: keys) { return (viewer, nil) }
+        guard let newest = keys.first else { throw APIError(500, "internal", "no viewer key to sign a cookie with") }
+        let viewer = ViewerID.random()
+        return (viewer, ViewerCookie.setCookie(viewer, key: newest, secure: overHTTPS(request)))
+    }
+
+    /// Spends one write of the client's budget: 429 with Retry-After when it is spent.
+    func spend(_ request: Request) throws {
         if let retryAfter = writes.admit(clients.client(of: request)) {
             let budget = writes.budget
             throw APIError(429, "too_many_requests",
                            "too many rating writes from this client: \(Int(budget.burst)) at once, then \(Int(budget.perSecond * 60)) a minute; retry in \(retryAfter) s",
                            headers: [("Retry-After", String(retryAfter))])
         }
-        let keys = keyring.current
-        if let viewer = ViewerCookie.viewer(cookieHeader: request.header("cookie"), keys: keys) { return (viewer, nil) }
-        guard let newest = keys.first else { throw APIError(500, "internal", "no viewer key to sign a cookie with") }
-        let viewer = ViewerID.random()
-        return (viewer, ViewerCookie.setCookie(viewer, key: newest, secure: overHTTPS(request)))
     }
 
     /// Whether the client reached us over HTTPS: only a trusted proxy's `X-Forwarded-Proto` can say so

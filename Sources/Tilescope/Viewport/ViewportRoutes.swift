@@ -40,7 +40,7 @@ extension TilescopeApp {
             throw APIError.notFound("the gallery is empty: add images to the images folder")
         }
         let entries = try galleryData.entries([order.keys[ring.previous], order.keys[ring.current], order.keys[ring.next]][...],
-                                               viewer: viewers.viewer(of: request))
+                                               viewer: ratingViewer(request))
         guard entries.count == 3 else { throw APIError(503, "gallery_changed", "an image was removed while this page was made: ask again", headers: [("Retry-After", "1")]) }
         return JSON.response(GalleryPage(count: ring.count, page: ring.page, previous: entries[0].json,
                                          current: entries[1].json, next: entries[2].json))

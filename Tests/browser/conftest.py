@@ -72,16 +72,21 @@ def image_folder(tmp_path_factory):
 class Server:
     """`tilescope serve` on a free loopback port, its output kept for failure reports."""
 
-    def __init__(self, images, data, log):
+    @staticmethod
+    def binary():
         binary = os.environ.get('TILESCOPE_BIN', str(REPO / '.build' / 'debug' / 'tilescope'))
         if not Path(binary).exists():
             pytest.fail(f'no server binary at {binary}: build it with `swift build --product tilescope`')
+        return binary
+
+    def __init__(self, images, data, log, extra=()):
+        binary = self.binary()
         self.port = free_port()
         self.base = f'http://127.0.0.1:{self.port}'
         self.log = open(log, 'w')
         self.process = subprocess.Popen(
             [binary, 'serve', '--images', str(images), '--data', str(data), '--port', str(self.port),
-             '--host', '127.0.0.1', '--public', str(REPO / 'Public')],
+             '--host', '127.0.0.1', '--public', str(REPO / 'Public'), *extra],
             cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT)
         self.log_path = log
 

@@ -63,12 +63,15 @@ def test_probe_outcomes(documents):
     outcome = lambda result: documents('(d, r) => d.probeOutcome(r, "https://a.example/probe/x")', result)
     base = {'@context': 'http://iiif.io/api/auth/2/context.json', 'type': 'AuthProbeResult2'}
     assert outcome({**base, 'status': 200})['kind'] == 'granted'
-    moved = outcome({**base, 'status': 302, 'location': {'id': '/signed/t/x.dzi', 'type': 'Image'}})
-    assert moved['kind'] == 'moved' and moved['location']['id'] == 'https://a.example/signed/t/x.dzi'
+    moved = outcome({**base, 'status': 302, 'location': {'id': '/signed/t/iiif/3/x/info.json', 'type': 'ImageService3'}})
+    assert moved['kind'] == 'moved' and moved['location']['id'] == 'https://a.example/signed/t/iiif/3/x/info.json'
     denied = outcome({**base, 'status': 401, 'heading': {'en': ['No']},
                       'substitute': [{'id': '/auth/degraded/x.jpeg', 'type': 'Image', 'width': 400}]})
     assert denied['kind'] == 'denied' and denied['tier']['id'] == 'https://a.example/auth/degraded/x.jpeg'
     assert denied['tier']['width'] == 400 and denied['heading'] == {'en': ['No']}
+    # A 30x to a single picture is a tier shown meanwhile (Tilescope's degraded tier), not the end of the flow.
+    picture = outcome({**base, 'status': 302, 'location': {'id': '/auth/degraded/x.jpeg', 'type': 'Image', 'width': 64}})
+    assert picture['kind'] == 'denied' and picture['tier']['id'] == 'https://a.example/auth/degraded/x.jpeg'
     # A location with a refusal is taken as the tier offered meanwhile; a 30x without one moves nowhere.
     assert outcome({**base, 'status': 401, 'location': {'id': '/d.jpeg'}})['tier']['id'] == 'https://a.example/d.jpeg'
     assert outcome({**base, 'status': 302})['kind'] == 'denied'

@@ -88,9 +88,12 @@ function readAccess(service, base) {
 /**
  * What a probe's answer (`AuthProbeResult2`, 5.2) tells the client to do:
  * - `granted`: status 200, draw the resource;
- * - `moved`: a 30x with a `location`, draw that resource instead;
- * - `denied`: anything else, with the `tier` to show meanwhile if one is offered (the first `substitute`, or a
- *   `location` offered with a refusal, which some servers use for a degraded version), and the heading and note.
+ * - `moved`: a 30x with a `location` the viewer can draw instead (an image service or a descriptor, anything but a
+ *   single picture), so draw that;
+ * - `denied`: anything else, with the `tier` to show meanwhile if one is offered, and the heading and note. The
+ *   tier is the first `substitute` (the spec's tiered access, 7.1), or a `location` that is a single picture
+ *   (`type: "Image"`): Tilescope offers its degraded tier so (a 302 to `/auth/degraded/{id}.jpeg`), and a picture
+ *   cannot stand in for a deep-zoom image, so the viewer shows it and goes on to the access services.
  * A body that is not a probe result is denied, with no tier.
  */
 export function probeOutcome(result, base) {
@@ -100,7 +103,7 @@ export function probeOutcome(result, base) {
   const { status } = result;
   const location = readResource(result.location, base);
   if (status === 200) return { kind: 'granted', status };
-  if (status >= 300 && status < 400 && location) return { kind: 'moved', status, location };
+  if (status >= 300 && status < 400 && location && location.type !== 'Image') return { kind: 'moved', status, location };
   const tier = list(result.substitute).map((one) => readResource(one, base)).find(Boolean) ?? location;
   return { kind: 'denied', status, tier: tier ?? null, heading: result.heading ?? null, note: result.note ?? null };
 }

@@ -31,11 +31,16 @@ PAGE = """<!doctype html>
 <div id="viewer" style="position: fixed; inset: 0"></div>
 <script type="module">
   import { createViewer } from '/js/tilescope.js';
-  window.viewer = createViewer(document.getElementById('viewer'), { image: new URLSearchParams(location.search).get('image') });
+  // ?image={id} or ?iiif={info.json URL}: the source the viewer is asked for.
+  window.viewer = createViewer(document.getElementById('viewer'), Object.fromEntries(new URLSearchParams(location.search)));
 </script>
 """
-# What the page is expected to meet without being signed in: the record's 401 (Chromium logs it as a console error).
-UNAUTHORIZED = re.compile(rf'/api/images/{PRIVATE}$|/__auth/')
+# The viewer's source, by kind: Tilescope's record of the image, or its IIIF Image 3.0 info.json; and its tiles.
+SOURCES = {'image': (f'?image={PRIVATE}', f'/api/images/{PRIVATE}', re.compile(r'_files/|/preview\.')),
+           'iiif': (f'?iiif=/iiif/3/{PRIVATE}/info.json', f'/iiif/3/{PRIVATE}/info.json',
+                    re.compile(rf'/iiif/3/{PRIVATE}/[^/]+/[^/]+/0/default\.'))}
+# What the page is expected to meet without being signed in: the source's 401 (Chromium logs it as a console error).
+UNAUTHORIZED = re.compile(rf'/api/images/{PRIVATE}$|/iiif/3/{PRIVATE}/info\.json$|/__auth/')
 
 
 @pytest.fixture(scope='module')
@@ -72,16 +77,16 @@ def probe_status(srv):
     return body['status'] if status == 200 else None
 
 
-def open_page(session):
-    """The routed page (answered by the browser on the server's origin) with a viewer asked for the private image;
-    every request of the page is recorded as (method, url, status, Authorization header)."""
+def open_page(session, query):
+    """The routed page (answered by the browser on the server's origin) with a viewer asked for the private image
+    (`query`: its source); every request of the page is recorded as (method, url, status, Authorization header)."""
     page = session.page
     page.route(re.compile(re.escape(f'{session.base}/__auth/page.html') + r'(\?.*)?$'), lambda route: route.fulfill(body=PAGE, content_type='text/html'))
     seen = []
-    page.on('requestfinished', lambda r: seen.append(
-        (r.method, r.url, r.response().status if r.response() else None, r.headers.get('authorization'))))
+    page.on('response', lambda r: '/__auth/' not in r.url and seen.append(
+        (r.request.method, r.url, r.status, r.request.headers.get('authorization'))))
     page.set_viewport_size({'width': VIEW[0], 'height': VIEW[1]})
-    page.goto(f'{session.base}/__auth/page.html?image={PRIVATE}')
+    page.goto(f'{session.base}/__auth/page.html{query}')
     return seen
 
 
@@ -102,12 +107,14 @@ def sign_in(page, password):
     return popup
 
 
+@pytest.mark.parametrize('kind', SOURCES)
 def test_sign_in_through_the_prompt_draws_the_private_image_and_signing_out_brings_the_prompt_back(
-        browser, auth_server, request):
+        browser, auth_server, kind, request):
+    query, source, tile = SOURCES[kind]
     with page_session(browser, auth_server.base, request.node) as session:
         session.allowed_failures = UNAUTHORIZED
         page = session.page
-        seen = open_page(session)
+        seen = open_page(session, query)
         wait_prompt(page)
         # The access service's texts (heading, note, confirmLabel, label), as the spec's active pattern shows them.
         assert page.text_content('.auth-heading') == 'This image is private'
@@ -121,20 +128,21 @@ def test_sign_in_through_the_prompt_draws_the_private_image_and_signing_out_brin
         assert not page.query_selector('.pager canvas'), 'nothing of the image is drawn before signing in'
 
         popup = sign_in(page, PASSWORD)
-        popup.wait_for_event('close', timeout=20000)  # the sign-in page closes the window a script opened
+        if not popup.is_closed():  # the sign-in page closes the window a script opened, maybe already
+            popup.wait_for_event('close', timeout=20000)
         page.wait_for_selector('.auth', state='detached', timeout=20000)
         page.wait_for_function('window.viewer.fullyLoaded && window.viewer.scrollView.isIdle', timeout=30000)
 
-        # probe (no token) -> token service in a frame -> probe with the bearer token -> the record again -> tiles.
+        # probe (no token) -> token service in a frame -> probe with the bearer token -> the source again -> tiles.
         probes = [(status, auth) for method, url, status, auth in seen if f'/auth/probe/{PRIVATE}' in url]
         assert probes[0] == (200, None), probes
         bearer = [auth for _, auth in probes if auth]
         assert bearer and bearer[-1].startswith('Bearer '), probes
         tokens = [url for _, url, _, _ in seen if '/auth/token?' in url]
         assert tokens and all('messageId=' in url and 'origin=' in url for url in tokens), tokens
-        records = [status for _, url, status, _ in seen if url.endswith(f'/api/images/{PRIVATE}')]
+        records = [status for _, url, status, _ in seen if url.endswith(source)]
         assert records[0] == 401 and records[-1] == 200, records
-        tiles = [(url, status, auth) for _, url, status, auth in seen if '_files/' in url or '/preview.' in url]
+        tiles = [(url, status, auth) for _, url, status, auth in seen if tile.search(url)]
         assert tiles and all(status == 200 for _, status, _ in tiles), tiles
         token = bearer[-1].removeprefix('Bearer ')
         # The access token goes to the probe only (spec 4.4): tiles carry the session cookie.
@@ -147,7 +155,7 @@ def test_sign_in_through_the_prompt_draws_the_private_image_and_signing_out_brin
         reference = render_viewport(auth_server.folder / f'{PRIVATE}.png', state['z'], state['o']['x'], state['o']['y'], *VIEW)
         quality = psnr(shot, reference)
         if quality <= MIN_PSNR:
-            Image.fromarray(np.concatenate([shot, reference], axis=1)).save(OUTPUT / 'auth-flow-vs-libvips.png')
+            Image.fromarray(np.concatenate([shot, reference], axis=1)).save(OUTPUT / f'auth-flow-{kind}-vs-libvips.png')
         assert quality > MIN_PSNR, f'{quality:.1f} dB against libvips'
         page.evaluate("document.querySelectorAll('style').forEach((s) => s.textContent.includes('.chrome') && s.remove())")
 
@@ -163,7 +171,7 @@ def test_sign_in_through_the_prompt_draws_the_private_image_and_signing_out_brin
         out.close()
         wait_prompt(page)
         assert not page.query_selector('.pager canvas'), 'the image is gone once signed out'
-        records = [status for _, url, status, _ in seen if url.endswith(f'/api/images/{PRIVATE}')]
+        records = [status for _, url, status, _ in seen if url.endswith(source)]
         assert records[-1] == 401, records
 
 
@@ -171,7 +179,7 @@ def test_a_wrong_password_leaves_the_prompt_with_a_message_and_draws_nothing(bro
     with page_session(browser, auth_server.base, request.node) as session:
         session.allowed_failures = UNAUTHORIZED
         page = session.page
-        seen = open_page(session)
+        seen = open_page(session, SOURCES['image'][0])
         wait_prompt(page)
         popup = sign_in(page, 'not the password')
         popup.wait_for_selector('.error')

@@ -131,10 +131,30 @@ import Testing
     /// `prefix` is the signed base the probe was sent under (its token names the images it opens: an answer
     /// that hands it back says nothing new); `valid` whether that token is valid (then the public routes answer
     /// as ever); `echo` the answer the same request gets for an id that does not exist, whose words it may repeat.
+    ///
+    /// IIIF Authorization Flow 2.0's routes answer in their own way: the probe always 200, with a result that must not
+    /// say 200; the degraded tier (`degradedSize` > 0) an image no larger than that, and without it a 404. A 401
+    /// may list the asked image's probe service, whose URLs repeat the id the request named (nothing else).
     static func check(_ reply: RawHTTP.Reply, _ probe: Probe, _ variant: String, prefix: String, valid: Bool, echo: RawHTTP.Reply?,
-                      runs: Set<[UInt8]>, allowed: Set<Int>) {
+                      runs: Set<[UInt8]>, allowed: Set<Int>, degradedSize: Int = 0) {
         let label = "\(variant): \(probe.method) \(probe.path)"
-        if probe.namesPrivate {
+        let bare = probe.path.split(separator: "?")[0]
+        if probe.namesPrivate && bare.hasPrefix("/auth/probe/") && (prefix.isEmpty || valid) {
+            #expect(reply.status == 200, "\(label) answered \(reply.status)")
+            if probe.method != "HEAD" {
+                #expect(reply.json?["type"] as? String == "AuthProbeResult2" && [401, 302].contains(reply.json?["status"] as? Int),
+                        "\(label): \(reply.text.prefix(200))")
+            }
+        } else if probe.namesPrivate && bare.hasPrefix("/auth/degraded/") && (prefix.isEmpty || valid) {
+            if degradedSize > 0 {
+                #expect(reply.status == 200 || reply.status == 304, "\(label) answered \(reply.status)")
+                if probe.method == "GET" && reply.status == 200, let image = try? DirectSourceTests.decoded(reply.body) {
+                    #expect(max(image.width, image.height) <= degradedSize, "\(label) is \(image.width)x\(image.height)")
+                }
+                return
+            }
+            #expect(reply.status == 404, "\(label) answered \(reply.status)")
+        } else if probe.namesPrivate {
             #expect(allowed.contains(reply.status), "\(label) answered \(reply.status): \(reply.text.prefix(200))")
             if probe.method != "HEAD" {
                 #expect(reply.header("content-type")?.hasPrefix("application/json") == true && reply.json?["error"] != nil, "\(label)")
@@ -149,7 +169,9 @@ import Testing
             return
         }
         let text = (reply.text + " " + reply.fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
-            .replacingOccurrences(of: prefix.isEmpty ? "\u{0}" : prefix, with: "/signed/-").lowercased()
+            .replacingOccurrences(of: prefix.isEmpty ? "\u{0}" : prefix, with: "/signed/-")
+            .replacingOccurrences(of: "/auth/probe/\(probe.id)\"", with: "/auth/probe/ID\"")
+            .replacingOccurrences(of: "/auth/degraded/\(probe.id).jpeg\"", with: "/auth/degraded/ID.jpeg\"").lowercased()
         for word in PrivateGallery.privateWords where text.contains(word.lowercased()) {
             Issue.record("\(label) names '\(word)': \(reply.text.prefix(300))")
         }
@@ -216,5 +238,69 @@ import Testing
         // Nothing of them in the metrics either, after all that.
         let metrics = try gallery.get("/metrics").text.lowercased()
         for word in PrivateGallery.privateWords { #expect(!metrics.contains(word.lowercased()), "/metrics names \(word)") }
+    }
+
+    /// The same probe against a server where people sign in (a users file, a trusted proxy's header, a degraded
+    /// tier): without a credential, with a forged session cookie, a signed-out session's cookie, a IIIF access
+    /// token (it opens the probe, never the image), a forged one, and the header from a peer that is no trusted
+    /// proxy. Every 401 lists the probe service, whose URLs repeat only the id asked about.
+    @Test func noAnswerWithoutAValidSessionLeaksAPrivateImage() throws {
+        let users = try TestScratch.folder("access-leak-users") + "/users"
+        let hash = try #require(UserPasswords.yescrypt("leak probe password"))
+        try Data("ann:viewer:\(hash)\n".utf8).write(to: URL(fileURLWithPath: users))
+        let degraded = 48
+        let gallery = try PrivateGallery("access-leak-sessions") {
+            $0.usersFile = users
+            $0.authHeader = "X-Remote-User"
+            $0.trustedProxies = "10.9.8.7"
+            $0.privatePreviewSize = degraded
+        }
+        let port = gallery.port
+        let runs = try Self.pixelRuns(gallery, ids: ["qsecret", "qhidden"])
+        let probes = try ["qsecret", "qhidden"].flatMap { try Self.probes(id: $0, version: try gallery.version($0)) }
+        #expect(probes.contains { $0.path.hasPrefix("/auth/probe/") } && probes.contains { $0.path.hasPrefix("/auth/degraded/") })
+
+        // Real sessions and their access tokens, over HTTP as a browser gets them; then one session signed out:
+        // its cookie and token are dead.
+        func signIn() throws -> (cookie: String, csrf: String, token: String) {
+            let page = try gallery.get("/auth/login")
+            let login = try #require(AccountsServer.cookie("tilescope_login", in: page))
+            let reply = try RawHTTP(port: port).send("POST", "/auth/login", headers: [
+                "Cookie": "tilescope_login=\(login)", "Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json",
+            ], body: Array("name=ann&password=leak+probe+password&csrf=\(login)".utf8))
+            let cookie = try #require(AccountsServer.cookie("tilescope_session", in: reply), "\(reply.text)")
+            let csrf = try #require(reply.json?["csrf"] as? String)
+            let page2 = try gallery.get("/auth/token?messageId=t&origin=http://127.0.0.1", headers: ["Cookie": "tilescope_session=\(cookie)"])
+            return (cookie, csrf, try #require(AccountsEndToEndTests.token(in: page2.text)))
+        }
+        let dead = try signIn(), live = try signIn()
+        let secret = dead.cookie, token = dead.token, liveToken = live.token
+        #expect(try Self.send(port, Probe(path: "/dzi/qsecret.dzi", namesPrivate: true),
+                              prefix: "", extra: ["Cookie": "tilescope_session=\(secret)"]).status == 200)  // the premise
+        let out = try RawHTTP(port: port).send("POST", "/auth/logout", headers: ["Cookie": "tilescope_session=\(secret)", "X-CSRF-Token": dead.csrf])
+        #expect(out.status == 200)
+        let forgedToken = String(liveToken.dropLast(1)) + (liveToken.hasSuffix("0") ? "1" : "0")
+        let variants: [(String, [String: String])] = [
+            ("none", [:]), ("a forged session cookie", ["Cookie": "tilescope_session=\(String(repeating: "ab", count: 32))"]),
+            ("a signed-out session's cookie", ["Cookie": "tilescope_session=\(secret)"]),
+            ("a signed-out session's access token", ["Authorization": "Bearer \(token)"]),
+            ("a live access token (the probe's, not the image's)", ["Authorization": "Bearer \(liveToken)"]),
+            ("a forged access token", ["Authorization": "Bearer \(forgedToken)"]),
+            ("the trusted header from a peer that is no proxy", ["X-Remote-User": "ann"]),
+            ("a viewer cookie", ["Cookie": "tilescope_viewer=\(String(repeating: "1", count: 32)).\(String(repeating: "2", count: 64))"]),
+        ]
+        for (variant, headers) in variants {
+            for probe in probes {
+                let echo = probe.path.contains(probe.id) ? try Self.send(port, probe.aboutUnknown, prefix: "", extra: headers) : nil
+                let reply = try Self.send(port, probe, prefix: "", extra: headers)
+                // The live token opens the probe (that is its purpose): its result may say 200 there, nowhere else.
+                if variant.hasPrefix("a live"), probe.path.hasPrefix("/auth/probe/") { continue }
+                Self.check(reply, probe, variant, prefix: "", valid: true, echo: echo, runs: runs, allowed: [401], degradedSize: degraded)
+                if reply.status == 401, probe.namesPrivate, probe.method != "HEAD" {
+                    let service = (reply.json?["service"] as? [[String: Any]])?.first
+                    #expect(service?["id"] as? String == "http://127.0.0.1/auth/probe/\(probe.id)", "\(variant): \(probe.method) \(probe.path)")
+                }
+            }
+        }
     }
 }

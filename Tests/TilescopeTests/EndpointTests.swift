@@ -58,7 +58,8 @@ import Testing
     @Test func methodsPerEndpoint() {
         #expect(Endpoint.deepZoomTile(id: "t", level: 0, column: 0, row: 0).allowedMethods == ["GET", "HEAD"])
         #expect(Endpoint.viewport(id: "t").allowedMethods.contains("POST"))
-        #expect(Endpoint.rating(id: "t").allowedMethods == ["PUT"])
+        #expect(Endpoint.rating(id: "t").allowedMethods == ["PUT", "DELETE"])
+        #expect(Endpoint.login.allowedMethods == ["GET", "HEAD", "POST"] && Endpoint.probe(id: "t").allowedMethods == ["GET", "HEAD"])
     }
 }
 

@@ -226,7 +226,8 @@ import Testing
             "/metrics", "/iiif/3/x", "/iiif/3/x/info.json", "/iiif/3/x/full/max/0/default.jpg", "/openapi.json",
             "/iiif/2/x", "/iiif/2/x/info.json", "/iiif/2/x/full/full/0/default.jpg", "/iiif/presentation/x/manifest.json",
             "/iiif/presentation/gallery/manifest.json", "/iiif/presentation/collection.json",
-            "/iiif/presentation/image/x/manifest.json",
+            "/iiif/presentation/image/x/manifest.json", "/api/session", "/auth/login", "/auth/logout", "/auth/token",
+            "/auth/external", "/auth/probe/x", "/auth/degraded/x.jpeg",
         ]
         var seen = Set<Int>()
         for path in paths {
@@ -241,7 +242,8 @@ import Testing
         // Shapes the router refuses keep their family, or are unmatched.
         #expect(Endpoint.routeIndex(of: Request(method: "GET", rawPath: "/dzi/x_files/a/1_2.jpeg")) == Endpoint.tileRoute)
         for path in ["/api/nope", "/dzi/x", "/images/x", "/images/x/preview.webp", "/api/images/x/y", "/iiif/4/x/info.json", "/iiif/3/x/y",
-                     "/iiif/presentation/x", "/iiif/presentation/x/y.json", "/iiif/presentation//manifest.json"] {
+                     "/iiif/presentation/x", "/iiif/presentation/x/y.json", "/iiif/presentation//manifest.json",
+                     "/auth/nope", "/auth/probe/", "/auth/degraded/x.png"] {
             #expect(Endpoint.routeIndex(of: Request(method: "GET", rawPath: path)) == Endpoint.unmatchedRoute, "\(path)")
         }
     }

@@ -11,7 +11,7 @@ struct LoginForm: Sendable, Equatable {
     subscript(_ name: String) -> String? { fields[name] }
 
     static func parse(_ body: [UInt8]) throws(APIError) -> LoginForm {
-        guard body.count <= maxBytes else { throw APIError(413, "too_large", "a sign-in form is at most \(maxBytes) bytes") }
+        guard body.count <= maxBytes else { throw APIError(413, "payload_too_large", "a sign-in form is at most \(maxBytes) bytes") }
         var fields: [String: String] = [:]
         let pairs = body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true)
         guard pairs.count <= maxFields else { throw APIError.badRequest("a sign-in form has at most \(maxFields) fields") }

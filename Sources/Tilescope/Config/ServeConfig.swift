@@ -259,7 +259,7 @@ public struct ServeConfig: PyramidSettings, Sendable {
             config.ratings = policy
         },
         Setting("--private-images", env: "TILESCOPE_PRIVATE_IMAGES", default: \.privateImages, shown: .meaning("(none)"),
-                "file-name patterns, comma-separated (* for all), of images only the admin token or a signed URL opens; a captions.json entry's \"access\" wins (docs/access.md)") {
+                "file-name patterns, comma-separated (* for all), of images only signed-in users, the admin token or a signed URL open; a captions.json entry's \"access\" wins (docs/access.md)") {
             config, value in
             _ = try PrivateImages(parsing: value)
             config.privateImages = value

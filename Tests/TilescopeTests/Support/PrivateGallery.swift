@@ -21,10 +21,11 @@ final class PrivateGallery: @unchecked Sendable {
     let server: TestServer
     var port: Int { server.port }
 
-    init(_ label: String) throws {
+    init(_ label: String, configure: (inout ServeConfig) -> Void = { _ in }) throws {
         server = try TestServer(label: label, configure: {
             $0.privateImages = "qsecret*, qother*"
             $0.adminToken = Self.adminToken
+            configure(&$0)
         }) { folder in
             for (index, name) in ["open.png", "qsecret.png", "qother.png", "qhidden.png"].enumerated() {
                 try TestImages.writePNG(width: 600 + index, height: 400, to: folder + "/" + name, seed: 40 + index)

@@ -161,6 +161,14 @@ def test_sign_in_through_the_prompt_draws_the_private_image_and_signing_out_brin
 
         # Sign out: the logout service's page in a window, its form sent, the window closed; the prompt comes back.
         assert page.text_content('.sign-out') == 'Sign out'
+        # The button the top bar gained is a control like the others: at least 44 x 44, overlapping none.
+        boxes = page.evaluate('''[...document.querySelectorAll('.top button')].filter((b) => b.offsetParent)
+            .map((b) => { const r = b.getBoundingClientRect(); return [b.className, r.left, r.top, r.right, r.bottom]; })''')
+        assert any(name == 'sign-out' for name, *_ in boxes), boxes
+        for i, (name, left, top, right, bottom) in enumerate(boxes):
+            assert right - left >= 44 and bottom - top >= 44, (name, right - left, bottom - top)
+            for other, l2, t2, r2, b2 in boxes[i + 1:]:
+                assert right <= l2 or r2 <= left or bottom <= t2 or b2 <= top, f'{name} overlaps {other}'
         with page.expect_popup() as opened:
             page.click('.sign-out')
         out = opened.value

@@ -20,20 +20,25 @@ export function requestToken(tokenService, { timeoutMs = 20000, signal } = {}) {
   frame.title = 'IIIF access token service';
   return new Promise((resolve) => {
     const listening = new AbortController();
-    const finish = (answer) => {
+    let loaded = false;
+    frame.addEventListener('load', () => { loaded = true; }, { once: true });
+    const finish = (answer, { now = false } = {}) => {
       listening.abort();
       clearTimeout(timer);
-      frame.remove();
       resolve(answer);
+      // The page posts while it is still loading: taking the frame out then would cancel its own request (Chromium
+      // reports it failed). It goes once loaded, or at once when the wait ended without an answer.
+      if (loaded || now) frame.remove();
+      else frame.addEventListener('load', () => frame.remove(), { once: true });
     };
-    const timer = setTimeout(() => finish({ error: 'unavailable', heading: null, note: null }), timeoutMs);
+    const unanswered = { error: 'unavailable', heading: null, note: null };
+    const timer = setTimeout(() => finish(unanswered, { now: true }), timeoutMs);
     window.addEventListener('message', (event) => {
       if (event.source !== frame.contentWindow || event.origin !== serviceOrigin) return;
       const answer = tokenMessage(event.data, messageId);
       if (answer) finish(answer);
     }, { signal: listening.signal });
-    signal?.addEventListener('abort', () => finish({ error: 'unavailable', heading: null, note: null }),
-                            { signal: listening.signal });
+    signal?.addEventListener('abort', () => finish(unanswered, { now: true }), { signal: listening.signal });
     frame.src = withQuery(tokenService.id, { messageId, origin: location.origin });
     document.body.append(frame);
   });

@@ -72,16 +72,21 @@ def image_folder(tmp_path_factory):
 class Server:
     """`tilescope serve` on a free loopback port, its output kept for failure reports."""
 
-    def __init__(self, images, data, log):
+    @staticmethod
+    def binary():
         binary = os.environ.get('TILESCOPE_BIN', str(REPO / '.build' / 'debug' / 'tilescope'))
         if not Path(binary).exists():
             pytest.fail(f'no server binary at {binary}: build it with `swift build --product tilescope`')
+        return binary
+
+    def __init__(self, images, data, log, extra=()):
+        binary = self.binary()
         self.port = free_port()
         self.base = f'http://127.0.0.1:{self.port}'
         self.log = open(log, 'w')
         self.process = subprocess.Popen(
             [binary, 'serve', '--images', str(images), '--data', str(data), '--port', str(self.port),
-             '--host', '127.0.0.1', '--public', str(REPO / 'Public')],
+             '--host', '127.0.0.1', '--public', str(REPO / 'Public'), *extra],
             cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT)
         self.log_path = log
 
@@ -273,3 +278,59 @@ class TimedInput:
                 'touchPoints': [{'x': x, 'y': y, 'id': i} for i, (x, y) in enumerate(points)]})
             previous = len(points)
         self.t0 += frames[-1][0] / 1000 + 1
+
+
+# A server with a private image, for the tests of signed URLs (test_access.py, test_openseadragon_signed.py).
+ADMIN = 'access-browser-admin-token'
+PRIVATE = 'zz-private'
+
+
+@pytest.fixture(scope='session')
+def private_server(tmp_path_factory):
+    """A server of its own for the access tests: the first test image, public, and `zz-private`, private by its
+    sidecar rule, both built; the admin token `ADMIN` mints signed URLs (docs/access.md)."""
+    images = tmp_path_factory.mktemp('access-images')
+    name, w, h, seed, _, _ = IMAGES[0]
+    make_image(images / name, w, h, seed)
+    make_image(images / f'{PRIVATE}.png', 900, 600, 77)
+    (images / 'captions.json').write_text(json.dumps({f'{PRIVATE}.png': {'title': 'Private field', 'access': 'private'}}))
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    os.environ['TILESCOPE_ADMIN_TOKEN'] = ADMIN
+    try:
+        srv = Server(images, tmp_path_factory.mktemp('access-data'), OUTPUT / 'access-server.log')
+    finally:
+        del os.environ['TILESCOPE_ADMIN_TOKEN']
+    srv.folder = images
+    srv.images = srv.wait_ready(1)  # the list shows the public image only
+    deadline = time.monotonic() + 180
+    while image_status(srv, PRIVATE) != 'ready':
+        assert time.monotonic() < deadline, 'the private image was not built'
+        time.sleep(0.3)
+    yield srv
+    srv.stop()
+
+
+def image_status(srv, image_id):
+    """The image's build status as an admin sees it; None while the scan has not listed it yet (404): the two
+    images are listed in whichever order the scan meets them, so the public one being ready says nothing of this."""
+    try:
+        return admin_get(srv, f'/api/images/{image_id}').get('status')
+    except urllib.error.HTTPError as error:
+        if error.code == 404:
+            return None
+        raise
+
+
+def admin_get(srv, path):
+    request = urllib.request.Request(srv.base + path, headers={'Authorization': f'Bearer {ADMIN}'})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)
+
+
+def mint(srv, image_id, seconds=3600):
+    request = urllib.request.Request(srv.base + f'/api/images/{image_id}/signed-urls', method='POST',
+                                     data=json.dumps({'expiresIn': seconds}).encode(),
+                                     headers={'Authorization': f'Bearer {ADMIN}', 'Content-Type': 'application/json'})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert answer.status == 201
+        return json.load(answer)

@@ -19,6 +19,9 @@ async function json(response) {
     const error = new Error(message);
     error.status = response.status;
     error.code = body?.error;
+    // A 401's body may say how to sign in (auth/AuthDocuments.js); relative ids in it resolve against the URL.
+    error.body = body;
+    error.url = response.url;
     throw error;
   }
   return body;
@@ -40,14 +43,17 @@ export async function galleryRing({ page, image } = {}) {
   return { ...ring, previous, current, next };
 }
 
-/** The ring to start on: around `imageId` if it still exists, else the first page; null for an empty gallery. */
+/**
+ * The ring to start on: around `imageId` if it still exists and is listed, else the first page; null for an empty
+ * gallery. A private image (401) is never in the gallery's list (docs/access.md): the first page, as for an unknown id.
+ */
 export async function openGallery(imageId) {
   const attempts = imageId ? [{ image: imageId }, { page: 0 }] : [{ page: 0 }];
   for (const attempt of attempts) {
     try {
       return await galleryRing(attempt);
     } catch (error) {
-      if (error.status !== 404) throw error;
+      if (error.status !== 404 && error.status !== 401) throw error;
     }
   }
   return null;

@@ -15,6 +15,7 @@ export function buildChrome(root, { gallery = false, rating = false, controls = 
         <h1 class="title"></h1>
         <button type="button" class="caption-toggle" aria-expanded="false" hidden><span class="caption"></span></button>
       </div>
+      <button type="button" class="sign-out" hidden></button>
       <button type="button" class="fullscreen" aria-label="Fullscreen" aria-pressed="false" title="Fullscreen (F)"><svg aria-hidden="true" viewBox="0 0 20 20" width="18" height="18" fill="none" stroke="currentColor" stroke-width="2"><path d="M2 7V2h5M13 2h5v5M18 13v5h-5M7 18H2v-5"/></svg></button>
     </header>
     <button type="button" class="chrome nav previous" aria-label="Previous image" title="Previous image (Page Up)">
@@ -67,6 +68,7 @@ export function buildChrome(root, { gallery = false, rating = false, controls = 
     zoomOut: $('.zoom-out'),
     zoomFit: $('.zoom-fit'),
     fullscreen: $('.fullscreen'),
+    signOut: $('.sign-out'),
     helpButton: $('.help-button'),
     rating: $('.rating'),
     navigator: $('.navigator'),

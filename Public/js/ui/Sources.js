@@ -3,7 +3,8 @@ import { tileFormats, withTileFormat } from '../tiles/TileFormat.js';
 
 /**
  * Where a viewer's images come from, each turned into the one descriptor the scroll view draws:
- * {id, title, caption, width, height, tileSize, overlap, status, urls: {tiles, preview}, previewSide?}.
+ * {id, title, caption, width, height, tileSize, overlap, status, urls: {tiles, preview}, previewSide?, services?}
+ * (`services`: a IIIF image's own, where a probe service of the IIIF Authorization Flow may be declared).
  * A Tilescope image by id (its JSON API), any Deep Zoom `.dzi`, any IIIF Image API 2 or 3 `info.json`.
  */
 
@@ -18,8 +19,10 @@ async function fetchText(url) {
   const text = await response.text();
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;
-    try { message = JSON.parse(text).message || message; } catch { /* not JSON */ }
-    throw new Error(`${url}: ${message}`);
+    let body = null;
+    try { body = JSON.parse(text); message = body.message || message; } catch { /* not JSON */ }
+    // The status and body go with the error: a 401's body may say how to sign in (auth/AuthDocuments.js).
+    throw Object.assign(new Error(`${url}: ${message}`), { status: response.status, body, url });
   }
   return text;
 }
@@ -104,5 +107,5 @@ export async function iiifImage(infoUrl) {
   const { previewSide, preview } = previewOf(width, height, tileSize, tiles);
   const label = decodeURIComponent(id.split('/').pop());
   return { id: label, title: label, caption: '', width, height, tileSize, overlap: 0, status: 'ready', version: id,
-           previewSide, urls: { iiif: id, tiles, preview } };
+           previewSide, urls: { iiif: id, tiles, preview }, services: info.service ?? null };
 }

@@ -71,6 +71,36 @@ export class Viewer {
     this.#layout();
   }
 
+  /**
+   * Takes the image away (the carousel and its pages), as when the user signs out of a private one; the viewer
+   * stays, and `open` may show a ring again.
+   */
+  close() {
+    this.detach();
+    this.detach = () => {};
+    this.gallery?.destroy();
+    this.gallery = null;
+    this.parts.pager.replaceChildren();
+    this.parts.title.textContent = '';
+    this.parts.caption.textContent = '';
+    this.parts.captionToggle.hidden = true;
+    this.parts.signOut.hidden = true;
+    this.parts.message.hidden = true;
+    this.#layout();
+  }
+
+  /** A "Sign out" button in the top bar (the access service's logout, auth/Authorization.js); `onPress` from its click. */
+  showSignOut(label, onPress) {
+    const button = this.parts.signOut;
+    button.textContent = label;
+    button.hidden = false;
+    button.onclick = () => {
+      button.disabled = true;
+      onPress().finally(() => { button.disabled = false; });
+    };
+    this.#layout();
+  }
+
   /** Says something in place of the image (an error, an empty gallery). */
   showMessage(text) {
     this.parts.message.textContent = text;

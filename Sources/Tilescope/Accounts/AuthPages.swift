@@ -10,7 +10,10 @@ enum AuthPages {
         return Response(status: status, headers: [
             ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),
             ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-\(nonce)'; form-action 'self'; base-uri 'none'" + frames),
-            ("Referrer-Policy", "no-referrer"),
+            // `same-origin`, not `no-referrer`: under `no-referrer` a browser sends `Origin: null` with the page's own
+            // form posts (Fetch, "serialize a request origin"), which the CSRF check refuses: signing in and out from
+            // these pages failed in Chromium. Other sites still get no referrer.
+            ("Referrer-Policy", "same-origin"),
         ] + (framable ? [] : [("X-Frame-Options", "DENY")]), body: .bytes(Array(html.utf8)))
     }
 

@@ -111,6 +111,7 @@ public final class TilescopeService: @unchecked Sendable {
                                hotTileAnswers: config.hotTileAnswers,
                                trustedProxies: proxies, viewers: viewers)
         app.derivedFormats.follow(builds)
+        DecodedSourceTiles.shared.limit = config.decodedTileCacheMegabytes << 20
         builds.directPublication = DirectPublication(store: store, sources: app.directSources, rules: servingRules,
                                                      quality: config.quality)
         if config.adminToken != nil, bucket == nil, !Uploads.canWrite(imagesFolder) {

@@ -23,6 +23,12 @@ extension PyramidalSource {
         let (index, area) = plan(region, size: size)
         let level = levels[index]
         guard let stored = level.tiles, let jpegs = stored.passthrough else { return nil }
+        // Sizes a file declares are bounded before they reach C ints and buffers: a level under 2^29 pixels a side
+        // keeps every product in `ts_area_resample` inside an int; a tile over 4096 a side (no real file's) is
+        // left to libvips rather than decoded into one buffer.
+        guard level.width < Self.largestLevelSide, level.height < Self.largestLevelSide,
+              size.width < Self.largestLevelSide, size.height < Self.largestLevelSide,
+              stored.width <= Self.largestTileSide, stored.height <= Self.largestTileSide else { return nil }
         let scaleX = Double(size.width) / area.width, scaleY = Double(size.height) / area.height
         let shrinkX = LevelArea.wholeShrink(scaleX), shrinkY = LevelArea.wholeShrink(scaleY)
         let (left, top) = (area.x0 / Double(shrinkX), area.y0 / Double(shrinkY))
@@ -102,6 +108,9 @@ extension PyramidalSource {
     }
 
     private struct NoStoredJPEG: Error {}
+
+    static let largestLevelSide = 1 << 29
+    static let largestTileSide = 4096
 
     /// Whether `region` lies inside the image and `size` is a size.
     func isInside(_ region: PixelRect, size: PixelSize) -> Bool {

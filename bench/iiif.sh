@@ -4,6 +4,7 @@
 #
 #   bench/iiif.sh            # Markdown table on stdout and in bench/out/iiif.md
 #   BENCH_TILESCOPE=/path/to/tilescope bench/iiif.sh   # that binary instead of building this tree
+#   SCENARIOS=regions bench/iiif.sh   # one scenario only (tiles, regions)
 #   DIRECT=1 bench/iiif.sh   # tilescope serves iipsrv's own pyramidal TIFF directly (no build), on its
 #                            # 256-px grid: IIPImage on its own ground (bench/out/iiif-direct.md)
 #
@@ -35,6 +36,8 @@ NGINX_PORT=${NGINX_PORT:-18802}
 IIP_PORT=${IIP_PORT:-18803}
 work=${WORK:-/tmp/tilescope-bench-iiif}
 DIRECT=${DIRECT:-0}
+# Which scenarios run (SCENARIOS=regions: the arbitrary regions alone, a run a third as long).
+SCENARIOS=${SCENARIOS:-tiles regions}
 # Tilescope's IIIF answers held in memory once made (a direct source's tiles of its own grid) would make a second
 # "cold" first pass a warm one: with DIRECT=1 the tiles' first pass is made once.
 if [ -z "$FIRST_PASSES" ]; then FIRST_PASSES=3; [ "$DIRECT" = 1 ] && FIRST_PASSES=1; fi
@@ -208,7 +211,8 @@ record() {  # server scenario round json cpu rss
     "$1" "$2" "$3" "$4" "$5" "$6" "$clk" >> "$results"
 }
 
-if [ -f "$work/trash-emptied-at" ]; then
+# A direct source's IIIF answers are never written as files: nothing was deleted, nothing to wait for.
+if [ -f "$work/trash-emptied-at" ] && [ "$DIRECT" != 1 ]; then
   wait_seconds=$(( $(cat "$work/trash-emptied-at") + RECENT_SECONDS - $(date +%s) ))
   if [ "$wait_seconds" -gt 0 ]; then
     echo "waiting ${wait_seconds} s: the last run's tile files were deleted less than ${RECENT_SECONDS} s ago" >&2
@@ -222,7 +226,7 @@ fi
 # 0.58x to 1.21x between runs. Between passes tilescope's tile files are moved aside (once written:
 # they are written behind the replies) and iipsrv's 5 MB tile cache holds the end of the list, which
 # the next pass reaches last, so every pass is cold for both.
-for scenario in tiles regions; do
+for scenario in $SCENARIOS; do
   for server in tilescope iipsrv; do
     split -n "l/$FIRST_PASS_CHUNKS" -d "$lists/$server-$scenario" "$lists/$server-$scenario.part"
   done
@@ -247,7 +251,7 @@ done
 rm -rf "$work/trash"  # no file is created from here on: see the move above
 date +%s > "$work/trash-emptied-at"
 for round in $(seq 1 "$ROUNDS"); do
-  for scenario in tiles regions; do
+  for scenario in $SCENARIOS; do
     for server in tilescope iipsrv; do
       echo "round $round: $server $scenario" >&2
       before=$(cpu_ticks $server)

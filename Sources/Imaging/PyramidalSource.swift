@@ -1,6 +1,7 @@
 import CVipsShims
 import CVips
 import Foundation
+import Synchronization
 import ScrollGeometry
 
 /// A source image that already is a pyramid (a tiled pyramidal TIFF or BigTIFF, by pages or SubIFDs; a slide
@@ -49,6 +50,12 @@ public final class PyramidalSource: RegionReading, @unchecked Sendable {
     private let opened: OpenedLevels
     /// The file probed, held open where some level's tiles can be sent as they are stored (`storedJPEG`).
     private let file: SourceFile?
+    var sourceFile: SourceFile? { file }
+    /// This opening of the file, unlike any other (the key of its decoded tiles in `DecodedSourceTiles`).
+    let identity = PyramidalSource.nextIdentity()
+
+    private static let identities = Mutex<UInt64>(0)
+    private static func nextIdentity() -> UInt64 { identities.withLock { $0 += 1; return $0 } }
 
     /// The ranges the source is read through (an object in a bucket), nil for a local file.
     public var ranges: (any ByteRanges)? { file?.ranges }
@@ -74,10 +81,17 @@ public final class PyramidalSource: RegionReading, @unchecked Sendable {
     }
 
     /// `region` (full-resolution pixels, inside the image) scaled to exactly `size`: 8-bit sRGB, three bands.
+    /// From the level's stored JPEG tiles in plain memory where they allow it (`storedTilePixels`), else
+    /// through libvips.
     public func read(_ region: PixelRect, size: PixelSize) throws -> VImage {
-        guard region.x >= 0, region.y >= 0, region.width > 0, region.height > 0,
-              region.x + region.width <= width, region.y + region.height <= height,
-              size.width > 0, size.height > 0 else {
+        if let pixels = try storedTilePixels(region, size: size) { return try pixels.image() }
+        return try readThroughLibvips(region, size: size)
+    }
+
+    /// `read` through libvips's loader, shrink and affine, whatever the level's tiles are: the reference the
+    /// stored tiles' reading is tested against.
+    func readThroughLibvips(_ region: PixelRect, size: PixelSize) throws -> VImage {
+        guard isInside(region, size: size) else {
             throw VipsError(message: "region \(region) at \(size.width)x\(size.height) is not inside \(width)x\(height)")
         }
         let (index, area) = plan(region, size: size)

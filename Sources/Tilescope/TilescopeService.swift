@@ -119,6 +119,7 @@ public final class TilescopeService: @unchecked Sendable {
                                degradedSize: config.privatePreviewSize)
         app.derivedFormats.follow(builds)
         if let bucket { app.directSources.bucket = (bucket, RangeBlocks()) }
+        DecodedSourceTiles.shared.limit = config.decodedTileCacheMegabytes << 20
         builds.directPublication = DirectPublication(store: store, sources: app.directSources, rules: servingRules,
                                                      quality: config.quality)
         if config.adminToken != nil, bucket == nil, !Uploads.canWrite(imagesFolder) {

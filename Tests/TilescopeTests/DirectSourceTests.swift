@@ -239,5 +239,10 @@ import Testing
         #expect(served.width == 600 && served.height == 400)
         let expected = try VImage.open(sourcePath).crop(x: 1000, y: 500, width: 1200, height: 800).resize(horizontal: 0.5, vertical: 0.5)
         #expect(TestImages.psnr(try served.pixels(), try expected.pixels()) >= 35)
+        // Decoded from the file's JPEG tiles (`StoredTileRegion`), which are then kept, counted and bounded.
+        let metrics = try Self.server.get("/metrics").text
+        let line = try #require(metrics.split(separator: "\n").first { $0.hasPrefix("tilescope_decoded_source_tiles_bytes ") })
+        let held = try #require(Double(line.split(separator: " ")[1]))
+        #expect(held > 0 && held <= Double(DecodedSourceTiles.defaultLimit))
     }
 }

@@ -100,4 +100,19 @@ int ts_jpeg_rows_read(ts_jpeg_rows *rows, unsigned char *dest, int count, char *
 
 void ts_jpeg_rows_close(ts_jpeg_rows *rows);
 
+/// A direct source's region resampled as libvips's shrink then bilinear affine do it (`LevelArea.resampled`):
+/// the level (`level_width` x `level_height`) shrunk by whole factors into box means (a shrunk side is the
+/// quotient rounded to nearest, the level's edge repeated past its end), then output pixel (i, j) interpolated
+/// bilinearly at shrunk position (left + (i + 0.5) / scale_x, top + (j + 0.5) / scale_y), where shrunk pixel k
+/// spans k ..< k + 1, edges repeated. `ts_area_window` gives the level pixels that needs (x, y, width, height);
+/// `ts_area_resample` reads them from `window` (rows `stride` bytes apart, its first pixel level pixel
+/// (window_x, window_y), `bands` 1 or 3) into `dst`. Both return 0, or -1 with a message in `error`.
+int ts_area_window(int level_width, int level_height, int shrink_x, int shrink_y, double left, double top,
+                   double scale_x, double scale_y, int dst_width, int dst_height,
+                   int *x, int *y, int *width, int *height, char *error, size_t error_size);
+int ts_area_resample(const unsigned char *window, size_t stride, int window_x, int window_y, int window_width,
+                     int window_height, int level_width, int level_height, int bands, int shrink_x, int shrink_y,
+                     double left, double top, double scale_x, double scale_y,
+                     unsigned char *dst, size_t dst_stride, int dst_width, int dst_height, char *error, size_t error_size);
+
 #endif

@@ -56,6 +56,7 @@ public struct ServeConfig: PyramidSettings, Sendable {
     public var iiifCacheMegabytes = 256
     /// Pyramid files (tiles, descriptors, previews) held in memory, so hot tiles cost no disk system call.
     public var pyramidCacheMegabytes = 64
+    public var decodedTileCacheMegabytes = DecodedSourceTiles.defaultLimit >> 20
     /// Repeated versioned tile URLs answered in C inside libmicrohttpd (`HotResponses`); false: every tile
     /// through the Swift path, which is how what the C buys is measured (docs/architecture.md).
     public var hotTileAnswers = true
@@ -143,6 +144,10 @@ public struct ServeConfig: PyramidSettings, Sendable {
         Setting("--pyramid-cache-mb", env: "TILESCOPE_PYRAMID_CACHE_MB", default: \.pyramidCacheMegabytes,
                 "megabytes of hot pyramid files (tiles) kept in memory (0: none, every tile from its file)") {
             $0.pyramidCacheMegabytes = try SettingValue.integer($1, "pyramid-cache-mb", in: 0...1_000_000)
+        },
+        Setting("--decoded-tile-cache-mb", env: "TILESCOPE_DECODED_TILE_CACHE_MB", default: \.decodedTileCacheMegabytes,
+                "megabytes of decoded source tiles kept in memory for regions of sources served directly (0: none)") {
+            $0.decodedTileCacheMegabytes = try SettingValue.integer($1, "decoded-tile-cache-mb", in: 0...1_000_000)
         },
         Setting("--hot-tile-answers", env: "TILESCOPE_HOT_TILE_ANSWERS", default: \.hotTileAnswers,
                 "answer repeated versioned tile URLs from memory inside libmicrohttpd, in C (false: all through Swift)") {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Imaging
 
 /// The application behind the HTTP server: turns each request into an endpoint, runs it,
 /// maps thrown `APIError`s to JSON, and adds the headers every response carries (CORS).
@@ -97,6 +98,10 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
 
     /// What the in-memory pyramid files cost and bought, read at each scrape.
     private static func registerGauges(of cache: FileBytesCache, in metrics: Metrics) {
+        metrics.register(Gauge("tilescope_decoded_source_tiles_bytes",
+                               help: "Bytes of decoded source tiles held for regions of sources served directly (at most --decoded-tile-cache-mb).") {
+            Double(DecodedSourceTiles.shared.bytes)
+        })
         metrics.register(Gauge("tilescope_pyramid_memory_bytes", help: "Bytes of pyramid files (tiles, descriptors, previews) held in memory.") {
             [weak cache] in Double(cache?.counts.bytes ?? 0)
         })

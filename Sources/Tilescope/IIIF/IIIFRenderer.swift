@@ -14,6 +14,10 @@ struct IIIFRenderer: Sendable {
         if request.isPlainJPEG, let pyramid = reader as? PyramidRegionReader, !pyramid.isTransparent {
             return try pyramid.readPixels(request.region, size: request.size).jpegData(quality: jpegQuality)
         }
+        if request.isPlainJPEG, let source = reader as? PyramidalSource,
+           let pixels = try source.storedTilePixels(request.region, size: request.size) {
+            return try pixels.jpegData(quality: jpegQuality)
+        }
         var image = try reader.read(request.region, size: request.size)
         if image.hasAlpha && !request.format.encoded.keepsAlpha {
             image = try image.flatten(red: Double(background.red), green: Double(background.green), blue: Double(background.blue))

@@ -216,10 +216,15 @@ import Testing
     @Test func theDegradedTierIsOpenAndNothingLargerIs() throws {
         let server = try AccountsServer("accounts-degraded") { $0.privatePreviewSize = 64 }
         let result = try #require(try server.get("/auth/probe/qsecret").json)
-        #expect(result["status"] as? Int == 302 && result["type"] as? String == "AuthProbeResult2")
-        let location = try #require(result["location"] as? [String: Any])
-        #expect(location["id"] as? String == "http://127.0.0.1/auth/degraded/qsecret.jpeg" && location["type"] as? String == "Image")
-        #expect(location["width"] as? Int == 64 && location["height"] as? Int == 48)
+        // The spec's tiered access: refused (401), the small version offered as the substitute; no `location`,
+        // which comes only with a 30x and would be drawn instead of offering to sign in.
+        #expect(result["status"] as? Int == 401 && result["type"] as? String == "AuthProbeResult2")
+        #expect(result["location"] == nil)
+        let substitutes = try #require(result["substitute"] as? [[String: Any]])
+        let tier = try #require(substitutes.first)
+        #expect(substitutes.count == 1)
+        #expect(tier["id"] as? String == "http://127.0.0.1/auth/degraded/qsecret.jpeg" && tier["type"] as? String == "Image")
+        #expect(tier["width"] as? Int == 64 && tier["height"] as? Int == 48)
         let small = try server.get("/auth/degraded/qsecret.jpeg")
         #expect(small.status == 200 && small.header("content-type") == "image/jpeg" && small.header("cache-control") == "public, max-age=3600")
         #expect(small.header("link") == nil)

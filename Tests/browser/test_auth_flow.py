@@ -64,17 +64,17 @@ def auth_server(tmp_path_factory):
     srv.folder = images
     srv.images = srv.wait_ready(1)
     deadline = time.monotonic() + 180
-    while probe_status(srv) != 302:  # once the image is built: its degraded tier exists
+    while 'substitute' not in probe_result(srv):  # once the image is built: its degraded tier exists
         assert time.monotonic() < deadline, 'the private image was not built'
         time.sleep(0.3)
     yield srv
     srv.stop()
 
 
-def probe_status(srv):
-    """The probe's `status` for the private image; None while the server does not know the image yet (404)."""
+def probe_result(srv):
+    """The probe's result for the private image; empty while the server does not know the image yet (404)."""
     status, body = http('GET', f'{srv.base}/auth/probe/{PRIVATE}')
-    return body['status'] if status == 200 else None
+    return body if status == 200 else {}
 
 
 def open_page(session, query):

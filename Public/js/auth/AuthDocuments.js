@@ -92,8 +92,9 @@ function readAccess(service, base) {
  *   single picture), so draw that;
  * - `denied`: anything else, with the `tier` to show meanwhile if one is offered, and the heading and note. The
  *   tier is the first `substitute` (the spec's tiered access, 7.1), or a `location` that is a single picture
- *   (`type: "Image"`): Tilescope offers its degraded tier so (a 302 to `/auth/degraded/{id}.jpeg`), and a picture
- *   cannot stand in for a deep-zoom image, so the viewer shows it and goes on to the access services.
+ *   (`type: "Image"`) as other servers send: Tilescope offers its degraded tier as the substitute
+ *   (`/auth/degraded/{id}.jpeg`), and a picture cannot stand in for a deep-zoom image, so the viewer shows it and
+ *   goes on to the access services.
  * A body that is not a probe result is denied, with no tier.
  */
 export function probeOutcome(result, base) {

@@ -15,8 +15,9 @@ extension TilescopeApp {
 
     /// `GET /auth/probe/{id}`: AuthProbeResult2, always HTTP 200 (the result's `status` is what the image's
     /// routes would answer): 200 for a public image or a request with a credential for it (an access token
-    /// from the token service, a session cookie, the trusted header, the admin token); else 401, or 302 with
-    /// `location` naming the degraded tier when one is configured.
+    /// from the token service, a session cookie, the trusted header, the admin token); else 401, with the
+    /// degraded tier in `substitute` when one is configured: the spec's tiered access (a `location` comes only
+    /// with a 30x and is drawn instead, which would end a conforming client's flow before it offers to sign in).
     func probe(_ id: String, _ request: Request) throws -> Response {
         let record = try record(id)
         var result = ProbeResult(status: 200)
@@ -25,9 +26,9 @@ extension TilescopeApp {
             result.heading = Presentation.english("This image is private")
             if degradedSize > 0, case .ready(let manifest) = record.status {
                 let size = Self.degradedFit(width: manifest.pyramid.width, height: manifest.pyramid.height, longest: degradedSize)
-                result.status = 302
-                result.location = .init(id: plainURL(AuthServices.degradedPrefix + IIIFService.encode(id) + ".jpeg", request),
-                                        width: size.width, height: size.height)
+                result.status = 401
+                result.substitute = [.init(id: plainURL(AuthServices.degradedPrefix + IIIFService.encode(id) + ".jpeg", request),
+                                           width: size.width, height: size.height)]
                 result.note = Presentation.english("A small version is shown; sign in to see the whole image.")
             } else {
                 result.status = 401
@@ -143,7 +144,7 @@ extension TilescopeApp {
 
 /// AuthProbeResult2.
 struct ProbeResult: Encodable {
-    struct Location: Encodable {
+    struct Substitute: Encodable {
         var id: String
         var type = "Image"
         var format = "image/jpeg"
@@ -154,13 +155,13 @@ struct ProbeResult: Encodable {
     var context = AuthServices.contextURI
     var type = "AuthProbeResult2"
     var status: Int
-    var location: Location?
+    var substitute: [Substitute]?
     var heading: Presentation.LanguageMap?
     var note: Presentation.LanguageMap?
 
     enum CodingKeys: String, CodingKey {
         case context = "@context"
-        case type, status, location, heading, note
+        case type, status, substitute, heading, note
     }
 }
 

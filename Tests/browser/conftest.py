@@ -70,7 +70,11 @@ def image_folder(tmp_path_factory):
 
 
 class Server:
-    """`tilescope serve` on a free loopback port, its output kept for failure reports."""
+    """`tilescope serve` on a free loopback port, its output kept for failure reports. Every one started is
+    stopped at the end of the session (`pytest_sessionfinish`) even when the fixture that started it failed
+    before its `yield`, whose `stop()` then never runs: such a server outlived a CI run."""
+
+    started = []
 
     @staticmethod
     def binary():
@@ -89,6 +93,7 @@ class Server:
              '--host', '127.0.0.1', '--public', str(REPO / 'Public'), *extra],
             cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT)
         self.log_path = log
+        Server.started.append(self)
 
     def wait_ready(self, count, timeout=180):
         """Until the server answers and all `count` images are ready (pyramids built)."""
@@ -120,6 +125,11 @@ class Server:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    for srv in Server.started:
+        srv.stop()
 
 
 @pytest.fixture(scope='session')

@@ -127,6 +127,12 @@ import Testing
         let refused = try RawHTTP.get(server.port, cold)
         #expect(refused.status == 503 && refused.header("retry-after") != nil && refused.text.contains("store_unavailable"),
                 "\(refused.status) \(refused.text.prefix(300))")
+        // The same for IIIF: a region rendered from blocks never fetched, and a tile of the file's grid never sent.
+        for path in ["/iiif/3/scan/9000,6000,700,500/350,/0/default.jpg", "/iiif/3/scan/10240,7168,256,256/256,/0/default.jpg"] {
+            let reply = try RawHTTP.get(server.port, path)
+            #expect(reply.status == 503 && reply.header("retry-after") != nil && reply.text.contains("store_unavailable"),
+                    "\(path): \(reply.status) \(reply.text.prefix(300))")
+        }
         #expect(try RawHTTP.get(server.port, firstView[2]).body == answers[firstView[2]])
         try seaweed.restart()
         let answered = try RawHTTP.get(server.port, cold)

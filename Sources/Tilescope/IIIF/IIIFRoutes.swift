@@ -123,7 +123,7 @@ extension TilescopeApp {
             }
             let commonHeaders = headers
             let work: @Sendable () -> Response = {
-                Self.timed(commonHeaders, "tile;desc=written", rendering, reads) {
+                Self.timed(commonHeaders, "tile;desc=written", rendering, reads, direct: nil) {
                     try files.write(tile, rendering: rendering, reader: reader(), jpegQuality: quality, background: background,
                                     writes: writes)
                 }
@@ -161,7 +161,7 @@ extension TilescopeApp {
         let cache = iiif.cache, memory = pyramidBytes
         let commonHeaders = headers
         return .costly(CostlyWork(client: clients.client(of: request), pixels: rendering.estimatedPixels) {
-            Self.timed(commonHeaders, "cache;desc=miss", rendering, reads) {
+            Self.timed(commonHeaders, "cache;desc=miss", rendering, reads, direct: direct ? (sources, record) : nil) {
                 let reader = try reader()
                 guard direct, let source = reader as? PyramidalSource else {
                     let body = try IIIFRenderer(reader: reader, jpegQuality: quality, background: background).render(rendering)
@@ -201,9 +201,11 @@ extension TilescopeApp {
     static let maxStoredTileBytes = 4 << 20
 
     /// Runs a render on the worker thread and answers with its bytes and its duration. A render that failed because
-    /// the object store did not give a tile it reads is answered as the store's failure (`reads`).
+    /// the object store did not give a tile it reads (`reads`), or a bucket did not give the bytes of a source
+    /// served from its own levels (`direct`), is answered as the store's failure (503 with `Retry-After`, or 502).
     private static func timed(_ headers: [(name: String, value: String)], _ what: String, _ rendering: IIIFRendering,
-                              _ reads: FetchingReads, _ render: () throws -> [UInt8]) -> Response {
+                              _ reads: FetchingReads, direct: (sources: DirectSources, record: ImageRecord)?,
+                              _ render: () throws -> [UInt8]) -> Response {
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             let body = try render()
@@ -212,6 +214,7 @@ extension TilescopeApp {
             return Response(status: 200, headers: headers + [timing], body: .bytes(body))
         } catch {
             if let failure = reads.storeFailure { return APIError(failure).response }
+            if let direct, let failure = direct.sources.storeFailure(of: direct.record, error, since: start) { return failure.response }
             return APIError(500, "render_failed", "cannot render \(rendering.canonical): \(error)").response
         }
     }

@@ -15,7 +15,7 @@ import TestSupport
     }()
 
     struct Files: Sendable {
-        var pages = "", subIFDs = "", bigTIFF = "", jpeg2000 = "", slide = "", leica = "", hamamatsu = ""
+        var pages = "", subIFDs = "", bigTIFF = "", jpeg2000 = "", slide = "", leica = "", hamamatsu = "", mirax = ""
         var jpeg = "", png = "", striped = "", singleTiledPage = "", pagesOfOneSize = ""
 
         static func make() throws -> Files {
@@ -47,6 +47,11 @@ import TestSupport
             try vips("crop", source, cropped, "0", "0", "2048", "1536")
             files.hamamatsu = folder + "/slide.ndpi"
             try HamamatsuSlide.write(source: cropped, to: files.hamamatsu, levels: 4, micronsPerPixel: 0.25)
+            // MIRAX's camera images are 256 x 256: a smaller crop keeps its few dozen JPEGs quick to make.
+            let small = folder + "/smooth-1024.v"
+            try vips("crop", source, small, "0", "0", "1024", "768")
+            files.mirax = folder + "/slide.mrxs"
+            try MiraxSlide.write(source: small, to: files.mirax, levels: 3, micronsPerPixel: 0.25)
             files.jpeg = folder + "/plain.jpg"
             try vips("jpegsave", source, files.jpeg)
             files.png = folder + "/plain.png"
@@ -154,13 +159,13 @@ import TestSupport
         #expect(source.associatedImages == ["label"])
     }
 
-    /// A Leica SCN and a Hamamatsu NDPI (written here: `LeicaSlide`, `HamamatsuSlide`) are what OpenSlide 3.4.1
-    /// takes for its `leica` and `hamamatsu` vendors, and their levels are OpenSlide's: a region read at each
+    /// A Leica SCN, a Hamamatsu NDPI and a MIRAX (written here: `LeicaSlide`, `HamamatsuSlide`, `MiraxSlide`) are
+    /// what OpenSlide 3.4.1 takes for its `leica`, `hamamatsu` and `mirax` vendors, and their levels are OpenSlide's: a region read at each
     /// level's own scale is, in register, libvips's `openslideload level=N` of that region.
-    @Test(arguments: ["leica", "hamamatsu"])
+    @Test(arguments: ["leica", "hamamatsu", "mirax"])
     func otherVendorsSlidesAreReadThroughOpenSlide(_ vendor: String) throws {
         let files = try Self.made.get()
-        let file = vendor == "leica" ? files.leica : files.hamamatsu
+        let file = ["leica": files.leica, "hamamatsu": files.hamamatsu, "mirax": files.mirax][vendor]!
         let properties = try Command.run("/usr/bin/openslide-show-properties", [file])
         #expect(properties.status == 0 && properties.output.contains("openslide.vendor: '\(vendor)'"), "\(properties.output)")
         let source = try #require(try PyramidalSource.probe(path: file))
@@ -170,7 +175,7 @@ import TestSupport
             try ["width", "height"].map { try Self.field("openslide.level[\(level)].\($0)", of: file) }
         }
         // NDPI's 4 JPEGs, and 3 more OpenSlide makes of the smallest by libjpeg's scaling (1/2, 1/4, 1/8).
-        #expect(count == (vendor == "leica" ? 5 : 7))
+        #expect(count == ["leica": 5, "hamamatsu": 7, "mirax": 3][vendor])
         #expect(Self.sizes(source) == expected)
         #expect(source.levels.map(\.load) == (0..<count).map { .openslide(level: $0) })
         #expect(source.levels.map(\.downsample) == (0..<count).map { Double(1 << $0) })

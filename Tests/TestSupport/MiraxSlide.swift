@@ -1,7 +1,7 @@
 import Foundation
 
-/// Writes a MIRAX slide that OpenSlide 3.4.1 reads as `mirax`: `name.mrxs` (OpenSlide only checks that it exists)
-/// beside a folder `name/` of `Slidedat.ini`, `Index.dat` and one data file of JPEGs. The least its reader needs:
+/// Writes a MIRAX slide that OpenSlide 3.4.1 reads as `mirax`: `name.mrxs` (OpenSlide only checks that it exists;
+/// a scanner's holds a small picture, here the coarsest level's JPEG, since Tilescope refuses an empty file) beside a folder `name/` of `Slidedat.ini`, `Index.dat` and one data file of JPEGs. The least its reader needs:
 /// the slide is a grid of camera images (`IMAGENUMBER_X` by `_Y`) of 256 x 256 without overlap, so OpenSlide places
 /// them itself (no position buffer); each zoom level is a `Slidedat.ini` section whose images each cover twice as
 /// many camera images a side as the level before (`IMAGE_CONCAT_FACTOR` 1, 0 for level 0), still 256 x 256, white
@@ -18,7 +18,6 @@ public enum MiraxSlide {
         else { throw TestFailure("a MIRAX here is a .mrxs of whole 256 x 256 camera images, not \(width) x \(height)") }
         let folder = String(path.dropLast(".mrxs".count))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: path, contents: Data())
         let (across, down) = (width / side, height / side)
         var data: [UInt8] = []
         var records: [[(index: Int, offset: Int, length: Int)]] = []
@@ -36,6 +35,8 @@ public enum MiraxSlide {
             records.append(made)
         }
         try Data(data).write(to: URL(fileURLWithPath: folder + "/Data0000.dat"))
+        let coarsest = records[levels - 1][0]
+        try Data(data[coarsest.offset..<(coarsest.offset + coarsest.length)]).write(to: URL(fileURLWithPath: path))
         let slideID = "tilescope-test-slide"
         try Data(index(slideID: slideID, records: records)).write(to: URL(fileURLWithPath: folder + "/Index.dat"))
         let sections = (0..<levels).map { level in

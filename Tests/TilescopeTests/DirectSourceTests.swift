@@ -37,6 +37,11 @@ import Testing
             let crop = try Command.run("/usr/bin/vips", ["crop", plain, cropped, "0", "0", "2048", "1536"])
             guard crop.status == 0 else { throw TestFailure("vips crop: \(crop.output)") }
             try HamamatsuSlide.write(source: cropped, to: folder + "/hamamatsu.ndpi", levels: 4, micronsPerPixel: 0.5)
+            // A MIRAX: mirax.mrxs and its folder mirax/ of index and data files, as a scanner leaves them.
+            let small = folder + "/../mirax-source.v"
+            let smaller = try Command.run("/usr/bin/vips", ["crop", plain, small, "0", "0", "1024", "768"])
+            guard smaller.status == 0 else { throw TestFailure("vips crop: \(smaller.output)") }
+            try MiraxSlide.write(source: small, to: folder + "/mirax.mrxs", levels: 3, micronsPerPixel: 0.5)
         }
         try! server.waitUntilBuilt()
         return server
@@ -247,10 +252,10 @@ import Testing
         return image.bands == 4 ? try image.flatten() : image
     }
 
-    /// A Leica SCN and a Hamamatsu NDPI (the tests' own, `LeicaSlide` and `HamamatsuSlide`) are served directly
-    /// from OpenSlide's levels: an IIIF region asked at a level's scale is that level's pixels as libvips's
-    /// `openslideload level=N` reads them, and a Deep Zoom tile is served.
-    @Test(arguments: [("leica", "scn"), ("hamamatsu", "ndpi")])
+    /// A Leica SCN, a Hamamatsu NDPI and a MIRAX (the tests' own, `LeicaSlide`, `HamamatsuSlide`, `MiraxSlide`) are
+    /// served directly from OpenSlide's levels: an IIIF region asked at a level's scale is that level's pixels as
+    /// libvips's `openslideload level=N` reads them, and a Deep Zoom tile is served.
+    @Test(arguments: [("leica", "scn"), ("hamamatsu", "ndpi"), ("mirax", "mrxs")])
     func otherVendorsSlidesAreServedFromTheirLevels(_ name: String, _ suffix: String) throws {
         let server = Self.server, path = server.images + "/\(name).\(suffix)"
         let slide = try #require(try server.get("/api/images/\(name)").json)
@@ -259,7 +264,7 @@ import Testing
         #expect(slide["width"] as? Int == level0.width && slide["height"] as? Int == level0.height)
         let microns = try #require(slide["micronsPerPixel"] as? [String: Double])
         #expect(abs(microns["x"]! - 0.5) < 1e-9 && abs(microns["y"]! - 0.5) < 1e-9, "\(microns)")
-        for level in 0..<4 {
+        for level in 0..<(name == "mirax" ? 3 : 4) {
             let scale = 1 << level
             let (x, y, width, height) = (37, 21, 200, 120)
             let region = "\(x * scale),\(y * scale),\(width * scale),\(height * scale)"

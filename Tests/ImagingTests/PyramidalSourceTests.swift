@@ -15,7 +15,7 @@ import TestSupport
     }()
 
     struct Files: Sendable {
-        var pages = "", subIFDs = "", bigTIFF = "", jpeg2000 = "", slide = ""
+        var pages = "", subIFDs = "", bigTIFF = "", jpeg2000 = "", slide = "", leica = "", hamamatsu = "", mirax = ""
         var jpeg = "", png = "", striped = "", singleTiledPage = "", pagesOfOneSize = ""
 
         static func make() throws -> Files {
@@ -40,6 +40,18 @@ import TestSupport
             let label = smooth(width: 300, height: 200).map { 255 - $0 }
             try AperioSlide.write(source: source, to: files.slide, micronsPerPixel: 0.25,
                                   label: (label, 300, 200))
+            files.leica = folder + "/slide.scn"
+            try LeicaSlide.write(source: source, to: files.leica, micronsPerPixel: 0.25)
+            // NDPI's levels are cut at restart markers into tiles of 256 x 8: a size they divide at every level.
+            let cropped = folder + "/smooth-2048.v"
+            try vips("crop", source, cropped, "0", "0", "2048", "1536")
+            files.hamamatsu = folder + "/slide.ndpi"
+            try HamamatsuSlide.write(source: cropped, to: files.hamamatsu, levels: 4, micronsPerPixel: 0.25)
+            // MIRAX's camera images are 256 x 256: a smaller crop keeps its few dozen JPEGs quick to make.
+            let small = folder + "/smooth-1024.v"
+            try vips("crop", source, small, "0", "0", "1024", "768")
+            files.mirax = folder + "/slide.mrxs"
+            try MiraxSlide.write(source: small, to: files.mirax, levels: 3, micronsPerPixel: 0.25)
             files.jpeg = folder + "/plain.jpg"
             try vips("jpegsave", source, files.jpeg)
             files.png = folder + "/plain.png"
@@ -147,6 +159,51 @@ import TestSupport
         #expect(source.associatedImages == ["label"])
     }
 
+    /// A Leica SCN, a Hamamatsu NDPI and a MIRAX (written here: `LeicaSlide`, `HamamatsuSlide`, `MiraxSlide`) are
+    /// what OpenSlide 3.4.1 takes for its `leica`, `hamamatsu` and `mirax` vendors, and their levels are OpenSlide's: a region read at each
+    /// level's own scale is, in register, libvips's `openslideload level=N` of that region.
+    @Test(arguments: ["leica", "hamamatsu", "mirax"])
+    func otherVendorsSlidesAreReadThroughOpenSlide(_ vendor: String) throws {
+        let files = try Self.made.get()
+        let file = ["leica": files.leica, "hamamatsu": files.hamamatsu, "mirax": files.mirax][vendor]!
+        let properties = try Command.run("/usr/bin/openslide-show-properties", [file])
+        #expect(properties.status == 0 && properties.output.contains("openslide.vendor: '\(vendor)'"), "\(properties.output)")
+        let source = try #require(try PyramidalSource.probe(path: file))
+        #expect(source.format == .openslide)
+        let count = try Self.field("openslide.level-count", of: file)
+        let expected = try (0..<count).map { level in
+            try ["width", "height"].map { try Self.field("openslide.level[\(level)].\($0)", of: file) }
+        }
+        // NDPI's 4 JPEGs, and 3 more OpenSlide makes of the smallest by libjpeg's scaling (1/2, 1/4, 1/8).
+        #expect(count == ["leica": 5, "hamamatsu": 7, "mirax": 3][vendor])
+        #expect(Self.sizes(source) == expected)
+        #expect(source.levels.map(\.load) == (0..<count).map { .openslide(level: $0) })
+        #expect(source.levels.map(\.downsample) == (0..<count).map { Double(1 << $0) })
+        let microns = try #require(source.micronsPerPixel)
+        #expect(abs(microns.x - 0.25) < 1e-9 && abs(microns.y - 0.25) < 1e-9, "\(microns)")
+        for (index, level) in source.levels.enumerated() {
+            let scale = 1 << index
+            let (x, y) = (level.width / 4 + 3, level.height / 4 + 5)
+            let (width, height) = (min(300, level.width / 2), min(200, level.height / 2))
+            let region = PixelRect(x: x * scale, y: y * scale, width: width * scale, height: height * scale)
+            let size = PixelSize(width: width, height: height)
+            #expect(source.plan(region, size: size).level == index, "\(vendor) level \(index)")
+            let got = try source.read(region, size: size)
+            #expect(got.width == width && got.height == height && got.bands == 3)
+            let expected = try Self.openslideLevel(index, of: file).crop(x: x, y: y, width: width, height: height).pixels()
+            Self.expectInRegister(try got.pixels(), expected, size: size, "\(vendor) level \(index)")
+        }
+    }
+
+    /// OpenSlide's level `level` of `file` as libvips's openslideload reads it (RGBA, flattened on white), through
+    /// the vips tool (`[level=N]`).
+    static func openslideLevel(_ level: Int, of file: String) throws -> VImage {
+        let folder = try TestScratch.folder("openslide-level")
+        try vips("copy", "\(file)[level=\(level)]", folder + "/level.v")
+        let image = try VImage.open(folder + "/level.v")
+        return image.bands == 4 ? try image.flatten() : image
+    }
+
     /// The same slide named `.tif`, as an upload could be: OpenSlide (an untrusted loader) is never used for it,
     /// and libvips's trusted tiffload reads its tiled pages as its levels.
     @Test func aSlideNamedAsATIFFIsNeverReadThroughOpenSlide() throws {
@@ -222,11 +279,11 @@ import TestSupport
         return try cut.pixels()
     }
 
-    @Test(arguments: ["pages", "subIFDs", "bigTIFF", "slide", "jpeg2000"])
+    @Test(arguments: ["pages", "subIFDs", "bigTIFF", "slide", "leica", "jpeg2000"])
     func readsMatchLibvipsOnTheFullResolution(_ name: String) throws {
         let files = try Self.made.get()
         let file = [("pages", files.pages), ("subIFDs", files.subIFDs), ("bigTIFF", files.bigTIFF),
-                    ("slide", files.slide), ("jpeg2000", files.jpeg2000)].first { $0.0 == name }!.1
+                    ("slide", files.slide), ("leica", files.leica), ("jpeg2000", files.jpeg2000)].first { $0.0 == name }!.1
         let source = try #require(try PyramidalSource.probe(path: file))
         for (region, size, level) in Self.cases {
             #expect(source.plan(region, size: size).level == level, "\(name) \(region) -> \(size)")
@@ -241,11 +298,11 @@ import TestSupport
     /// A read that is exactly one stored tile of a level (aligned to the level's grid, the tile's size, whole) is
     /// that tile's JPEG, sent as stored: decoded, it is pixel for pixel what the read decodes. Any other read (an
     /// edge tile cut short, a shifted or scaled region, a JPEG 2000's) has none.
-    @Test(arguments: ["pages", "subIFDs", "bigTIFF", "slide"])
+    @Test(arguments: ["pages", "subIFDs", "bigTIFF", "slide", "leica"])
     func alignedReadsAreTheStoredTilesJPEGs(_ name: String) throws {
         let files = try Self.made.get()
         let file = [("pages", files.pages), ("subIFDs", files.subIFDs), ("bigTIFF", files.bigTIFF),
-                    ("slide", files.slide)].first { $0.0 == name }!.1
+                    ("slide", files.slide), ("leica", files.leica)].first { $0.0 == name }!.1
         let source = try #require(try PyramidalSource.probe(path: file))
         let tile = PixelSize(width: 256, height: 256)
         var sent = 0

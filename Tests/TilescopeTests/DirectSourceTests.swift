@@ -31,6 +31,17 @@ import Testing
             // An Aperio slide with a label (read through OpenSlide, named .svs as an operator's folder file).
             try AperioSlide.write(source: plain, to: folder + "/aperio.svs", micronsPerPixel: 0.5,
                                   label: (label, labelWidth, labelHeight))
+            // A Leica SCN and a Hamamatsu NDPI, OpenSlide's too (NDPI's levels a multiple of its 256 x 8 tiles).
+            try LeicaSlide.write(source: plain, to: folder + "/leica.scn", micronsPerPixel: 0.5)
+            let cropped = folder + "/../ndpi-source.v"
+            let crop = try Command.run("/usr/bin/vips", ["crop", plain, cropped, "0", "0", "2048", "1536"])
+            guard crop.status == 0 else { throw TestFailure("vips crop: \(crop.output)") }
+            try HamamatsuSlide.write(source: cropped, to: folder + "/hamamatsu.ndpi", levels: 4, micronsPerPixel: 0.5)
+            // A MIRAX: mirax.mrxs and its folder mirax/ of index and data files, as a scanner leaves them.
+            let small = folder + "/../mirax-source.v"
+            let smaller = try Command.run("/usr/bin/vips", ["crop", plain, small, "0", "0", "1024", "768"])
+            guard smaller.status == 0 else { throw TestFailure("vips crop: \(smaller.output)") }
+            try MiraxSlide.write(source: small, to: folder + "/mirax.mrxs", levels: 3, micronsPerPixel: 0.5)
         }
         try! server.waitUntilBuilt()
         return server
@@ -47,10 +58,13 @@ import Testing
     }
 
     /// One page (level) of the source as libvips's tiffload reads it, through the vips tool (`[page=N]`).
-    static func page(_ page: Int, of path: String) throws -> VImage {
+    static func page(_ page: Int, of path: String) throws -> VImage { try loaded("\(path)[page=\(page)]") }
+
+    /// What libvips loads of `file` (a file name with load options), copied through the vips tool into memory.
+    static func loaded(_ file: String) throws -> VImage {
         let copy = NSTemporaryDirectory() + "tilescope-direct-page-\(UUID().uuidString).v"
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        let made = try Command.run("/usr/bin/vips", ["copy", "\(path)[page=\(page)]", copy])
+        let made = try Command.run("/usr/bin/vips", ["copy", file, copy])
         guard made.status == 0 else { throw TestFailure("vips copy: \(made.output)") }
         let image = try VImage.open(copy)
         return try VImage.fromPixels(try image.pixels(), width: image.width, height: image.height, bands: image.bands)
@@ -230,6 +244,40 @@ import Testing
         #expect(first.status == 200 && first.header("server-timing")?.contains("tile;desc=passed") == true)
         #expect(tile.status == 200 && tile.header("server-timing")?.contains("tile;desc=held") == true)
         #expect(first.body == tile.body)
+    }
+
+    /// OpenSlide's level `level` of `path` as libvips's openslideload reads it, flattened on white.
+    static func openslideLevel(_ level: Int, of path: String) throws -> VImage {
+        let image = try loaded("\(path)[level=\(level)]")
+        return image.bands == 4 ? try image.flatten() : image
+    }
+
+    /// A Leica SCN, a Hamamatsu NDPI and a MIRAX (the tests' own, `LeicaSlide`, `HamamatsuSlide`, `MiraxSlide`) are
+    /// served directly from OpenSlide's levels: an IIIF region asked at a level's scale is that level's pixels as
+    /// libvips's `openslideload level=N` reads them, and a Deep Zoom tile is served.
+    @Test(arguments: [("leica", "scn"), ("hamamatsu", "ndpi"), ("mirax", "mrxs")])
+    func otherVendorsSlidesAreServedFromTheirLevels(_ name: String, _ suffix: String) throws {
+        let server = Self.server, path = server.images + "/\(name).\(suffix)"
+        let slide = try #require(try server.get("/api/images/\(name)").json)
+        #expect(slide["status"] as? String == "ready" && slide["served"] as? String == "direct", "\(slide)")
+        let level0 = try Self.openslideLevel(0, of: path)
+        #expect(slide["width"] as? Int == level0.width && slide["height"] as? Int == level0.height)
+        let microns = try #require(slide["micronsPerPixel"] as? [String: Double])
+        #expect(abs(microns["x"]! - 0.5) < 1e-9 && abs(microns["y"]! - 0.5) < 1e-9, "\(microns)")
+        for level in 0..<(name == "mirax" ? 3 : 4) {
+            let scale = 1 << level
+            let (x, y, width, height) = (37, 21, 200, 120)
+            let region = "\(x * scale),\(y * scale),\(width * scale),\(height * scale)"
+            let reply = try server.get("/iiif/3/\(name)/\(region)/\(width),/0/default.png")
+            #expect(reply.status == 200, "\(name) level \(level): \(reply.text)")
+            let served = try Self.decoded(reply.body)
+            #expect(served.width == width && served.height == height && served.bands == 3)
+            let expected = try Self.openslideLevel(level, of: path).crop(x: x, y: y, width: width, height: height)
+            let psnr = TestImages.psnr(try served.pixels(), try expected.pixels())
+            #expect(psnr >= 40, "\(name) level \(level): \(psnr) dB")
+        }
+        let tile = try server.get("/dzi/\(name)_files/9/1_0.jpeg")
+        #expect(tile.status == 200 && tile.header("content-type") == "image/jpeg", "\(tile.text)")
     }
 
     @Test func iiifRegionsComeFromTheSource() throws {

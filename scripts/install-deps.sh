@@ -6,7 +6,9 @@ packages=(pkg-config libvips-dev libjpeg62-turbo-dev libjxl-dev libmicrohttpd-de
 if [ "${1:-}" = "--test" ]; then
   # colord-data and icc-profiles-free: the Adobe RGB, ProPhoto and grey profiles the fidelity suite converts.
   # openssl: the test certificate authority of the S3 gateway's TLS port (SeaweedServer).
-  packages+=(libvips-tools curl python3-venv postgresql nginx-light colord-data icc-profiles-free openssl)
+  # libtiff-tools (tiffset, tiffcp) and openslide-tools (openslide-show-properties): the tests' slides and TIFFs.
+  packages+=(libvips-tools curl python3-venv postgresql nginx-light colord-data icc-profiles-free openssl
+             libtiff-tools openslide-tools)
 fi
 missing=()
 for p in "${packages[@]}"; do

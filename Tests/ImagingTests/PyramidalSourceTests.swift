@@ -15,7 +15,7 @@ import TestSupport
     }()
 
     struct Files: Sendable {
-        var pages = "", subIFDs = "", bigTIFF = "", jpeg2000 = "", slide = "", leica = "", hamamatsu = "", mirax = ""
+        var pages = "", subIFDs = "", bigTIFF = "", jpeg2000 = "", htj2k = "", slide = "", leica = "", hamamatsu = "", mirax = ""
         var jpeg = "", png = "", striped = "", singleTiledPage = "", pagesOfOneSize = ""
 
         static func make() throws -> Files {
@@ -36,6 +36,8 @@ import TestSupport
             try vips(["tiffsave", source, files.bigTIFF, "--bigtiff"] + pyramid)
             files.jpeg2000 = folder + "/smooth.jp2"
             try vips("jp2ksave", source, files.jpeg2000, "--tile-width", "256", "--tile-height", "256")
+            files.htj2k = folder + "/smooth.j2c"
+            try HTJ2KCodestream.write(raw: raw, width: width, height: height, decompositions: 4, to: files.htj2k)
             files.slide = folder + "/slide.svs"
             let label = smooth(width: 300, height: 200).map { 255 - $0 }
             try AperioSlide.write(source: source, to: files.slide, micronsPerPixel: 0.25,
@@ -233,6 +235,21 @@ import TestSupport
         #expect(source.levels.allSatisfy { $0.tiles?.isJPEG == false })
     }
 
+    /// High-Throughput JPEG 2000 (Part 15), which OpenJPEG 2.5 decodes: its resolution levels are the levels too.
+    @Test func anHTJ2KCodestreamsResolutionsAreLevels() throws {
+        let file = try Self.made.get().htj2k
+        #expect(try HTJ2KCodestream.declaresHighThroughput(file), "the codestream is not HTJ2K")
+        let source = try #require(try PyramidalSource.probe(path: file))
+        #expect(source.format == .jpeg2000)
+        let pages = try Self.field("n-pages", of: file)
+        let expected = try (0..<pages).map { page in
+            try ["width", "height"].map { try Self.field($0, of: "\(file)[page=\(page)]") }
+        }
+        #expect(pages == 5)
+        #expect(Self.sizes(source) == expected)
+        #expect(source.levels.map(\.load) == (0..<pages).map { .jpeg2000(reduction: $0) })
+    }
+
     @Test func sourcesThatAreNoPyramidProbeAsNil() throws {
         let files = try Self.made.get()
         for file in [files.jpeg, files.png, files.striped, files.singleTiledPage, files.pagesOfOneSize] {
@@ -279,11 +296,12 @@ import TestSupport
         return try cut.pixels()
     }
 
-    @Test(arguments: ["pages", "subIFDs", "bigTIFF", "slide", "leica", "jpeg2000"])
+    @Test(arguments: ["pages", "subIFDs", "bigTIFF", "slide", "leica", "jpeg2000", "htj2k"])
     func readsMatchLibvipsOnTheFullResolution(_ name: String) throws {
         let files = try Self.made.get()
         let file = [("pages", files.pages), ("subIFDs", files.subIFDs), ("bigTIFF", files.bigTIFF),
-                    ("slide", files.slide), ("leica", files.leica), ("jpeg2000", files.jpeg2000)].first { $0.0 == name }!.1
+                    ("slide", files.slide), ("leica", files.leica), ("jpeg2000", files.jpeg2000),
+                    ("htj2k", files.htj2k)].first { $0.0 == name }!.1
         let source = try #require(try PyramidalSource.probe(path: file))
         for (region, size, level) in Self.cases {
             #expect(source.plan(region, size: size).level == level, "\(name) \(region) -> \(size)")

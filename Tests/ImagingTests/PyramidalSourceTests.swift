@@ -15,7 +15,7 @@ import TestSupport
     }()
 
     struct Files: Sendable {
-        var pages = "", subIFDs = "", bigTIFF = "", jpeg2000 = "", htj2k = "", slide = "", leica = "", hamamatsu = "", mirax = ""
+        var pages = "", subIFDs = "", omeTIFF = "", bigTIFF = "", jpeg2000 = "", htj2k = "", slide = "", leica = "", hamamatsu = "", mirax = ""
         var jpeg = "", png = "", striped = "", singleTiledPage = "", pagesOfOneSize = ""
 
         static func make() throws -> Files {
@@ -32,6 +32,11 @@ import TestSupport
             try vips(["tiffsave", source, files.pages] + pyramid)
             files.subIFDs = folder + "/subifds.tif"
             try vips(["tiffsave", source, files.subIFDs, "--subifd"] + pyramid)
+            // An OME-TIFF: the same SubIFD pyramid (OME-TIFF's own layout for pyramids) whose first ImageDescription
+            // is OME-XML naming one RGB plane, as microscopy software writes it.
+            files.omeTIFF = folder + "/smooth.ome.tif"
+            try FileManager.default.copyItem(atPath: files.subIFDs, toPath: files.omeTIFF)
+            try AperioSlide.run("/usr/bin/tiffset", ["-d", "0", "-s", "270", omeXML(width: width, height: height), files.omeTIFF])
             files.bigTIFF = folder + "/big.tif"
             try vips(["tiffsave", source, files.bigTIFF, "--bigtiff"] + pyramid)
             files.jpeg2000 = folder + "/smooth.jp2"
@@ -140,6 +145,28 @@ import TestSupport
         #expect(subIFDs == 4)
         #expect(Self.sizes(source) == expected)
         #expect(source.levels.map(\.load) == [.tiffPage(0)] + (0..<subIFDs).map { .tiffSubIFD($0) })
+    }
+
+    /// An OME-TIFF's pyramid is its SubIFDs, its OME-XML description notwithstanding.
+    @Test func anOMETIFFsSubIFDsAreLevels() throws {
+        let file = try Self.made.get().omeTIFF
+        #expect(try Command.run("/usr/bin/vipsheader", ["-f", "image-description", file]).output.contains("<OME xmlns="))
+        let source = try #require(try PyramidalSource.probe(path: file))
+        #expect(source.format == .tiffSubIFDs)
+        let subIFDs = try Self.field("n-subifds", of: file)
+        let expected = try [[Self.field("width", of: file), Self.field("height", of: file)]] + (0..<subIFDs).map { index in
+            try ["width", "height"].map { try Self.field($0, of: "\(file)[subifd=\(index)]") }
+        }
+        #expect(subIFDs == 4)
+        #expect(Self.sizes(source) == expected)
+    }
+
+    /// The least OME-XML for one interleaved RGB plane of `width` x `height` in IFD 0.
+    static func omeXML(width: Int, height: Int) -> String {
+        #"<?xml version="1.0" encoding="UTF-8"?><OME xmlns="http://www.openmicroscopy.org/Schemas/OME/2016-06">"#
+            + #"<Image ID="Image:0"><Pixels ID="Pixels:0" DimensionOrder="XYCZT" Type="uint8" "#
+            + #"SizeX="\#(width)" SizeY="\#(height)" SizeC="3" SizeZ="1" SizeT="1">"#
+            + #"<Channel ID="Channel:0:0" SamplesPerPixel="3"/><TiffData IFD="0" PlaneCount="1"/></Pixels></Image></OME>"#
     }
 
     @Test func anAperioSlideIsReadThroughOpenSlide() throws {
@@ -296,10 +323,10 @@ import TestSupport
         return try cut.pixels()
     }
 
-    @Test(arguments: ["pages", "subIFDs", "bigTIFF", "slide", "leica", "jpeg2000", "htj2k"])
+    @Test(arguments: ["pages", "subIFDs", "omeTIFF", "bigTIFF", "slide", "leica", "jpeg2000", "htj2k"])
     func readsMatchLibvipsOnTheFullResolution(_ name: String) throws {
         let files = try Self.made.get()
-        let file = [("pages", files.pages), ("subIFDs", files.subIFDs), ("bigTIFF", files.bigTIFF),
+        let file = [("pages", files.pages), ("subIFDs", files.subIFDs), ("omeTIFF", files.omeTIFF), ("bigTIFF", files.bigTIFF),
                     ("slide", files.slide), ("leica", files.leica), ("jpeg2000", files.jpeg2000),
                     ("htj2k", files.htj2k)].first { $0.0 == name }!.1
         let source = try #require(try PyramidalSource.probe(path: file))

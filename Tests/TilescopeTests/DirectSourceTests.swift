@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Imaging
 import ScrollGeometry
+import SeededRandom
 import TestSupport
 import Testing
 @testable import Tilescope
@@ -20,6 +21,9 @@ import Testing
                                          "--compression", "jpeg", "--Q", "90", "--tile-width", "256", "--tile-height", "256"])
             guard made.status == 0 else { throw TestFailure("vips tiffsave: \(made.output)") }
             try TestImages.writeJPEG(width: 800, height: 600, to: folder + "/photo.jpg", seed: 3)
+            // The slide's picture as a plain PNG, built as any image is: what the viewport API answers for it is
+            // what it must answer for the slide served directly.
+            try FileManager.default.copyItem(atPath: plain, toPath: folder + "/built.png")
             // A pyramid that says how large its pixels are: 4,000 pixels a millimetre (0.25 µm, a slide's), kept by
             // libvips as a TIFF resolution in pixels per centimetre.
             let measured = folder + "/../measured.v"
@@ -314,6 +318,32 @@ import Testing
         }
         let tile = try server.get("/dzi/htj2k_files/9/1_0.jpeg")
         #expect(tile.status == 200 && tile.header("content-type") == "image/jpeg", "\(tile.text)")
+    }
+
+    /// The viewport API cannot tell a source served from its own levels from the same picture built: over seeded
+    /// viewports (sizes, zoomScales, offsets, insets, DPRs), the level, the tiles, their frames, the zoom scales and
+    /// whether the preview suffices are the same for `slide` (direct) and `built` (a pyramid of the same pixels).
+    @Test func theViewportAPIAnswersADirectSourceAsABuiltOne() throws {
+        let server = Self.server
+        #expect(try server.get("/api/images/slide").json?["served"] as? String == "direct")
+        #expect(try server.get("/api/images/built").json?["served"] as? String == "built")
+        var random = SeededGenerator(seed: 39)
+        let compared = ["level", "tiles", "frames", "zoomScale", "minimumZoomScale", "maximumZoomScale", "resolution",
+                        "contentSize", "contentOffset"]
+        for _ in 0..<40 {
+            let width = Int.random(in: 200...1600, using: &random), height = Int.random(in: 200...1200, using: &random)
+            let zoomScale = Double(Int.random(in: 5...400, using: &random)) / 100, scale = [1, 2, 3][Int.random(in: 0...2, using: &random)]
+            let query = "width=\(width)&height=\(height)&scale=\(scale)&zoomScale=\(zoomScale)"
+                + "&offsetX=\(Int.random(in: -200...6000, using: &random))&offsetY=\(Int.random(in: -200...4000, using: &random))"
+            let direct = try #require(try server.get("/api/images/slide/viewport?\(query)").json, "\(query)")
+            let built = try #require(try server.get("/api/images/built/viewport?\(query)").json, "\(query)")
+            #expect(direct["level"] != nil && direct["tiles"] != nil && direct["zoomScale"] != nil, "\(direct)")
+            for key in compared {
+                let a = direct[key].map { try? JSONSerialization.data(withJSONObject: ["v": $0], options: .sortedKeys) }
+                let b = built[key].map { try? JSONSerialization.data(withJSONObject: ["v": $0], options: .sortedKeys) }
+                #expect(a == b, "\(key) differs for \(query)")
+            }
+        }
     }
 
     @Test func iiifRegionsComeFromTheSource() throws {

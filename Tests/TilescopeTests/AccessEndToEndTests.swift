@@ -147,6 +147,8 @@ import Testing
         #expect(unknownInBody.status == 409 && unknownInBody.json?["error"] as? String == "unknown_image", "\(unknownInBody.text)")
         for misshapen in ["-nowhere", "no--where", "nowhere-", "Nowhere", "\u{d7}"] {
             #expect(try post(admin, #"{"images": ["\#(misshapen)"]}"#).status == 400, "\(misshapen)")
+            // Misshapen after an unknown id of a good shape: still a bad request, every shape checked first.
+            #expect(try post(admin, #"{"images": ["nowhere", "\#(misshapen)"]}"#).status == 400, "nowhere, \(misshapen)")
         }
         let unknownPath = try RawHTTP(port: gallery.port).send("POST", "/api/images/nowhere/signed-urls", headers: admin, body: [])
         #expect(unknownPath.status == 404, "\(unknownPath.text)")

@@ -28,12 +28,13 @@ extension TilescopeApp {
         var ids = [id]
         for other in asked.images where !ids.contains(other) { ids.append(other) }
         guard library.record(id) != nil else { throw APIError.notFound("no image with id '\(id.prefix(80))'") }
+        // Shape first, of every id before any is looked up: an id no image can have (the contract's ImageID: a-z,
+        // 0-9 and _, hyphens only between them) makes the request bad whatever the library holds, even when an
+        // earlier id of a good shape names no image (schemathesis sent [unknown, misshapen] and got the 409).
+        for each in ids where each != id && !Self.hasImageIDShape(each) {
+            throw APIError.badRequest("image '\(each.prefix(80))' is not an image id (a-z, 0-9, - and _ only)")
+        }
         for each in ids {
-            // Shape first: an id no image can have (the contract's ImageID: a-z, 0-9 and _, hyphens only between
-            // them) is a bad request, whatever the library holds.
-            guard each == id || Self.hasImageIDShape(each) else {
-                throw APIError.badRequest("image '\(each.prefix(80))' is not an image id (a-z, 0-9, - and _ only)")
-            }
             // The path's image exists: an unknown one in the body conflicts with the library as it is, not a missing resource.
             guard library.record(each) != nil else {
                 throw APIError(409, "unknown_image", "the body's images name '\(each.prefix(80))', and no image has that id")

@@ -134,8 +134,14 @@ import TestSupport
         }
     }
 
-    @Test func tiffSubIFDsAreLevels() throws {
-        let file = try Self.made.get().subIFDs
+    /// A SubIFD pyramid's levels are its SubIFDs; an OME-TIFF's too, its OME-XML description notwithstanding.
+    @Test(arguments: ["subIFDs", "omeTIFF"])
+    func tiffSubIFDsAreLevels(_ name: String) throws {
+        let files = try Self.made.get()
+        let file = name == "omeTIFF" ? files.omeTIFF : files.subIFDs
+        if name == "omeTIFF" {
+            #expect(try Command.run("/usr/bin/vipsheader", ["-f", "image-description", file]).output.contains("<OME xmlns="))
+        }
         let source = try #require(try PyramidalSource.probe(path: file))
         #expect(source.format == .tiffSubIFDs)
         let subIFDs = try Self.field("n-subifds", of: file)
@@ -145,20 +151,6 @@ import TestSupport
         #expect(subIFDs == 4)
         #expect(Self.sizes(source) == expected)
         #expect(source.levels.map(\.load) == [.tiffPage(0)] + (0..<subIFDs).map { .tiffSubIFD($0) })
-    }
-
-    /// An OME-TIFF's pyramid is its SubIFDs, its OME-XML description notwithstanding.
-    @Test func anOMETIFFsSubIFDsAreLevels() throws {
-        let file = try Self.made.get().omeTIFF
-        #expect(try Command.run("/usr/bin/vipsheader", ["-f", "image-description", file]).output.contains("<OME xmlns="))
-        let source = try #require(try PyramidalSource.probe(path: file))
-        #expect(source.format == .tiffSubIFDs)
-        let subIFDs = try Self.field("n-subifds", of: file)
-        let expected = try [[Self.field("width", of: file), Self.field("height", of: file)]] + (0..<subIFDs).map { index in
-            try ["width", "height"].map { try Self.field($0, of: "\(file)[subifd=\(index)]") }
-        }
-        #expect(subIFDs == 4)
-        #expect(Self.sizes(source) == expected)
     }
 
     /// The least OME-XML for one interleaved RGB plane of `width` x `height` in IFD 0.
@@ -248,8 +240,13 @@ import TestSupport
         #expect(!PyramidalSource.untrustedLoaderExtensions.contains("tif"))
     }
 
-    @Test func aJPEG2000sResolutionsAreLevels() throws {
-        let file = try Self.made.get().jpeg2000
+    /// A JPEG 2000's resolution levels are its levels; High-Throughput JPEG 2000's (Part 15, which OpenJPEG 2.5
+    /// decodes) too.
+    @Test(arguments: ["jpeg2000", "htj2k"])
+    func aJPEG2000sResolutionsAreLevels(_ name: String) throws {
+        let files = try Self.made.get()
+        let file = name == "htj2k" ? files.htj2k : files.jpeg2000
+        if name == "htj2k" { #expect(try HTJ2KCodestream.declaresHighThroughput(file), "the codestream is not HTJ2K") }
         let source = try #require(try PyramidalSource.probe(path: file))
         #expect(source.format == .jpeg2000)
         let pages = try Self.field("n-pages", of: file)
@@ -260,21 +257,6 @@ import TestSupport
         #expect(Self.sizes(source) == expected)
         #expect(source.levels.map(\.load) == (0..<pages).map { .jpeg2000(reduction: $0) })
         #expect(source.levels.allSatisfy { $0.tiles?.isJPEG == false })
-    }
-
-    /// High-Throughput JPEG 2000 (Part 15), which OpenJPEG 2.5 decodes: its resolution levels are the levels too.
-    @Test func anHTJ2KCodestreamsResolutionsAreLevels() throws {
-        let file = try Self.made.get().htj2k
-        #expect(try HTJ2KCodestream.declaresHighThroughput(file), "the codestream is not HTJ2K")
-        let source = try #require(try PyramidalSource.probe(path: file))
-        #expect(source.format == .jpeg2000)
-        let pages = try Self.field("n-pages", of: file)
-        let expected = try (0..<pages).map { page in
-            try ["width", "height"].map { try Self.field($0, of: "\(file)[page=\(page)]") }
-        }
-        #expect(pages == 5)
-        #expect(Self.sizes(source) == expected)
-        #expect(source.levels.map(\.load) == (0..<pages).map { .jpeg2000(reduction: $0) })
     }
 
     @Test func sourcesThatAreNoPyramidProbeAsNil() throws {

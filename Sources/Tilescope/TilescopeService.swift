@@ -221,7 +221,7 @@ public final class TilescopeService: @unchecked Sendable {
         guard BucketSources.isBucket(config.imagesFolder) else { return nil }
         let bucket = try BucketSources(url: config.imagesFolder, endpoint: config.storeEndpoint, region: config.storeRegion,
                                        pathStyle: config.storePathStyle, environment: ProcessInfo.processInfo.environment,
-                                       maxObjectBytes: config.maxUploadBytes)
+                                       maxObjectBytes: config.maxUploadBytes, wholeListingSeconds: config.imagesRelistSeconds)
         if let objects = store as? S3PyramidStore,
            bucket.contains(bucket: objects.location.settings.bucket, endpoint: objects.location.settings.hostHeader,
                            prefix: objects.location.prefix) {

@@ -50,13 +50,13 @@ import Testing
     }
 
     static func bucket(_ server: SeaweedServer, name: String, prefix: String = "g", pageSize: Int = 1000,
-                       maxObjectBytes: Int = 1 << 30) throws -> BucketSources {
+                       maxObjectBytes: Int = 1 << 30, wholeListingSeconds: Int = 0) throws -> BucketSources {
         let credentials = SigV4Credentials(accessKeyID: server.accessKey, secretAccessKey: server.secretKey)
         let client = try S3Client(settings: S3Settings(endpoint: server.endpoint, region: server.region, bucket: name,
                                                        credentials: credentials))
         try client.createBucket()
         return BucketSources(client: client, prefix: prefix, location: "s3://\(name)/\(prefix)", maxObjectBytes: maxObjectBytes,
-                             pageSize: pageSize)
+                             pageSize: pageSize, wholeListingSeconds: wholeListingSeconds)
     }
 
     @Test func aListingPagesThroughTheBucketAndLeavesOtherKeysAlone() throws {
@@ -82,6 +82,50 @@ import Testing
         let again = try bucket.list()
         let changed = zip(listed, again).filter { $0.version != $1.version }.map(\.0.name)
         #expect(changed == ["p03.jpg"])
+    }
+
+    /// Between whole listings of a bucket of several pages, a pass asks only for the keys after the last one: one
+    /// request, which finds objects added under names that sort last; the rest waits for a whole listing, which
+    /// this server's own writes, a failed listing and the interval each bring.
+    @Test func betweenWholeListingsAPassAsksOnlyForKeysAfterTheLast() throws {
+        let server = try SeaweedServer.shared()
+        let bucket = try Self.bucket(server, name: "after-\(UInt32.random(in: 0...UInt32.max))", pageSize: 3,
+                                     wholeListingSeconds: 3600)
+        for name in ["b1.jpg", "b2.jpg", "b3.jpg", "b4.jpg", "b5.jpg"] { _ = try bucket.client.putObject("g/" + name, body: [1]) }
+        #expect(try bucket.list().count == 5)
+        #expect(bucket.requestCounts.listRequests == 2, "5 keys in pages of 3")
+
+        #expect(try bucket.list().map(\.name) == ["b1.jpg", "b2.jpg", "b3.jpg", "b4.jpg", "b5.jpg"])
+        #expect(bucket.requestCounts.listRequests == 3, "nothing added: one request")
+
+        // Added after the last key: seen at the next pass, with the known ones, by one request.
+        _ = try bucket.client.putObject("g/c1.jpg", body: [1, 2])
+        _ = try bucket.client.putObject("g/notes.txt", body: [1])  // not a source, but the greatest key
+        #expect(try bucket.list().map(\.name) == ["b1.jpg", "b2.jpg", "b3.jpg", "b4.jpg", "b5.jpg", "c1.jpg"])
+        #expect(bucket.requestCounts.listRequests == 4)
+
+        // Added before it, replaced, removed: not seen until a whole listing.
+        _ = try bucket.client.putObject("g/a1.jpg", body: [1])
+        _ = try bucket.client.putObject("g/b2.jpg", body: [9, 9, 9])
+        try bucket.client.deleteObject("g/b4.jpg")
+        let between = try bucket.list()
+        #expect(between.map(\.name) == ["b1.jpg", "b2.jpg", "b3.jpg", "b4.jpg", "b5.jpg", "c1.jpg"])
+        #expect(between.first { $0.name == "b2.jpg" }?.size == 1)
+        #expect(bucket.requestCounts.listRequests == 5)
+
+        bucket.listWholeNext()  // as after an upload or a deletion through this server
+        let whole = try bucket.list()
+        #expect(whole.map(\.name) == ["a1.jpg", "b1.jpg", "b2.jpg", "b3.jpg", "b5.jpg", "c1.jpg"])
+        #expect(whole.first { $0.name == "b2.jpg" }?.size == 3)
+        #expect(bucket.requestCounts.listRequests == 8, "7 keys in pages of 3")
+
+        // With no interval (or a bucket of one page) every pass is whole.
+        let every = try Self.bucket(server, name: "every-\(UInt32.random(in: 0...UInt32.max))", pageSize: 3, wholeListingSeconds: 0)
+        for name in ["b1.jpg", "b2.jpg", "b3.jpg", "b4.jpg"] { _ = try every.client.putObject("g/" + name, body: [1]) }
+        _ = try every.list()
+        _ = try every.client.putObject("g/a0.jpg", body: [1])
+        #expect(try every.list().map(\.name).first == "a0.jpg")
+        #expect(every.requestCounts.listRequests == 4)
     }
 
     @Test func aListingOfAStoreThatDoesNotAnswerFailsWholeAndSaysWhy() throws {

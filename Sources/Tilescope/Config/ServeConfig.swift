@@ -31,6 +31,8 @@ public struct ServeConfig: PyramidSettings, Sendable {
     /// Images of at most this many pixels also have a builder of their own (0: none).
     public var expressBuildPixels = 16_777_216
     public var rescanSeconds = 2
+    /// An images bucket of several listing pages is listed whole this often; passes in between list what was added.
+    public var imagesRelistSeconds = BucketListing.defaultWholeSeconds
     /// A folder file is built only once its size and mtime have not changed for this long.
     public var settleSeconds = 2.0
     public var shutdownSeconds = 10
@@ -224,6 +226,10 @@ public struct ServeConfig: PyramidSettings, Sendable {
         },
         Setting("--rescan", env: "TILESCOPE_RESCAN_SECONDS", default: \.rescanSeconds, "seconds between images-folder scans") {
             $0.rescanSeconds = try SettingValue.integer($1, "rescan", in: 1...3600)
+        },
+        Setting("--images-relist", env: "TILESCOPE_IMAGES_RELIST_SECONDS", default: \.imagesRelistSeconds,
+                "seconds between whole listings of an images bucket of over 1,000 objects; the passes between list only keys after the last (0: whole at every pass)") {
+            $0.imagesRelistSeconds = try SettingValue.integer($1, "images-relist", in: 0...86_400)
         },
         Setting("--settle", env: "TILESCOPE_SETTLE_SECONDS", default: \.settleSeconds,
                 "seconds a folder file's size and mtime must stay unchanged before it is built (a copy still arriving)") {

@@ -226,6 +226,7 @@ public final class LibrarySync: @unchecked Sendable {
             throw APIError(imagesBucket: error, doing: "the deletion of \(record.fileName)")
         }
         scanner.library.apply(changed: [], removed: [record.id])  // gone now, even if the next listing fails
+        bucket.listWholeNext()  // only a whole listing sees a removal
         syncLocked()
         try finishDeletion(id: record.id, file: nil)
     }

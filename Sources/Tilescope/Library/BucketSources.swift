@@ -7,8 +7,15 @@ import Synchronization
 ///
 /// A rescan lists the prefix with ListObjectsV2, 1,000 keys a page, and nothing else: no HEAD, no GET. The
 /// listing gives each object's size and ETag, which make its fingerprint (`SourceFingerprint.object`), so a
-/// new, changed or removed object is noticed from the listing alone, for ⌈objects / 1,000⌉ requests a pass.
-/// A source's bytes are read only when it is built (`SourceDownload`), and uploads are written here.
+/// new, changed or removed object is noticed from the listing alone. A source's bytes are read only when it is
+/// built (`SourceDownload`), and uploads are written here.
+///
+/// What a pass costs (`BucketListing`): a bucket that fits one page is listed whole at every pass (one request
+/// either way). A larger one is listed whole every `wholeListingSeconds`; the passes in between ask only for keys
+/// after the greatest one known (`start-after`: S3 lists in key order), one request when nothing was added, so
+/// objects added under names that sort last (a camera's or a scanner's counters, dates) are seen at the next
+/// pass, and any other change (a replaced or removed object, a name that sorts earlier) at the next whole listing.
+/// This server's own uploads and deletions make the next pass whole. S3-compatible stores share no change feed.
 public final class BucketSources: Sendable {
     let client: S3Client
     /// Keys of sources begin with `prefix + "/"` (the whole bucket when empty).
@@ -38,18 +45,22 @@ public final class BucketSources: Sendable {
 
     /// Keys asked for per listing page (S3's most: 1,000); smaller only in tests, to see several pages.
     let pageSize: Int
+    /// What the last listings found, and when the next one must be whole.
+    private let listing: Mutex<BucketListing>
 
-    init(client: S3Client, prefix: String, location: String, maxObjectBytes: Int, pageSize: Int = BucketSources.pageSize) {
+    init(client: S3Client, prefix: String, location: String, maxObjectBytes: Int, pageSize: Int = BucketSources.pageSize,
+         wholeListingSeconds: Int = BucketListing.defaultWholeSeconds) {
         self.client = client
         self.prefix = prefix
         self.location = location
         self.maxObjectBytes = maxObjectBytes
         self.pageSize = min(max(pageSize, 1), Self.pageSize)
+        listing = Mutex(BucketListing(wholeEvery: .seconds(max(0, wholeListingSeconds))))
     }
 
     /// From `--images s3://...`, with the same endpoint, region and path-style rules as `--store`.
     convenience init(url: String, endpoint: String, region: String, pathStyle: Bool, environment: [String: String],
-                     maxObjectBytes: Int) throws {
+                     maxObjectBytes: Int, wholeListingSeconds: Int = BucketListing.defaultWholeSeconds) throws {
         let parsed: StoreLocation
         do {
             parsed = try StoreLocation(url: url, endpoint: endpoint, region: region, pathStyle: pathStyle, environment: environment)
@@ -65,7 +76,8 @@ public final class BucketSources: Sendable {
         let client: S3Client
         do { client = try S3Client(settings: settings) } catch { throw UsageError("--images: \(error)") }
         let shown = "s3://\(settings.bucket)" + (parsed.prefix.isEmpty ? "" : "/\(parsed.prefix)")
-        self.init(client: client, prefix: parsed.prefix, location: shown, maxObjectBytes: maxObjectBytes)
+        self.init(client: client, prefix: parsed.prefix, location: shown, maxObjectBytes: maxObjectBytes,
+                  wholeListingSeconds: wholeListingSeconds)
     }
 
     /// Whether `url` names an images bucket rather than a folder.
@@ -81,10 +93,20 @@ public final class BucketSources: Sendable {
     func key(of name: String) -> String { prefix.isEmpty ? name : prefix + "/" + name }
 
     /// Every source object under the prefix, sorted by name: all pages or an error (a listing cut short is
-    /// never taken for a bucket that lost objects).
+    /// never taken for a bucket that lost objects). Between whole listings of a bucket of several pages, those
+    /// known plus those after the last key (`BucketListing`).
     func list() throws -> [BucketObject] {
         do {
-            let objects = try listAll()
+            let now = ContinuousClock.now
+            let objects: [BucketObject]
+            if let after = listing.withLock({ $0.keyToListAfter(at: now) }) {
+                let added = try listAll(after: after)
+                objects = listing.withLock { $0.took(added: added.objects, lastKey: added.lastKey) }
+            } else {
+                let whole = try listAll(after: nil)
+                listing.withLock { $0.tookWhole(whole.objects, lastKey: whole.lastKey, pages: whole.pages, at: now) }
+                objects = whole.objects
+            }
             let was = lastFailure.withLock { failure in
                 defer { failure = nil }
                 return failure
@@ -99,8 +121,15 @@ public final class BucketSources: Sendable {
                 return failure == nil
             }
             if first { Log.error("\(reason) (the library stands as it was; listed again at every pass)") }
+            listing.withLock { $0.listWholeNext() }
             throw error
         }
+    }
+
+    /// Makes the next pass list the bucket whole: after this server wrote or deleted a source, whose key may sort
+    /// anywhere.
+    func listWholeNext() {
+        listing.withLock { $0.listWholeNext() }
     }
 
     /// Nil while the last listing answered, else why it did not.
@@ -126,17 +155,25 @@ public final class BucketSources: Sendable {
         }
     }
 
-    private func listAll() throws -> [BucketObject] {
+    /// The source objects under the prefix (after `after`, when given), sorted by name, the greatest key listed
+    /// (sources or not, in S3's order: bytes of UTF-8), and the pages asked for.
+    private func listAll(after: String?) throws -> (objects: [BucketObject], lastKey: String?, pages: Int) {
         var objects: [BucketObject] = []
         var refused: [(key: String, why: BucketObjectName.Refusal)] = []
         var token: String?
         var tokensSeen: Set<String> = []
-        var listed = 0
+        var listed = 0, pages = 0
+        var lastKey = after
         repeat {
             counts.withLock { $0.listRequests += 1 }
-            let page = try client.listObjects(prefix: prefix.isEmpty ? nil : prefix + "/", continuationToken: token,
+            pages += 1
+            let page = try client.listObjects(prefix: prefix.isEmpty ? nil : prefix + "/",
+                                              startAfter: token == nil ? after : nil, continuationToken: token,
                                               maxKeys: pageSize)
             listed += page.objects.count
+            for entry in page.objects where lastKey.map({ BucketListing.sortsAfter(entry.key, $0) }) ?? true {
+                lastKey = entry.key
+            }
             guard listed <= Self.maxObjects else {
                 throw S3Error.malformedResponse("the listing holds more than \(Self.maxObjects) objects, this server's bound")
             }
@@ -159,13 +196,18 @@ public final class BucketSources: Sendable {
                 }
             }
         } while token != nil
-        logRefused(refused)
-        return objects.sorted { $0.name < $1.name }
+        logRefused(refused, whole: after == nil)
+        return (objects.sorted { $0.name < $1.name }, lastKey, pages)
     }
 
     /// Says which keys are not sources, when that changes: a hostile or odd key is visible, not silently lost.
-    private func logRefused(_ refused: [(key: String, why: BucketObjectName.Refusal)]) {
+    /// A listing of what was added says each refused key once (the next one starts after it).
+    private func logRefused(_ refused: [(key: String, why: BucketObjectName.Refusal)], whole: Bool) {
         let changed = refusedLogged.withLock { logged in
+            guard whole else {
+                logged += refused.count
+                return true
+            }
             defer { logged = refused.count }
             return logged != refused.count
         }

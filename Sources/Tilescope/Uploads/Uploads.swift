@@ -152,7 +152,9 @@ public final class Uploads: Sendable {
                 let name = UploadName.choose(requested: requestedName, format: format, existing: taken)
                 do {
                     switch try bucket.client.putObject(bucket.key(of: name), file: file, ifNoneMatch: true) {
-                    case .stored: return name
+                    case .stored:
+                        bucket.listWholeNext()  // its name may sort before the last key listed
+                        return name
                     case .alreadyExists: taken.insert(name)
                     }
                 } catch let error as S3Error {

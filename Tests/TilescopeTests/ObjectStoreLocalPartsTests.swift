@@ -66,7 +66,7 @@ struct ObjectStoreLocalPartsTests {
     }
 
     @Test func concurrentFetchesOfOneKeyRunOnceAndShareTheOutcome() {
-        let coalescer = FetchCoalescer()
+        let coalescer = FetchCoalescer<Bool>()
         let runs = Counter(), outcomes = Counter()
         // Threads of their own (not concurrentPerform, which runs one per core): all twelve wait at once.
         AllAtOnce.run(12) {

@@ -9,7 +9,8 @@ import ScrollGeometry
 ///
 /// Once the base is published (`send(levelsFrom:of:)`), a scanner thread looks every `scanInterval` for the tiles of
 /// the pass's finer levels that have appeared, by their names (`{column}_{row}.jpeg` of each level's grid), and
-/// queues each once; `threads` workers PUT them on the client's kept-alive connections. A tile is only there under
+/// queues each once; `threads` workers read them and hand them to `put` (the store appends them to the version's
+/// packs, `PackWriter`, PUT as each fills). A tile is only there under
 /// its name once complete: libvips 8.14's dzsave writes each to a hidden temporary (`.gsf-save-XXXXXX`, libgsf)
 /// and renames it into place. What each upload sent is remembered by the
 /// file's identity (inode, size, modification time): the publication's last pass re-uploads any file whose

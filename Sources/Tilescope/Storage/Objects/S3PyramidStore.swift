@@ -485,13 +485,20 @@ public final class S3PyramidStore: PyramidStore, Sendable {
         return Array(object.body[entry.range])
     }
 
-    /// How a published version lies in the store: its manifest (the local copy's, else the store's) names its pack
-    /// index or none. The index is read from the local copy if it is there and sound, else from the store (then kept).
+    /// How a published version lies in the store: its manifest (the local copy's, else the store's, whose failure is
+    /// thrown as it is) names its pack index or none. The index is read from the local copy if it is there and sound,
+    /// else from the store (then kept).
     private func layout(id: String, version: String) throws -> PackIndexes.Layout {
-        guard let manifest = manifest(id: id, version: version) else {
-            throw S3Error.service(status: 404, code: "NoSuchKey", message: "\(id) has no published \(version)", requestID: nil)
+        var known = local.manifest(id: id, version: version)
+        if known == nil {
+            let object = try call { try client.getObject(manifestKey(id, version)) }
+            guard let stored = try? JSONDecoder().decode(PyramidManifest.self, from: Data(object.body)),
+                  stored.version == version, stored.isComplete else {
+                throw S3Error.malformedResponse("the manifest of \(id)/\(version) is not a complete one of that version")
+            }
+            known = stored
         }
-        guard let name = manifest.packIndex else { return .objects }
+        guard let name = known?.packIndex else { return .objects }
         guard PackIndex.isIndexName(name) else {
             throw S3Error.malformedResponse("the manifest of \(id)/\(version) names an unusable pack index")
         }

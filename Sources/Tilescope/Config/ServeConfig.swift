@@ -83,7 +83,7 @@ public struct ServeConfig: PyramidSettings, Sendable {
     /// is deleted (`AbandonedUploads`).
     public var storeAbandonedSeconds = 3600
     /// The size a version's tiles are packed into objects at (`PackWriter`).
-    public var storePackMegabytes = 8
+    public var storePackMegabytes = 1
 
     public init() {}
 

@@ -62,7 +62,7 @@ public final class S3PyramidStore: PyramidStore, Sendable {
     /// Listing pages read at most for one version or image (1,000 keys a page): a bound, not a limit met.
     static let maxListingPages = 10_000
 
-    init(location: StoreLocation, dataFolder: String, stagingName: String, cacheBytes: Int, packBytes: Int = 8 << 20) throws {
+    init(location: StoreLocation, dataFolder: String, stagingName: String, cacheBytes: Int, packBytes: Int = 1 << 20) throws {
         self.packBytes = packBytes
         local = try FilePyramidStore(dataFolder: dataFolder + "/" + Self.localFolderName, stagingName: stagingName)
         self.location = location

@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import SeededRandom
 import Testing
 @testable import Tilescope
@@ -149,6 +150,8 @@ import Testing
         for (why, bytes) in hostile {
             #expect(throws: PackIndex.Malformed.self, "\(why)") { try PackIndex.parse(bytes) }
         }
+        // What is packed is exactly the pyramid's tiles folder.
+        #expect(PackIndex.packedFolder == PyramidBuilder.tilesFolderName)
         #expect(PackIndex.isIndexName("packs/3fa9.index") && !PackIndex.isIndexName("packs/../x.index")
                 && !PackIndex.isIndexName("pyramid.json") && !PackIndex.isIndexName("packs/x.pack"))
     }

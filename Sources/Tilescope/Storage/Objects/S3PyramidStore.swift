@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Builds stage on the local disk as with `FilePyramidStore` (which this store keeps under
 /// `{data}/store-cache/`, with its staging folders and build locks). A version's tiles are appended into pack
-/// objects of a few MiB as they are written (`PackWriter`), its other files uploaded one object each; once
+/// objects of `--store-pack-mb` (1 MB) as they are written (`PackWriter`), its other files uploaded one object each; once
 /// complete, the last pack and the packs' index go, then `pyramid.json`, last, with `If-None-Match: *` and the
 /// index's name: of two builders of one version one wins, and a reader trusts a version (and its index and packs)
 /// only once that object exists, so objects uploaded by a builder that died are never served (strays are deleted).

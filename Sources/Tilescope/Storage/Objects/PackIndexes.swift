@@ -4,7 +4,7 @@ import Synchronization
 /// How the versions this replica reads lie in the store, by `{id}/{version}`: one object per file (versions published
 /// before packs, and those with no tile) or packed (`PackIndex`). Each version's layout is learnt once (its index
 /// loaded by one caller while the others asking at once wait: `FetchCoalescer`) and kept, for at most `kept`
-/// versions in memory (the least recently used go; an index of 5,733 entries is about 0.6 MB here); the index file
+/// versions in memory (the least recently used go; an index of 5,733 entries is about 0.7 MB here); the index file
 /// itself stays in the version's local copy, so a version forgotten here is read again from the disk, not the store.
 final class PackIndexes: Sendable {
     enum Layout: Sendable {

@@ -53,6 +53,13 @@ final class PassUploads: @unchecked Sendable {  // all mutable state is guarded 
     private let condition = NSCondition()
     private var queue: [String] = []
     private var next = 0
+
+    /// Every tile queued so far, sent or not (what the scanner has seen, for tests that move a level after it).
+    var queued: [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue
+    }
     private var inFlight = 0
     private var sent: [String: Identity] = [:]
     private var failure: (any Error)?

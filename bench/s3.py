@@ -179,7 +179,8 @@ def cpu_seconds(pid):
 
 
 def timed_build(binary, images, work, kind, run, seaweed_port, seaweed_pid):
-    """Wall seconds to the complete version, and the CPU seconds the server and SeaweedFS spent meanwhile."""
+    """Wall seconds to the complete version, the CPU seconds the server and SeaweedFS spent meanwhile, and the objects
+    the server PUT to the store (None for a local build)."""
     data = os.path.join(work, "%s-build-%d" % (kind, run))
     os.makedirs(data)
     weed_before = cpu_seconds(seaweed_pid)
@@ -191,8 +192,9 @@ def timed_build(binary, images, work, kind, run, seaweed_port, seaweed_pid):
         time.sleep(0.05)
     seconds = time.monotonic() - server.started
     cpu = (cpu_seconds(server.pid()), cpu_seconds(seaweed_pid) - weed_before)
+    puts = int(server.metric("tilescope_store_puts_total")) if kind == "s3" else None
     server.stop()
-    return seconds, cpu, data
+    return seconds, cpu, data, puts
 
 
 def level_tiles(manifest, level):
@@ -252,13 +254,17 @@ def main():
         # 1. Builds, alternating.
         builds = {"local": [], "s3": []}
         cpus = {"local": [], "s3": []}
+        puts = []
         local_data = s3_prefix = None
         for run in range(BUILD_RUNS):
             for kind in (("local", "s3") if run % 2 == 0 else ("s3", "local")):
-                seconds, cpu, data = timed_build(binary, images, work, kind, run, seaweed_port, seaweed.pid)
+                seconds, cpu, data, put = timed_build(binary, images, work, kind, run, seaweed_port, seaweed.pid)
                 builds[kind].append(seconds)
                 cpus[kind].append(cpu)
-                log("build %d %s: %.2f s wall, CPU %.1f s server + %.1f s SeaweedFS" % (run, kind, seconds, cpu[0], cpu[1]))
+                if put is not None:
+                    puts.append(put)
+                log("build %d %s: %.2f s wall, CPU %.1f s server + %.1f s SeaweedFS%s" % (
+                    run, kind, seconds, cpu[0], cpu[1], "" if put is None else ", %d objects PUT" % put))
                 if kind == "local":
                     local_data = data
                 else:
@@ -345,8 +351,9 @@ def main():
     build_ratio = med(builds["s3"]) / med(builds["local"])
     load = open("/proc/loadavg").read().split()[:3]
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    cpu_line = "build CPU (server + SeaweedFS), local: %s s; s3: %s s." % (
-        ", ".join("%.1f + %.1f" % c for c in cpus["local"]), ", ".join("%.1f + %.1f" % c for c in cpus["s3"]))
+    cpu_line = "build CPU (server + SeaweedFS), local: %s s; s3: %s s. Objects PUT per published build: %s." % (
+        ", ".join("%.1f + %.1f" % c for c in cpus["local"]), ", ".join("%.1f + %.1f" % c for c in cpus["s3"]),
+        ", ".join("%d" % p for p in puts))
     if BUILDS_ONLY:
         report = "\n".join([
             "commit %s, %s, %d cores, load average %s (1/5/15 min) at the end" % (

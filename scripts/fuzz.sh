@@ -13,7 +13,7 @@ root=$(pwd)
 seconds=${1:-60}
 shift || true
 jobs=${FUZZ_JOBS:-1}
-all_targets=(endpoint percent-decoding iiif viewport-query viewport-json multipart captions-json captions-plist rating jpeg-huffman jpeg-eighth jpeg-rows hot-responses accept forwarded-for fair-queue tiff-layout s3-xml http-response pyramidal-sources-json signed-token accounts)
+all_targets=(endpoint percent-decoding iiif viewport-query viewport-json multipart captions-json captions-plist rating jpeg-huffman jpeg-eighth jpeg-rows hot-responses accept forwarded-for fair-queue tiff-layout s3-xml http-response pack-index pyramidal-sources-json signed-token accounts)
 [ "$#" -gt 0 ] && targets=("$@") || targets=("${all_targets[@]}")
 
 # The fuzz executable lives in a package generated here: the root manifest plus one executable target

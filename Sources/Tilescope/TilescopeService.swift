@@ -58,7 +58,7 @@ public final class TilescopeService: @unchecked Sendable {
             let location = try StoreLocation(url: config.storeURL, endpoint: config.storeEndpoint, region: config.storeRegion,
                                              pathStyle: config.storePathStyle, environment: ProcessInfo.processInfo.environment)
             store = try S3PyramidStore(location: location, dataFolder: config.dataFolder, stagingName: catalog.stagingName,
-                                       cacheBytes: config.storeCacheMegabytes << 20)
+                                       cacheBytes: config.storeCacheMegabytes << 20, packBytes: config.storePackMegabytes << 20)
         }
         let bucket = try Self.imagesBucket(config, store: store)
         // A bucket is named without its URL's query (the endpoint) in logs and records.

@@ -24,7 +24,7 @@ import Testing
 /// `pyramid.json`, or `pyramid.json`), not assumed from a delay; seeds run until each of the three was hit.
 @Suite(.serialized) struct ObjectStoreKillPointTests {
     static let id = "kp"
-    /// Big enough that an upload takes many round trips (about 260 objects) to be killed in the middle of.
+    /// Big enough that an upload takes several round trips (about 260 tiles, in packs of 1 MB) to be killed in the middle of.
     static let size = (width: 4000, height: 3000)
     static let minimumSeeds = 4
     static let maximumSeeds = 9
@@ -55,7 +55,9 @@ import Testing
                                                        credentials: credentials))
             try client.createBucket()
             environment = ["AWS_ACCESS_KEY_ID": seaweed.accessKey, "AWS_SECRET_ACCESS_KEY": seaweed.secretKey]
-            store = ["--store", "s3://killpoints/kill/points?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)"]
+            // Packs of 1 MB: a version is several packs, so an upload can be killed between them.
+            store = ["--store", "s3://killpoints/kill/points?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)",
+                     "--store-pack-mb", "1"]
             root = try TestScratch.folder("kill-points")
             images = root + "/images"
             try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
@@ -122,7 +124,9 @@ import Testing
         }
 
         /// The invariant of the store itself: a version with `pyramid.json` holds every file of the reference's
-        /// build, the same bytes. With `exactly`, it holds nothing else (the strays of a dead upload are gone).
+        /// build, the same bytes, its tiles read through the index its manifest names from the packs the index names.
+        /// With `exactly`, it holds nothing else (the strays of a dead upload are gone: no object beside the manifest,
+        /// the index, its packs and the other files, and no file the build did not make).
         func checkStore(_ version: String, exactly: Bool) throws {
             let keys = try storedKeys()
             let prefix = idPrefix + version + "/"
@@ -131,17 +135,18 @@ import Testing
                 return
             }
             guard let files = expected[version] else { throw TestFailure("no reference for \(version)") }
+            let stored = try StoredVersion(client, prefix: prefix)
+            #expect(stored.manifest.packIndex != nil, "published \(version) is not packed")
             for (path, bytes) in files {
-                let stored = try? client.getObject(prefix + path).body
-                #expect(stored != nil, "published \(version) lacks \(path): a partial pyramid")
-                #expect(stored == nil || stored == bytes, "published \(version) holds \(path) with other bytes than the build")
+                #expect(stored.files[path] != nil, "published \(version) lacks \(path): a partial pyramid")
+                #expect(stored.files[path] == nil || stored.files[path] == bytes, "published \(version) holds \(path) with other bytes than the build")
             }
-            let manifest = try JSONDecoder().decode(PyramidManifest.self, from: Data(try client.getObject(prefix + "pyramid.json").body))
-            #expect(manifest.version == version && manifest.isComplete, "published \(version)'s manifest: \(manifest)")
+            #expect(stored.manifest.version == version && stored.manifest.isComplete, "published \(version)'s manifest: \(stored.manifest)")
             if exactly {
-                let wanted = Set(files.keys.map { prefix + $0 } + [prefix + "pyramid.json"])
-                let extra = Set(keys.keys.filter { $0.hasPrefix(prefix) }).subtracting(wanted)
+                let extra = stored.keys.subtracting(stored.objects)
                 #expect(extra.isEmpty, "left in the store beside \(version): \(extra.sorted().prefix(8)) (\(extra.count))")
+                let unmade = Set(stored.pyramidFiles.keys).subtracting(files.keys)
+                #expect(unmade.isEmpty, "published \(version) holds files the build did not make: \(unmade.sorted().prefix(8))")
             }
         }
     }
@@ -222,7 +227,11 @@ import Testing
                               random: inout SeededGenerator) throws -> Phase {
         let server = try ServerProcess(images: world.images, data: data, extra: world.store, environment: world.environment)
         let prefix = world.idPrefix + version + "/"
-        let total = world.expected[version]!.count + 1
+        // The objects of the finished version: its files but the tiles, about one pack per MB of tiles, the index and
+        // pyramid.json.
+        let files = world.expected[version]!
+        let tileBytes = files.filter { S3PyramidStore.isPacked($0.key) }.values.reduce(0) { $0 + $1.count }
+        let total = files.keys.filter { !S3PyramidStore.isPacked($0) }.count + max(1, tileBytes >> 20) + 2
         let end = Date().addingTimeInterval(120)
         switch target {
         case .building:

@@ -66,7 +66,7 @@ struct ObjectStoreLocalPartsTests {
     }
 
     @Test func concurrentFetchesOfOneKeyRunOnceAndShareTheOutcome() {
-        let coalescer = FetchCoalescer()
+        let coalescer = FetchCoalescer<Bool>()
         let runs = Counter(), outcomes = Counter()
         // Threads of their own (not concurrentPerform, which runs one per core): all twelve wait at once.
         AllAtOnce.run(12) {
@@ -154,7 +154,10 @@ struct ObjectStoreLocalPartsTests {
         for column in 0..<40 { try write("14/\(column)_0.jpeg", "tile \(column)") }
         try write("14/5_1.jpeg", "second row")
         try write("13/0_0.jpeg", "level 13")
-        Thread.sleep(forTimeInterval: 0.05)
+        // Once the scanner has queued it (on a loaded machine that can take longer than any fixed pause).
+        let seen = Date().addingTimeInterval(30)
+        while !uploads.queued.contains("13/0_0.jpeg") && Date() < seen { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(uploads.queued.contains("13/0_0.jpeg"), "the scanner never saw level 13's tile")
         // A level handed over (renamed into the local copy) with a tile queued but not yet sent: read from there.
         #expect(rename(pass + "/13", published + "/13") == 0)
         try Data("still being written".utf8).write(to: URL(fileURLWithPath: pass + "/14/.gsf-save-XYZ"))

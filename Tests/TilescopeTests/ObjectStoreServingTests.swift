@@ -139,10 +139,19 @@ import Testing
         for id in Self.ids {
             #expect(try Self.answers(first, id, version: versions[id]!) == expected[id], "\(id) on the bucket differs from the folder")
         }
-        #expect(try client.getObject(wide + deepest).body == expected["wide"]!.tiles["/dzi/wide_files/12/0_0.jpeg"],
-                "the dead upload's object was not replaced")
+        // The published version is packed: its tiles in a few packs read through its index, the dead upload's tile
+        // objects deleted as strays, its other files replaced by the build's.
+        let stored = try StoredVersion(client, prefix: wide)
+        #expect(stored.manifest.packIndex != nil, "the published version is not packed")
+        #expect(stored.files[deepest] == expected["wide"]!.tiles["/dzi/wide_files/12/0_0.jpeg"], "the published tile is not the build's")
+        #expect(stored.files["preview.jpeg"] == expected["wide"]!.preview, "the dead upload's preview was not replaced")
+        #expect(stored.files["image.dzi"] == expected["wide"]!.descriptor, "the dead upload's descriptor was not replaced")
+        #expect(stored.keys == stored.objects, "left beside the version: \(stored.keys.subtracting(stored.objects).sorted())")
+        #expect(Set(stored.files.keys.filter { S3PyramidStore.isPacked($0) }.map { "/dzi/wide_files/" + $0.dropFirst(12) })
+                == Set(Self.tilePaths("wide")), "the index does not hold exactly the pyramid's tiles")
+        #expect(stored.objects.count < 12, "\(stored.objects.count) objects for \(Self.tilePaths("wide").count) tiles")
         #expect(throws: S3Error.self, "the dead upload's stray object is still there") { try client.headObject(wide + stray) }
-        #expect(try client.headObject(wide + "pyramid.json").size > 0)
+        #expect(throws: S3Error.self, "the dead upload's tile object is still there") { try client.headObject(wide + deepest) }
 
         // A second server on the same bucket, its own data folder and catalog: serves them without building.
         let second = try ServerProcess(images: images, data: root + "/second", extra: store, environment: environment)
@@ -152,14 +161,17 @@ import Testing
             #expect(try Self.answers(second, id, version: versions[id]!) == expected[id], "\(id) from the second server differs")
         }
 
-        // Sixteen clients at once for one cold tile: one GET to the store.
+        // Sixteen clients at once for one cold tile of a version not read here yet: one ranged GET of its pack and one
+        // GET of its index.
         let cold = "/dzi/wide_files/11/1_1.jpeg?v=\(versions["wide"]!)"
         let fetchedBefore = try Self.metric(second, "tilescope_store_fetches_total")
+        let indexesBefore = try Self.metric(second, "tilescope_store_index_fetches_total")
         let bodies = Bodies(), port = second.port
         AllAtOnce.run(16) {
             if let reply = try? RawHTTP.get(port, cold), reply.status == 200 { bodies.append(reply.body) }
         }
         #expect(try Self.metric(second, "tilescope_store_fetches_total") - fetchedBefore == 1)
+        #expect(try Self.metric(second, "tilescope_store_index_fetches_total") - indexesBefore == 1)
         #expect(bodies.all.count == 16)
         #expect(bodies.all.allSatisfy { $0 == expected["wide"]!.tiles["/dzi/wide_files/11/1_1.jpeg"] })
 
@@ -196,6 +208,65 @@ import Testing
             ready = try RawHTTP.get(second.port, "/readyz")
         }
         #expect(ready.status == 200, "\(ready.text)")
+        // Each version's index was read once on this replica, however many of its tiles were fetched.
+        #expect(try Self.metric(second, "tilescope_store_index_fetches_total") == 2)
+    }
+
+    /// A version published before packs (one object per file, a `pyramid.json` naming no index) is read as it always
+    /// was: a fresh replica serves it byte for byte, builds nothing and fetches one object per file, no index.
+    @Test func aVersionPublishedBeforePacksIsStillReadOneObjectPerFile() throws {
+        let seaweed = try SeaweedServer.shared()
+        let credentials = SigV4Credentials(accessKeyID: seaweed.accessKey, secretAccessKey: seaweed.secretKey)
+        let client = try S3Client(settings: S3Settings(endpoint: seaweed.endpoint, region: seaweed.region, bucket: "legacy",
+                                                       credentials: credentials))
+        try client.createBucket()
+        let root = try TestScratch.folder("object-store-legacy")
+        let images = root + "/images"
+        try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
+        for (index, source) in Self.sources.enumerated() {
+            if source.name.hasSuffix(".png") {
+                try TestImages.writePNG(width: source.width, height: source.height, to: images + "/" + source.name, seed: index)
+            } else {
+                try TestImages.writeJPEG(width: source.width, height: source.height, to: images + "/" + source.name, seed: index)
+            }
+        }
+        let reference = try ServerProcess(images: images, data: root + "/local")
+        let versions = try Self.waitUntilReady(reference)
+        var expected: [String: Answers] = [:]
+        for id in Self.ids { expected[id] = try Self.answers(reference, id, version: versions[id]!) }
+        // The old layout, as the builders before packs wrote it: every file of the version its own object (the local
+        // folder's files under `pyramidEntries`), then its pyramid.json, which names no index.
+        var files = 0
+        for id in Self.ids {
+            let folder = root + "/local/pyramids/\(id)/\(versions[id]!)"
+            let prefix = "old/pyramids/\(id)/\(versions[id]!)/"
+            let walker = try #require(FileManager.default.enumerator(atPath: folder))
+            while let relative = walker.nextObject() as? String {
+                guard S3PyramidStore.pyramidEntries.contains(String(relative.prefix { $0 != "/" })) else { continue }
+                var info = stat()
+                guard stat(folder + "/" + relative, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+                _ = try client.putObject(prefix + relative, body: [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + relative))))
+                files += 1
+            }
+            let manifest = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/pyramid.json")))
+            #expect(try JSONDecoder().decode(PyramidManifest.self, from: Data(manifest)).packIndex == nil)
+            _ = try client.putObject(prefix + "pyramid.json", body: manifest)
+        }
+        let replica = try ServerProcess(images: images, data: root + "/replica",
+                                        extra: ["--store", "s3://legacy/old?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)"],
+                                        environment: ["AWS_ACCESS_KEY_ID": seaweed.accessKey, "AWS_SECRET_ACCESS_KEY": seaweed.secretKey])
+        defer { replica.signal(SIGKILL); _ = try? replica.waitForExit() }
+        #expect(try Self.waitUntilReady(replica) == versions)
+        for id in Self.ids {
+            #expect(try Self.answers(replica, id, version: versions[id]!) == expected[id], "\(id) of the old layout differs")
+        }
+        #expect(try Self.builds(replica) == 0, "the replica built what was published:\n\(replica.log)")
+        // One GET for each file answered: the descriptor, the preview and every tile of each image.
+        let answered = Self.ids.map { 2 + Self.tilePaths($0).count }.reduce(0, +)
+        #expect(files >= answered)
+        #expect(try Self.metric(replica, "tilescope_store_fetches_total") == Double(answered), "not one GET per file")
+        #expect(try Self.metric(replica, "tilescope_store_index_fetches_total") == 0)
+        #expect(try Self.metric(replica, "tilescope_store_puts_total") == 0)
     }
 }
 

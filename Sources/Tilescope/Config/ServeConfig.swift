@@ -84,6 +84,8 @@ public struct ServeConfig: PyramidSettings, Sendable {
     /// Seconds an upload to the object store may stay unpublished and untouched before it counts as abandoned and
     /// is deleted (`AbandonedUploads`).
     public var storeAbandonedSeconds = 3600
+    /// The size a version's tiles are packed into objects at (`PackWriter`).
+    public var storePackMegabytes = 1
 
     public init() {}
 
@@ -341,6 +343,10 @@ public struct ServeConfig: PyramidSettings, Sendable {
         Setting("--store-abandoned-after", env: "TILESCOPE_STORE_ABANDONED_SECONDS", default: \.storeAbandonedSeconds,
                 "seconds a version's objects may stay in the object store without pyramid.json and without a new write before they are deleted as an upload that died") {
             $0.storeAbandonedSeconds = try SettingValue.integer($1, "store-abandoned-after", in: 1...2_592_000)
+        },
+        Setting("--store-pack-mb", env: "TILESCOPE_STORE_PACK_MB", default: \.storePackMegabytes,
+                "megabytes of tiles gathered into one object of the object store (a pack; each tile is read back with a ranged GET)") {
+            $0.storePackMegabytes = try SettingValue.integer($1, "store-pack-mb", in: 1...1024)
         },
     ]
 }

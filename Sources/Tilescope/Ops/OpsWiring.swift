@@ -94,6 +94,12 @@ enum OpsWiring {
         metrics.register(Gauge(counter: "tilescope_store_fetch_failures_total", help: "Fetches from the pyramid store that failed since start (the store down, refusing or answering nonsense).") {
             [weak store] in Double(store?.fetchCounts.failures ?? 0)
         })
+        metrics.register(Gauge(counter: "tilescope_store_index_fetches_total", help: "Pack indexes read from the pyramid store since start (once per packed version read here).") {
+            [weak store] in Double(store?.indexFetches ?? 0)
+        })
+        metrics.register(Gauge(counter: "tilescope_store_puts_total", help: "Objects written to the pyramid store since start (packs, their indexes, descriptors, previews, manifests).") {
+            [weak store] in Double(store?.puts ?? 0)
+        })
         metrics.register(Gauge("tilescope_store_cache_bytes", help: "Bytes of pyramid files fetched from the store kept on the local disk (at most --store-cache-mb).") {
             [weak store] in Double(store?.cache.bytes ?? 0)
         })

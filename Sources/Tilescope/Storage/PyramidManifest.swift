@@ -29,6 +29,10 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
     /// A slide's associated images (its label, the macro photograph of the glass...), published as JPEGs beside
     /// the preview (`associated/{name}.jpeg`). Absent from the file when there are none.
     public var associatedImages: [AssociatedImageEntry]?
+    /// In an object store (`S3PyramidStore`), the name inside the version of the index of the packs that hold its
+    /// tiles (`packs/{upload}.index`, `PackIndex`). Absent from the file when each file is an object of its own (a
+    /// data folder, a version published before packs, a pyramid with no tile).
+    public var packIndex: String?
 
     /// Whether the pyramid holds the PNG tiles of a transparent source.
     public var isTransparent: Bool { alpha == true }
@@ -62,6 +66,13 @@ public struct PyramidManifest: Codable, Sendable, Equatable {
         self.direct = direct ? true : nil
         self.micronsPerPixel = micronsPerPixel
         self.associatedImages = associatedImages.isEmpty ? nil : associatedImages
+    }
+
+    /// The same manifest with its tiles in the packs that `index` names (nil: one object each).
+    public func packed(index: String?) -> PyramidManifest {
+        var manifest = self
+        manifest.packIndex = index
+        return manifest
     }
 
     /// The same pyramid with levels `0..<count` published (all of them: the complete manifest).

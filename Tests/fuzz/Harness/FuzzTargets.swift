@@ -26,6 +26,7 @@ enum FuzzTargets {
         "tiff-layout": TIFFLayoutTarget.run,
         "s3-xml": S3XMLTarget.run,
         "http-response": HTTPResponseTarget.run,
+        "pack-index": PackIndexTarget.run,
         "pyramidal-sources-json": PyramidalSourcesTarget.run,
         "signed-token": SignedTokenTarget.run,
         "accounts": AccountsTarget.run,

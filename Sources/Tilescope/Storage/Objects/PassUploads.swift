@@ -9,7 +9,8 @@ import ScrollGeometry
 ///
 /// Once the base is published (`send(levelsFrom:of:)`), a scanner thread looks every `scanInterval` for the tiles of
 /// the pass's finer levels that have appeared, by their names (`{column}_{row}.jpeg` of each level's grid), and
-/// queues each once; `threads` workers PUT them on the client's kept-alive connections. A tile is only there under
+/// queues each once; `threads` workers read them and hand them to `put` (the store appends them to the version's
+/// packs, `PackWriter`, PUT as each fills). A tile is only there under
 /// its name once complete: libvips 8.14's dzsave writes each to a hidden temporary (`.gsf-save-XXXXXX`, libgsf)
 /// and renames it into place. What each upload sent is remembered by the
 /// file's identity (inode, size, modification time): the publication's last pass re-uploads any file whose
@@ -52,6 +53,13 @@ final class PassUploads: @unchecked Sendable {  // all mutable state is guarded 
     private let condition = NSCondition()
     private var queue: [String] = []
     private var next = 0
+
+    /// Every tile queued so far, sent or not (what the scanner has seen, for tests that move a level after it).
+    var queued: [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue
+    }
     private var inFlight = 0
     private var sent: [String: Identity] = [:]
     private var failure: (any Error)?

@@ -139,6 +139,28 @@ public final class SeaweedServer: @unchecked Sendable {
         }
     }
 
+    /// Stops weed (SIGSTOP) without closing its sockets: the kernel still accepts connections into their backlog,
+    /// and nothing answers them, as a store that hangs. `thaw` lets it go on.
+    public func freeze() {
+        lock.withLock {
+            guard !stopped, let pid = weedPID() else { return }
+            kill(pid, SIGSTOP)
+        }
+    }
+
+    /// Lets a frozen weed go on (SIGCONT).
+    public func thaw() {
+        lock.withLock {
+            guard !stopped, let pid = weedPID() else { return }
+            kill(pid, SIGCONT)
+        }
+    }
+
+    private func weedPID() -> pid_t? {
+        guard let text = try? String(contentsOfFile: folder + "/weed.pid", encoding: .utf8) else { return nil }
+        return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     /// Starts weed again on the same data and ports after `interrupt`, and waits until it answers.
     public func restart() throws {
         try lock.withLock {

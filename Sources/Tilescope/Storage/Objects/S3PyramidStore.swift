@@ -443,6 +443,11 @@ public final class S3PyramidStore: PyramidStore, Sendable {
         guard let inside = relative(path) else { return false }
         return try coalescer.run(inside) {
             if access(path, F_OK) == 0 { return true }  // placed by the fetch that just ended
+            // A store known to be away is not waited for on a worker thread: 503 at once, until a probe finds it.
+            if let outage = reachability.outage {
+                counts.withLock { $0.failures += 1 }
+                throw outage
+            }
             let body: [UInt8]
             do {
                 guard let read = try read(inside) else { return false }

@@ -48,11 +48,11 @@ const EXPECTATION_SLACK_MS = 250;
  * - tiles no longer wanted are aborted or never started (`TileLoader`).
  * Loaded tiles of other levels stay drawn under the needed ones until the needed level is complete.
  *
- * Each level shown is one canvas (`LevelCanvas`) into which its tiles are drawn as they arrive, each inside its own
- * grid cell, stacked by level (the needed one on top, the base at the bottom); a frame of a gesture moves and scales
- * those two or three canvases, not every tile. A transparent image's (`image.alpha`) lower levels would show through
- * the needed ones' clear pixels: there each level's canvas is cleared under the cells of the tiles of the levels
- * above it. Decoded tiles (ImageBitmaps) live in a cache bounded in bytes; the canvases hold a copy of those
+ * Each level shown is drawn into canvases of 4 x 4 tiles (`LevelCanvas`) as its tiles arrive, each tile inside its
+ * own grid cell, stacked by level (the needed one on top, the base at the bottom); a frame of a gesture moves and
+ * scales those few canvases, not every tile. A transparent image's (`image.alpha`) lower levels would show through
+ * the needed ones' clear pixels: there each level's canvases are cleared under the cells of the tiles of the levels
+ * above them. Decoded tiles (ImageBitmaps) live in a cache bounded in bytes; the canvases hold a copy of those
  * shown (`canvasBytes`). `isComplete()` and `onComplete` tell when every tile the current
  * view needs at its level is drawn (the viewer's `fullyLoaded`).
  */
@@ -324,16 +324,15 @@ export class TileLayer {
     for (const level of levels) {
       const tiles = byLevel.get(level);
       const k = this.pyramid.scaleOfLevel(level); // level pixels per image pixel
-      const size = this.pyramid.sizeOfLevel(level);
-      const extent = this.#extent(level, tiles);
       const holes = this.transparent ? above.map((c) => snapRect(c, k)) : [];
       let canvas = this.canvases.get(level);
       if (!canvas) {
-        canvas = new LevelCanvas(this.content, level, { transparent: this.transparent });
+        canvas = new LevelCanvas(this.content, level, { transparent: this.transparent, tileSize: this.pyramid.tileSize,
+                                                         levelSize: this.pyramid.sizeOfLevel(level) });
         this.canvases.set(level, canvas);
       }
-      canvas.sync(tiles, extent, holes, scaleRect(seen, k), size, this.pyramid.tileSize, this.#zIndex(level));
-      canvas.place(z / k, view.offsetX, view.offsetY);
+      canvas.sync(tiles, holes, scaleRect(seen, k), this.#zIndex(level));
+      canvas.place(z / k, view.offsetX, view.offsetY, view.scale);
       if (this.transparent) for (const tile of tiles) above.push(scaleRect(rectOf(tile.cell), 1 / k));
     }
     for (const [level, canvas] of this.canvases) if (!byLevel.has(level)) canvas.hide();
@@ -365,15 +364,6 @@ export class TileLayer {
     }
   }
 
-  /** What a level's canvas covers (level pixels): its tiles shown, and for the needed level every tile needed. */
-  #extent(level, tiles) {
-    const rects = tiles.map((t) => t.rect);
-    if (level === this.level) {
-      for (const t of this.needed.values()) rects.push(t.whole ? this.#wholeRect(t.level) : this.pyramid.tileRect(t.level, t.column, t.row));
-    }
-    return boundsOf(rects);
-  }
-
   /** A tile's grid cell (its pixels less the overlap) in level pixels; the preview's is its whole level. */
   #cell(t) {
     const size = this.pyramid.sizeOfLevel(t.level);
@@ -399,9 +389,9 @@ export class TileLayer {
     return [...this.shown].filter((t) => this.canvases.get(t.level)?.visible && this.canvases.get(t.level).painted.has(t.key));
   }
 
-  /** The level canvases on the page. */
+  /** The level canvases (every chunk's) on the page. */
   get canvasElements() {
-    return [...this.canvases.values()].filter((c) => c.visible).map((c) => c.element);
+    return [...this.canvases.values()].flatMap((c) => c.elements);
   }
 
   /** The bytes the level canvases hold, beside the decoded tiles' (`cache.bytes`). */

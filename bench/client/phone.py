@@ -19,7 +19,7 @@ import throttle
 PHONE = {'width': 390, 'height': 844}
 PHONE_VIEWERS = {'tilescope': 'phone.html?', 'osd-canvas': 'osd.html?phone&', 'osd-html': 'osd.html?phone&drawer=html&'}
 # Trace categories: the frames the compositor drew or dropped, and the pages' user timing marks to align the clocks.
-TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'blink.user_timing']
+TRACE_CATEGORIES = ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'blink.user_timing']
 
 
 def beside_viewers(ref):

@@ -11,18 +11,16 @@ from conftest import page_session
 TILE = re.compile(r'/dzi/([^/]+)_files/(\d+)/(\d+)_(\d+)\.(?:jpeg|webp|avif|png)')
 PICTURE = re.compile(TILE.pattern + r'|/images/[^/]+/preview\.(?:jpeg|avif)')
 
-# At every frame, for each page on screen: is some tile drawn (painted in a level canvas on the page), and is the
-# floor (the base tile or the preview image, each of which covers the whole image) drawn under it?
+# At every frame, for each page on screen: is some tile drawn, and is the floor (the base tile or the preview
+# image, each of which covers the whole image) drawn under it?
 FLOOR = """() => {
   const found = { drawn: 0, floorless: 0 };
-  for (const page of window.tilescope?.gallery?.carousel.pages ?? []) {
-    const layer = page.scrollView?.layer;
-    const box = page.element.getBoundingClientRect();
-    if (!layer || box.right <= 0 || box.left >= innerWidth) continue;
-    const drawn = layer.drawn();
-    if (!drawn.length) continue;
+  for (const content of document.querySelectorAll('.page .content')) {
+    const box = content.closest('.page').getBoundingClientRect();
+    if (box.right <= 0 || box.left >= innerWidth) continue;
+    if (!content.querySelector('canvas.tile')) continue;
     found.drawn++;
-    if (!drawn.some((t) => t.whole || t.level === layer.baseLevel)) found.floorless++;
+    if (!content.querySelector('canvas.tile.base, canvas.tile.preview')) found.floorless++;
   }
   return found;
 }"""

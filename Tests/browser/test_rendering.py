@@ -94,8 +94,8 @@ def expect_view(session, image, fragment_view, scale=1):
     assert st['offsetY'] == pytest.approx(oy, abs=1e-3)
     expected = geometry.viewport(image, {**req, 'zoomScale': st['zoomScale'], 'offsetX': st['offsetX'],
                                          'offsetY': st['offsetY']})
-    drawn = session.page.evaluate("""() => { const layer = window.tilescope.gallery.scrollView.layer;
-        return layer.drawn().filter(t => t.level !== layer.baseLevel).map(t => t.url); }""")
+    drawn = session.page.evaluate("""() => [...document.querySelectorAll('.page.current .tile.loaded:not(.base)')]
+        .map(t => t.dataset.url)""")
     # Keys without the extension: the client asks for its browser's tile format (TileFormat.js).
     wanted = {f"/{t['level']}/{t['column']}_{t['row']}" for t in expected['tiles']}
     drawn_keys = {'/' + '/'.join(src.split('?')[0].rsplit('.', 1)[0].split('/')[-2:]) for src in drawn}

@@ -71,8 +71,8 @@ def test_the_page_shows_the_image_over_its_own_background(browser, transparent_s
             .getPropertyValue('--background').trim()""")
         background = tuple(int(colour.lstrip('#')[i:i + 2] if len(colour) == 7 else colour.lstrip('#')[i // 2] * 2, 16)
                            for i in (0, 2, 4))
-        drawn = session.page.evaluate("""() => window.tilescope.gallery.scrollView.layer.drawn()
-            .map(t => t.url.split('?')[0].split('.').pop())""")
+        drawn = session.page.evaluate("""() => [...document.querySelectorAll('.page.current .tile.loaded')]
+            .map(t => t.dataset.url.split('?')[0].split('.').pop())""")
         assert drawn and not {'jpeg'} & set(drawn), f'tiles without alpha drawn: {drawn}'
         st = session.state()
         session.hide_chrome()

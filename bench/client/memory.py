@@ -43,7 +43,7 @@ TILESCOPE_DRIVER = """() => {
     next: () => gallery.next(),
     page: () => gallery.ring?.page,
     counters: () => ({
-      decodedMB: layers().reduce((n, l) => n + l.cache.bytes + (l.canvasBytes ?? 0), 0) / 2 ** 20,
+      decodedMB: layers().reduce((n, l) => n + l.cache.bytes, 0) / 2 ** 20,
       encodedMB: layers().reduce((n, l) => n + l.loader.blobs.bytes, 0) / 2 ** 20,
       tilesCached: layers().reduce((n, l) => n + l.cache.size, 0),
       onScreenPageMB: (gallery.carousel.current.scrollView?.layer.cache.bytes ?? 0) / 2 ** 20,

@@ -1,5 +1,4 @@
-import { visibleRect, resolutionFor, tilesCovering } from '../geometry/Viewport.js';
-import { LevelCanvas } from './LevelCanvas.js';
+import { tileFrame, visibleRect, resolutionFor, tilesCovering } from '../geometry/Viewport.js';
 import { TileCache } from './TileCache.js';
 import { TileLoader } from './TileLoader.js';
 
@@ -46,14 +45,10 @@ const EXPECTATION_SLACK_MS = 250;
  * - otherwise the current view's tiles, nearest the centre first, and while panning (dragging, gliding) the
  *   row or column of tiles just ahead in the direction of the pan;
  * - tiles no longer wanted are aborted or never started (`TileLoader`).
- * Loaded tiles of other levels stay drawn under the needed ones until the needed level is complete.
- *
- * Each level shown is drawn into canvases of 4 x 4 tiles (`LevelCanvas`) as its tiles arrive, each tile inside its
- * own grid cell, stacked by level (the needed one on top, the base at the bottom); a frame of a gesture moves and
- * scales those few canvases, not every tile. A transparent image's (`image.alpha`) lower levels would show through
- * the needed ones' clear pixels: there each level's canvases are cleared under the cells of the tiles of the levels
- * above them. Decoded tiles (ImageBitmaps) live in a cache bounded in bytes; the canvases hold a copy of those
- * shown (`canvasBytes`). `isComplete()` and `onComplete` tell when every tile the current
+ * Loaded tiles of other levels stay drawn under the needed ones until the needed level is complete. A transparent
+ * image's (`image.alpha`) would show through the needed ones' clear pixels, and their overlaps would be drawn twice:
+ * there each tile is clipped to its own grid cell, less the cells of the tiles drawn above it (`#clip`). Decoded
+ * tiles live in a cache bounded in bytes. `isComplete()` and `onComplete` tell when every tile the current
  * view needs at its level is drawn (the viewer's `fullyLoaded`).
  */
 export class TileLayer {
@@ -75,8 +70,7 @@ export class TileLayer {
     this.previewTile = !image.previewSide && image.urls?.preview
       ? { key: PREVIEW_KEY, level: this.previewLevel, column: 0, row: 0, whole: true, url: image.urls.preview }
       : null;
-    this.shown = new Set(); // tiles drawn in the level canvases now
-    this.canvases = new Map(); // level -> LevelCanvas
+    this.shown = new Set(); // tiles whose element is in the DOM
     this.needed = new Map(); // key -> tile of the current view at its level
     this.failed = new Set(); // keys that failed: not asked for again by this layer
     this.level = null;
@@ -86,7 +80,7 @@ export class TileLayer {
     this.wasComplete = false;
     this.onChange = null; // a tile arrived
     this.onComplete = null; // the view became complete
-    this.onTileDrawn = null; // (tile) the first time a tile is drawn
+    this.onTileDrawn = null; // (tile) the first time a tile's element is put on screen
     this.transparent = image.alpha === true;
     this.held = held; // asks for nothing until released (`hold`)
   }
@@ -117,8 +111,8 @@ export class TileLayer {
   /** The base tile has arrived: some picture lies under the whole image. */
   get hasPicture() { return this.cache.peek(keyOf(this.baseLevel, 0, 0)) !== undefined; }
 
-  /** The base tile's pixels (an ImageBitmap) once it has arrived, else null: the navigator draws its mini-map from it. */
-  get baseElement() { return this.cache.peek(keyOf(this.baseLevel, 0, 0))?.bitmap ?? null; }
+  /** The base tile's element (a canvas) once it has arrived, else null: the navigator draws its mini-map from it. */
+  get baseElement() { return this.cache.peek(keyOf(this.baseLevel, 0, 0))?.element ?? null; }
 
   /**
    * What lies under the whole image: the base tile, or until it comes the preview image (a whole level). Null
@@ -166,6 +160,7 @@ export class TileLayer {
     this.level = view.level ?? this.previewLevel;
     this.needed = new Map(tiles.map((t) => [keyOfTile(t), t]));
     this.#follow(previous);
+    this.content.style.transform = `translate(${-view.offsetX}px, ${-view.offsetY}px)`;
     this.#request();
     this.#layout();
   }
@@ -173,8 +168,7 @@ export class TileLayer {
   /** Removes everything: the page shows another image now. */
   destroy() {
     this.loader.abortAll();
-    for (const canvas of this.canvases.values()) canvas.hide();
-    this.canvases.clear();
+    for (const tile of this.shown) tile.element.remove();
     this.shown.clear();
     this.cache.clear((tile) => this.#release(tile));
     this.content.remove();
@@ -274,9 +268,13 @@ export class TileLayer {
   // What to draw -------------------------------------------------------------------------------
 
   #loaded(t, bitmap) {
-    const rect = t.whole ? this.#wholeRect(t.level) : this.pyramid.tileRect(t.level, t.column, t.row);
-    const tile = { ...t, bitmap, rect, cell: this.#cell(t), loaded: true, drawn: false,
-                   bytes: bitmap.width * bitmap.height * 4 };
+    const canvas = document.createElement('canvas');
+    canvas.width = bitmap.width;
+    canvas.height = bitmap.height;
+    canvas.getContext('bitmaprenderer').transferFromImageBitmap(bitmap);
+    canvas.className = t.whole ? 'tile loaded preview' : t.level === this.baseLevel ? 'tile loaded base' : 'tile loaded';
+    canvas.dataset.url = t.url;
+    const tile = { ...t, element: canvas, loaded: true, drawn: false, bytes: canvas.width * canvas.height * 4 };
     this.cache.set(tile.key, tile);
     this.#arrived();
   }
@@ -294,53 +292,20 @@ export class TileLayer {
   /**
    * Shows the needed tiles that have arrived, and under them, while the needed level is incomplete, every
    * other loaded tile that overlaps the viewport: the last good picture stays until the new one is whole.
-   * Each level's tiles are drawn into that level's canvas (`LevelCanvas`); the canvases are stacked by level.
    */
   #layout() {
     const complete = this.isComplete();
     const floor = this.#floor();
-    const view = this.view;
-    const z = view.zoomScale;
-    // The viewport in image pixels.
-    const seen = { x0: view.offsetX / z, y0: view.offsetY / z,
-                   x1: (view.offsetX + view.viewWidth) / z, y1: (view.offsetY + view.viewHeight) / z };
-    const byLevel = new Map(); // level -> tiles to show, the preview image first
+    const viewport = { x0: this.view.offsetX, y0: this.view.offsetY,
+                       x1: this.view.offsetX + this.view.viewWidth, y1: this.view.offsetY + this.view.viewHeight };
     for (const tile of this.cache.values()) {
       // The floor always; the rest only once there is a floor to draw them over.
       const keep = tile === floor || tile.level === this.baseLevel
-        || (floor !== null && (this.needed.has(tile.key) || (!complete && this.#overlaps(tile, seen))));
-      if (!keep) continue;
-      const list = byLevel.get(tile.level) ?? [];
-      if (tile.whole) list.unshift(tile); else list.push(tile);
-      byLevel.set(tile.level, list);
+        || (floor !== null && (this.needed.has(tile.key) || (!complete && this.#overlaps(tile, viewport))));
+      if (keep) this.#show(tile);
+      else if (this.shown.has(tile)) this.#hide(tile);
     }
-    this.#boundFinerLevels(byLevel);
-    const shown = new Set();
-    for (const list of byLevel.values()) for (const tile of list) shown.add(tile);
-    this.shown = shown;
-    // Highest first: a transparent image's lower levels are cleared under the cells of the levels above them.
-    const levels = [...byLevel.keys()].sort((a, b) => this.#zIndex(b) - this.#zIndex(a));
-    const above = []; // cells (image pixels) of the tiles of the levels drawn so far
-    for (const level of levels) {
-      const tiles = byLevel.get(level);
-      const k = this.pyramid.scaleOfLevel(level); // level pixels per image pixel
-      const holes = this.transparent ? above.map((c) => snapRect(c, k)) : [];
-      let canvas = this.canvases.get(level);
-      if (!canvas) {
-        canvas = new LevelCanvas(this.content, level, { transparent: this.transparent, tileSize: this.pyramid.tileSize,
-                                                         levelSize: this.pyramid.sizeOfLevel(level) });
-        this.canvases.set(level, canvas);
-      }
-      canvas.sync(tiles, holes, scaleRect(seen, k), this.#zIndex(level));
-      canvas.place(z / k, view.offsetX, view.offsetY, view.scale);
-      if (this.transparent) for (const tile of tiles) above.push(scaleRect(rectOf(tile.cell), 1 / k));
-    }
-    for (const [level, canvas] of this.canvases) if (!byLevel.has(level)) canvas.hide();
-    for (const tile of shown) {
-      if (tile.drawn) continue;
-      tile.drawn = true;
-      this.onTileDrawn?.(tile);
-    }
+    if (this.transparent) for (const tile of this.shown) this.#clip(tile);
     this.cache.trim((tile) => this.shown.has(tile) || this.needed.has(tile.key), (tile) => this.#release(tile));
     if (complete && !this.wasComplete) {
       this.wasComplete = true;
@@ -350,84 +315,110 @@ export class TileLayer {
     }
   }
 
-  /**
-   * A level finer than the needed one is drawn under it only while its canvas stays within four screens of device
-   * pixels: zoomed out far from where it was, the cache may hold its tiles across more of the view than is worth a
-   * canvas of that many pixels (the floor and the coarser levels are there under it).
-   */
-  #boundFinerLevels(byLevel) {
-    const budget = 4 * this.view.viewWidth * this.view.viewHeight * this.view.scale * this.view.scale;
-    for (const [level, tiles] of byLevel) {
-      if (level <= this.level || level === this.baseLevel) continue;
-      const r = boundsOf(tiles.map((t) => t.rect));
-      if ((r.x1 - r.x0) * (r.y1 - r.y0) > budget) byLevel.delete(level);
+  #show(tile) {
+    this.#place(tile);
+    if (this.shown.has(tile)) return;
+    this.shown.add(tile);
+    this.content.append(tile.element);
+    if (!tile.drawn) {
+      tile.drawn = true;
+      this.onTileDrawn?.(tile);
     }
   }
 
-  /** A tile's grid cell (its pixels less the overlap) in level pixels; the preview's is its whole level. */
-  #cell(t) {
-    const size = this.pyramid.sizeOfLevel(t.level);
-    if (t.whole) return { x: 0, y: 0, width: size.width, height: size.height };
-    const T = this.pyramid.tileSize;
-    const x0 = t.column * T, y0 = t.row * T;
-    return { x: x0, y: y0, width: Math.min(x0 + T, size.width) - x0, height: Math.min(y0 + T, size.height) - y0 };
-  }
-
-  #wholeRect(level) {
-    const size = this.pyramid.sizeOfLevel(level);
-    return { x: 0, y: 0, width: size.width, height: size.height };
+  #hide(tile) {
+    this.shown.delete(tile);
+    tile.element.remove();
   }
 
   #release(tile) {
-    this.shown.delete(tile);
-    // Frees the decoded pixels now rather than when the bitmap is collected.
-    tile.bitmap.close();
+    this.#hide(tile);
+    // Frees the decoded pixels now rather than when the element is collected.
+    tile.element.width = 0;
+    tile.element.height = 0;
   }
 
-  /** The tiles drawn now (each painted in its level's canvas, which is on the page), for tests and benchmarks. */
-  drawn() {
-    return [...this.shown].filter((t) => this.canvases.get(t.level)?.visible && this.canvases.get(t.level).painted.has(t.key));
+  /** Where a tile lies in content points; the preview covers its whole level. */
+  #frame(tile) {
+    const z = this.view.zoomScale;
+    if (!tile.whole) return tileFrame(this.pyramid, tile.level, tile.column, tile.row, z);
+    const size = this.pyramid.sizeOfLevel(tile.level);
+    const k = z / this.pyramid.scaleOfLevel(tile.level);
+    return { x: 0, y: 0, width: size.width * k, height: size.height * k };
   }
 
-  /** The level canvases (every chunk's) on the page. */
-  get canvasElements() {
-    return [...this.canvases.values()].flatMap((c) => c.elements);
+  /** A tile's grid cell (no overlap) in content points; the preview's is its whole level. */
+  #cell(tile) {
+    const k = this.view.zoomScale / this.pyramid.scaleOfLevel(tile.level);
+    const size = this.pyramid.sizeOfLevel(tile.level);
+    if (tile.whole) return { x: 0, y: 0, width: size.width * k, height: size.height * k };
+    const T = this.pyramid.tileSize;
+    const x0 = tile.column * T, y0 = tile.row * T;
+    return { x: x0 * k, y: y0 * k, width: (Math.min(x0 + T, size.width) - x0) * k,
+             height: (Math.min(y0 + T, size.height) - y0) * k };
   }
 
-  /** The bytes the level canvases hold, beside the decoded tiles' (`cache.bytes`). */
-  get canvasBytes() {
-    let bytes = 0;
-    for (const canvas of this.canvases.values()) bytes += canvas.bytes;
-    return bytes;
+  /**
+   * A transparent image's tile shows only its own cell, less the cells of the shown tiles above it (a higher
+   * z-index): nothing under a clear pixel but the page. Cells of every level nest (a level's cell is four of the
+   * next finer level's), so the parts of the cell taken away, each the overlap of the cell with one above, are
+   * disjoint once those inside another are dropped: an even-odd path of the cell and them cuts them out exactly.
+   * Recomputed at every layout: the edges follow the zoomScale and the offset.
+   */
+  #clip(tile) {
+    const cell = this.#cell(tile);
+    const frame = this.#frame(tile);
+    const z = this.#zIndex(tile);
+    const eps = 1e-6 * Math.max(cell.width, cell.height, 1);
+    let holes = [];
+    for (const other of this.shown) {
+      // Above it: a higher z-index, or the preview level's tiles over the preview image (the same level).
+      const above = this.#zIndex(other) > z || (this.#zIndex(other) === z && tile.whole && !other.whole);
+      if (other === tile || !above) continue;
+      const c = this.#cell(other);
+      const x0 = Math.max(cell.x, c.x), y0 = Math.max(cell.y, c.y);
+      const x1 = Math.min(cell.x + cell.width, c.x + c.width), y1 = Math.min(cell.y + cell.height, c.y + c.height);
+      if (x1 - x0 > eps && y1 - y0 > eps) holes.push({ x0, y0, x1, y1 });
+    }
+    const inside = (a, b) => a !== b && a.x0 >= b.x0 - eps && a.y0 >= b.y0 - eps && a.x1 <= b.x1 + eps && a.y1 <= b.y1 + eps;
+    holes = holes.filter((a, i) => !holes.some((b, j) => inside(a, b) && (!inside(b, a) || j < i)));
+    // Edges on whole device pixels of the content, as the element's own corner (`#place`): an edge inside a pixel
+    // would be antialiased, and two tiles (or two cut-outs) meeting there would each cover part of it, letting
+    // what lies under both show through as a line.
+    const snap = this.#snap.bind(this);
+    const left = snap(frame.x), top = snap(frame.y);
+    const rect = (x0, y0, x1, y1) => `M${snap(x0) - left} ${snap(y0) - top}H${snap(x1) - left}V${snap(y1) - top}H${snap(x0) - left}Z`;
+    const path = rect(cell.x, cell.y, cell.x + cell.width, cell.y + cell.height)
+      + holes.map((h) => rect(h.x0, h.y0, h.x1, h.y1)).join('');
+    tile.element.style.clipPath = `path(evenodd, '${path}')`;
   }
 
-  #zIndex(level) {
-    return level === this.level ? 100 : level === this.baseLevel ? 0 : 1 + level;
+  /** A content coordinate on the nearest whole device pixel. */
+  #snap(value) {
+    const scale = this.view.scale;
+    return Math.round(value * scale) / scale;
   }
 
-  /** Whether a tile overlaps `r`, a rectangle in image pixels. */
-  #overlaps(tile, r) {
-    const k = this.pyramid.scaleOfLevel(tile.level);
-    const f = tile.rect;
-    return f.x / k < r.x1 && (f.x + f.width) / k > r.x0 && f.y / k < r.y1 && (f.y + f.height) / k > r.y0;
+  #zIndex(tile) {
+    return tile.level === this.level ? 100 : tile.level === this.baseLevel ? 0 : 1 + tile.level;
   }
-}
 
-/** The bounds of rects ({x, y, width, height}) as { x0, y0, x1, y1 }. */
-function boundsOf(rects) {
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-  for (const r of rects) {
-    x0 = Math.min(x0, r.x); y0 = Math.min(y0, r.y);
-    x1 = Math.max(x1, r.x + r.width); y1 = Math.max(y1, r.y + r.height);
+  #overlaps(tile, viewport) {
+    const f = this.#frame(tile);
+    return f.x < viewport.x1 && f.x + f.width > viewport.x0 && f.y < viewport.y1 && f.y + f.height > viewport.y0;
   }
-  return { x0, y0, x1, y1 };
-}
 
-function rectOf(r) { return { x0: r.x, y0: r.y, x1: r.x + r.width, y1: r.y + r.height }; }
-
-function scaleRect(r, k) { return { x0: r.x0 * k, y0: r.y0 * k, x1: r.x1 * k, y1: r.y1 * k }; }
-
-/** A rectangle of image pixels in the pixels of a level `k` per image pixel, on whole pixels of that level. */
-function snapRect(r, k) {
-  return { x0: Math.round(r.x0 * k), y0: Math.round(r.y0 * k), x1: Math.round(r.x1 * k), y1: Math.round(r.y1 * k) };
+  #place(tile) {
+    const f = this.#frame(tile);
+    const s = tile.element.style;
+    // A transparent image's tiles start on a whole device pixel, as their clip's edges do (`#clip`); the far
+    // edges stay where they are (the picture moves by under half a pixel at the near ones).
+    const x = this.transparent ? this.#snap(f.x) : f.x, y = this.transparent ? this.#snap(f.y) : f.y;
+    s.left = `${x}px`;
+    s.top = `${y}px`;
+    s.width = `${f.x + f.width - x}px`;
+    s.height = `${f.y + f.height - y}px`;
+    // The needed level on top; other levels below it, sharper ones above blurrier ones; the base at the bottom.
+    s.zIndex = this.#zIndex(tile);
+  }
 }

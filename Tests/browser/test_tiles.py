@@ -204,7 +204,9 @@ def test_the_preview_image_is_the_preview_level(browser, server, request):
             const preview = layer.cache.peek('preview');
             const fit = { zoomScale: s.zoomScale, level: layer.level, needed: [...layer.needed.keys()],
                           shown: preview && layer.shown.has(preview),
-                          frame: preview && ['left', 'top', 'width', 'height'].map((k) => parseFloat(preview.element.style[k])),
+                          // Where it lies in the content (its element is placed by a transform).
+                          frame: preview && ((r, c) => [r.left - c.left, r.top - c.top, r.width, r.height])(
+                            preview.element.getBoundingClientRect(), layer.content.getBoundingClientRect()),
                           size: preview && [preview.element.width, preview.element.height] };
             t.show({ zoomScale: 0.4, offsetX: 0, offsetY: 0 });
             const underFiner = { level: layer.level, complete: layer.isComplete(), shown: layer.shown.has(preview) };

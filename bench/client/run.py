@@ -24,6 +24,7 @@ load and the three zooms).
 Usage: run.py --binary PATH --osd PATH/openseadragon.min.js [--size 16384] [--runs 3] [--scales 1,2]
               [--viewers osd,tilescope,osd-webp] [--cold | --prepare] [--network A|B] [--cpu 4] [--steps N]
        run.py ... --phone [--runs 3] [--cpu 4]          (issue 44, goal 1: phone.py)
+       run.py ... --phone --beside REF [--runs 5]       (the client against its Public/ at REF, alternating)
        run.py ... --memory [--runs 3] [--minutes 5]     (issue 44, goal 4: memory.py)
 """
 import argparse
@@ -126,8 +127,9 @@ def forget_derived_tiles(pyramids, keep_level):
                 shutil.rmtree(level)
 
 
-def public_folder(osd):
-    """The client as served (Public/) plus the two benchmark pages and OpenSeadragon, under /bench/."""
+def public_folder(osd, beside=None):
+    """The client as served (Public/) plus the two benchmark pages and OpenSeadragon, under /bench/; with `beside` (a
+    commit), that commit's client too, under /bench/beside/ (its js/ and css/), for an A/B in one run."""
     folder = OUT / 'public'
     shutil.rmtree(folder, ignore_errors=True)
     shutil.copytree(ROOT / 'Public', folder)
@@ -135,6 +137,12 @@ def public_folder(osd):
     for name in ('tilescope.html', 'osd.html', 'harness.js', 'phone.html', 'smoothness.js', 'osd-gallery.html'):
         shutil.copy(HERE / name, folder / 'bench' / name)
     shutil.copy(osd, folder / 'bench' / 'openseadragon.min.js')
+    if beside:
+        target = folder / 'bench' / 'beside'
+        target.mkdir()
+        archive = subprocess.run(['git', 'archive', beside, 'Public/js', 'Public/css'], cwd=ROOT, check=True,
+                                 capture_output=True).stdout
+        subprocess.run(['tar', '-x', '--strip-components=1', '-C', str(target)], input=archive, check=True)
     return folder
 
 
@@ -356,20 +364,24 @@ def phone_bench(args, server, image):
     cpu = args.cpu if args.cpu != 1 else 4
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=args.chromium, args=['--no-sandbox', '--force-color-profile=srgb'])
-        results = phone.run(browser, server.base, image, args.runs, cpu, lambda line: print(line, file=sys.stderr))
+        viewers = phone.beside_viewers(args.beside) if args.beside else phone.PHONE_VIEWERS
+        results = phone.run(browser, server.base, image, args.runs, cpu, lambda line: print(line, file=sys.stderr),
+                            viewers, trace=OUT / 'traces' if args.trace else None)
         browser.close()
     commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(['git', 'status', '--porcelain', '--', 'Public', 'bench/client'], cwd=ROOT,
                            capture_output=True, text=True).stdout.strip()
     load = os.getloadavg()
     report = (f'Gestures on a phone, {args.size}x{args.size}, 390x844 CSS px at DPR 3, touch, CPU slowed {cpu:g}x, '
-              f'commit {commit}{" (+ local changes)" if dirty else ""}, '
+              f'commit {commit}{" (+ local changes)" if dirty else ""}'
+              f'{f" beside the client of {args.beside}" if args.beside else ""}, '
               f'{time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}\n'
               'Late frame: more than 25 ms after the previous requestAnimationFrame timestamp; from the first touch to the '
-              'last frame in which the view moved.\n\n' + phone.table(results, args.runs) + '\n')
+              'last frame in which the view moved.\n\n' + phone.table(results, args.runs, viewers) + '\n')
     print(report)
-    (OUT / f'results-phone-cpu{cpu:g}.md').write_text(report)
-    (OUT / f'results-phone-cpu{cpu:g}.json').write_text(json.dumps(results, indent=1))
+    name = f'results-phone-cpu{cpu:g}' + ('-beside' if args.beside else '')
+    (OUT / f'{name}.md').write_text(report)
+    (OUT / f'{name}.json').write_text(json.dumps(results, indent=1))
 
 
 def memory_bench(args):
@@ -443,6 +455,12 @@ def main():
     parser.add_argument('--phone', action='store_true',
                         help='issue 44, goal 1 instead of the views: gestures on a phone (phone.py), the client beside '
                              "OpenSeadragon's canvas and HTML drawers, the CPU slowed --cpu times (4 unless given)")
+    parser.add_argument('--beside', metavar='REF',
+                        help='with --phone: the client against the client of commit REF (its Public/js and css served '
+                             'beside), alternating, instead of against OpenSeadragon')
+    parser.add_argument('--trace', action='store_true',
+                        help="with --phone: record a DevTools trace of each run's gestures (devtools.timeline) and "
+                             "count its frames too (phone.py's trace_frames)")
     parser.add_argument('--out', default=str(OUT),
                         help='folder for the image, the pyramid and the results (a second one lets a cold run go on '
                              'beside a warm data folder)')
@@ -457,12 +475,12 @@ def main():
         return memory_bench(args)
     scales = [int(s) for s in args.scales.split(',')]
     viewers = [v for v in args.viewers.split(',') if v]
-    if not {'osd', 'tilescope'} <= set(viewers) or not set(viewers) <= set(VIEWERS):
+    if not args.phone and (not {'osd', 'tilescope'} <= set(viewers) or not set(viewers) <= set(VIEWERS)):
         sys.exit(f'--viewers must name osd and tilescope, and only {", ".join(VIEWERS)}')
     OUT.mkdir(parents=True, exist_ok=True)
     images = OUT / f'images-{args.size}'
     make_image(images / f'perlin-{args.size}.jpg', args.size)
-    server = Server(args.binary, images, OUT / f'data-{args.size}', public_folder(args.osd))
+    server = Server(args.binary, images, OUT / f'data-{args.size}', public_folder(args.osd, args.beside))
     try:
         print(f'building or loading the {args.size}x{args.size} pyramid...', file=sys.stderr)
         image = server.ready_image()

@@ -23,8 +23,16 @@ export class Smoothness {
     window.smoothness = this;
   }
 
-  /** Now, in the frames' clock: the start of a gesture. */
-  mark() { return performance.now(); }
+  /**
+   * Now, in the frames' clock: the start of a gesture. Also a user timing mark (`gesture-N`), whose time in a
+   * DevTools trace aligns the trace's clock with the page's (phone.py's `trace_frames`).
+   */
+  mark() {
+    this.marks = (this.marks ?? 0) + 1;
+    this.markName = `gesture-${this.marks}`;
+    this.markTime = performance.mark(this.markName).startTime;
+    return this.markTime;
+  }
 
   /** Frames since the view last moved. */
   stillFrames() {
@@ -47,6 +55,7 @@ export class Smoothness {
     let longTaskMs = 0;
     for (const [s, d] of this.longTasks) longTaskMs += Math.max(0, Math.min(s + d, end) - Math.max(s, start));
     return { moved: true, ms: end - start, frames: inside.length - 1, late, longTaskMs,
+             markName: this.markName, markTime: this.markTime,
              worstGapMs: Math.max(0, ...inside.slice(1).map((t, i) => t - inside[i])) };
   }
 }

@@ -23,6 +23,8 @@ export class Gestures {
     this.lastTap = null;
     this.multiTouch = null;
     this.singleTapTimer = null;
+    this.rect = null; // { origin, rect, time }: the origin's rectangle this frame (`#originRect`)
+    this.rectFrame = null;
     this.listening = new AbortController();
     const on = (name, fn, options = {}) => element.addEventListener(name, fn, { ...options, signal: this.listening.signal });
     on('pointerdown', (e) => this.#down(e));
@@ -37,11 +39,29 @@ export class Gestures {
   destroy() {
     this.listening.abort();
     clearTimeout(this.singleTapTimer);
+    cancelAnimationFrame(this.rectFrame);
   }
 
   #point(e) {
-    const r = this.target.origin().getBoundingClientRect();
+    const r = this.#originRect();
     return { x: e.clientX - r.left, y: e.clientY - r.top };
+  }
+
+  /**
+   * The origin's rectangle, read once a frame: a pinch's two fingers each send a pointermove per frame, and the
+   * first one's handler has moved the image, so reading the layout again for the second would force a style
+   * recalculation and a layout in the middle of the frame. The rectangle is read again in the next frame (or
+   * after 50 ms, when no frame comes), so a view that moved or changed size (a page turn, a resize) is seen then.
+   */
+  #originRect() {
+    const origin = this.target.origin();
+    const now = performance.now();
+    const cached = this.rect;
+    if (cached && cached.origin === origin && now - cached.time < 50) return cached.rect;
+    this.rect = { origin, rect: origin.getBoundingClientRect(), time: now };
+    cancelAnimationFrame(this.rectFrame);
+    this.rectFrame = requestAnimationFrame(() => { this.rect = null; });
+    return this.rect.rect;
   }
 
   #centre() {

@@ -274,6 +274,11 @@ export class TileLayer {
     canvas.getContext('bitmaprenderer').transferFromImageBitmap(bitmap);
     canvas.className = t.whole ? 'tile loaded preview' : t.level === this.baseLevel ? 'tile loaded base' : 'tile loaded';
     canvas.dataset.url = t.url;
+    // Its CSS size is its pixels' once and for all: `#place` scales it with its transform, about its corner (set
+    // here, not only in the style sheet: the placement is wrong without it).
+    canvas.style.width = `${canvas.width}px`;
+    canvas.style.height = `${canvas.height}px`;
+    canvas.style.transformOrigin = '0 0';
     const tile = { ...t, element: canvas, loaded: true, drawn: false, bytes: canvas.width * canvas.height * 4 };
     this.cache.set(tile.key, tile);
     this.#arrived();
@@ -367,7 +372,6 @@ export class TileLayer {
    */
   #clip(tile) {
     const cell = this.#cell(tile);
-    const frame = this.#frame(tile);
     const z = this.#zIndex(tile);
     const eps = 1e-6 * Math.max(cell.width, cell.height, 1);
     let holes = [];
@@ -385,12 +389,18 @@ export class TileLayer {
     // Edges on whole device pixels of the content, as the element's own corner (`#place`): an edge inside a pixel
     // would be antialiased, and two tiles (or two cut-outs) meeting there would each cover part of it, letting
     // what lies under both show through as a line.
+    // The path is in the element's own pixels, which its transform scales (`#place`).
     const snap = this.#snap.bind(this);
-    const left = snap(frame.x), top = snap(frame.y);
-    const rect = (x0, y0, x1, y1) => `M${snap(x0) - left} ${snap(y0) - top}H${snap(x1) - left}V${snap(y1) - top}H${snap(x0) - left}Z`;
+    const { x: left, y: top, scaleX, scaleY } = this.#box(tile);
+    const px = (x) => (snap(x) - left) / scaleX, py = (y) => (snap(y) - top) / scaleY;
+    const rect = (x0, y0, x1, y1) => `M${px(x0)} ${py(y0)}H${px(x1)}V${py(y1)}H${px(x0)}Z`;
     const path = rect(cell.x, cell.y, cell.x + cell.width, cell.y + cell.height)
       + holes.map((h) => rect(h.x0, h.y0, h.x1, h.y1)).join('');
-    tile.element.style.clipPath = `path(evenodd, '${path}')`;
+    const clip = `path(evenodd, '${path}')`;
+    if (clip !== tile.clip) {
+      tile.clip = clip;
+      tile.element.style.clipPath = clip;
+    }
   }
 
   /** A content coordinate on the nearest whole device pixel. */
@@ -408,17 +418,33 @@ export class TileLayer {
     return f.x < viewport.x1 && f.x + f.width > viewport.x0 && f.y < viewport.y1 && f.y + f.height > viewport.y0;
   }
 
+  /**
+   * Places a tile by its transform alone (a translation and a scale of its own pixels, its CSS size): a frame of a
+   * gesture then restyles the tiles but lays out and paints none of them. Unchanged values are not written again.
+   */
   #place(tile) {
-    const f = this.#frame(tile);
-    const s = tile.element.style;
-    // A transparent image's tiles start on a whole device pixel, as their clip's edges do (`#clip`); the far
-    // edges stay where they are (the picture moves by under half a pixel at the near ones).
-    const x = this.transparent ? this.#snap(f.x) : f.x, y = this.transparent ? this.#snap(f.y) : f.y;
-    s.left = `${x}px`;
-    s.top = `${y}px`;
-    s.width = `${f.x + f.width - x}px`;
-    s.height = `${f.y + f.height - y}px`;
+    const { x, y, scaleX, scaleY } = this.#box(tile);
+    const transform = `translate(${x}px, ${y}px) scale(${scaleX}, ${scaleY})`;
+    if (transform !== tile.transform) {
+      tile.transform = transform;
+      tile.element.style.transform = transform;
+    }
     // The needed level on top; other levels below it, sharper ones above blurrier ones; the base at the bottom.
-    s.zIndex = this.#zIndex(tile);
+    const z = String(this.#zIndex(tile));
+    if (z !== tile.zIndex) {
+      tile.zIndex = z;
+      tile.element.style.zIndex = z;
+    }
+  }
+
+  /**
+   * Where a tile's element lies in content points: its corner and the scale of its pixels. A transparent image's
+   * tiles start on a whole device pixel, as their clip's edges do (`#clip`); the far edges stay where they are (the
+   * picture moves by under half a pixel at the near ones).
+   */
+  #box(tile) {
+    const f = this.#frame(tile);
+    const x = this.transparent ? this.#snap(f.x) : f.x, y = this.transparent ? this.#snap(f.y) : f.y;
+    return { x, y, scaleX: (f.x + f.width - x) / tile.element.width, scaleY: (f.y + f.height - y) / tile.element.height };
   }
 }

@@ -345,8 +345,8 @@ public struct ServeConfig: PyramidSettings, Sendable {
             $0.storeAbandonedSeconds = try SettingValue.integer($1, "store-abandoned-after", in: 1...2_592_000)
         },
         Setting("--store-pack-mb", env: "TILESCOPE_STORE_PACK_MB", default: \.storePackMegabytes,
-                "megabytes of tiles gathered into one object of the object store (a pack; each tile is read back with a ranged GET)") {
-            $0.storePackMegabytes = try SettingValue.integer($1, "store-pack-mb", in: 1...1024)
+                "megabytes of tiles gathered into one object of the object store (a pack; each tile is read back with a ranged GET; 0: one object per tile, as replicas older than packs read them)") {
+            $0.storePackMegabytes = try SettingValue.integer($1, "store-pack-mb", in: 0...1024)
         },
     ]
 }

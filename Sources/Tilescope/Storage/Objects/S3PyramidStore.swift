@@ -33,7 +33,9 @@ public final class S3PyramidStore: PyramidStore, Sendable {
     private let coalescer = FetchCoalescer<Bool>()
     /// Packed versions' indexes, read once per version.
     private let packIndexes = PackIndexes()
-    /// The size a pack is sent at (`--store-pack-mb`).
+    /// The size a pack is sent at (`--store-pack-mb`); 0: tiles one object each, the layout before packs, which every
+    /// replica reads (a rolling upgrade from a version without packs runs its new builders so until the last old
+    /// reader is gone).
     let packBytes: Int
     /// The packs of the uploads under way, by `{id}/{version}`.
     private let writers = Mutex<[String: PackWriter]>([:])
@@ -165,10 +167,15 @@ public final class S3PyramidStore: PyramidStore, Sendable {
         let writer = makePackWriter(id: id, version: version)
         writers.withLock { $0[key] = writer }
         let tiles = PyramidBuilder.tilesFolderName + "/"
+        let prefix = versionKey(id, version), packs = packsTiles
         let pass = PassUploads(passTiles: PyramidBuilder.passTilesFolder(inWork: stagingFolder),
                                publishedTiles: local.folder(id: id, version: version) + "/" + PyramidBuilder.tilesFolderName,
-                               threads: Self.uploadThreads) { place, bytes in
-            try writer.append(tiles + place, bytes)
+                               threads: Self.uploadThreads) { [self] place, bytes in
+            if packs {
+                try writer.append(tiles + place, bytes)
+            } else {
+                try put(prefix + tiles + place, bytes, contentType: Self.contentType(of: place))
+            }
         }
         passes.withLock { $0[key] = pass }
         defer {
@@ -205,6 +212,9 @@ public final class S3PyramidStore: PyramidStore, Sendable {
     /// Whether a file (its path inside the version) goes into packs: the tiles.
     static func isPacked(_ inside: String) -> Bool { inside.hasPrefix(PackIndex.packedFolder + "/") }
 
+    /// Whether this server's uploads pack their tiles (`--store-pack-mb` above 0).
+    private var packsTiles: Bool { packBytes > 0 }
+
     public func discard(stagingFolder: String) {
         stagedVersions.withLock { $0[stagingFolder] = nil }
         local.discard(stagingFolder: stagingFolder)
@@ -236,7 +246,7 @@ public final class S3PyramidStore: PyramidStore, Sendable {
             return false
         }
         _ = try local.publish(stagingFolder: stagingFolder, manifest: published, id: id, version: version)
-        settle(id: id, version: version, written: Self.objects(uploaded, packs), packs: packs)
+        settle(id: id, version: version, written: objects(uploaded, packs), packs: packs)
         return true
     }
 
@@ -263,6 +273,7 @@ public final class S3PyramidStore: PyramidStore, Sendable {
         uploaded.formUnion(try upload(local.folder(id: id, version: version), as: "", id: id, version: version, into: writer,
                                       skipping: uploaded, streamed: streamed))
         uploaded.formUnion(try upload(stagedFolder, as: place, id: id, version: version, into: writer, streamed: streamed))
+        if !packsTiles { uploaded.formUnion(streamed.keys) }  // put one object each while the pass ran
         writers.withLock { if $0[key] === writer { $0[key] = nil } }
         let packs = try writer.finish()
         let published = manifest.packed(index: packs.index)
@@ -274,12 +285,12 @@ public final class S3PyramidStore: PyramidStore, Sendable {
             throw StoreError(message: "\(id) was published to the store by another builder first")
         }
         try local.publishLevel(level, from: stagedFolder, manifest: published, id: id, version: version)
-        settle(id: id, version: version, written: Self.objects(uploaded, packs), packs: packs)
+        settle(id: id, version: version, written: objects(uploaded, packs), packs: packs)
     }
 
     /// The objects an upload wrote, by name inside the version: the files put one each, the packs and their index.
-    private static func objects(_ uploaded: Set<String>, _ packs: PackWriter.Outcome) -> Set<String> {
-        uploaded.filter { !isPacked($0) }.union(packs.objects)
+    private func objects(_ uploaded: Set<String>, _ packs: PackWriter.Outcome) -> Set<String> {
+        uploaded.filter { !packsTiles || !Self.isPacked($0) }.union(packs.objects)
     }
 
     /// Writes the manifest if the store has none: true when this call published the version.
@@ -359,7 +370,7 @@ public final class S3PyramidStore: PyramidStore, Sendable {
                         throw StoreError(message: "cannot read \(name) of \(id) to upload it")
                     }
                     let inside = place.isEmpty ? name : place + "/" + name
-                    if Self.isPacked(inside) {
+                    if packsTiles, Self.isPacked(inside) {
                         try writer.append(inside, [UInt8](bytes))
                     } else {
                         try put(versionKey(id, version) + inside, [UInt8](bytes), contentType: Self.contentType(of: name))

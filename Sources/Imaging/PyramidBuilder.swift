@@ -12,11 +12,11 @@ import ScrollGeometry
 /// The build hands these over
 /// in parts (`PyramidPart`), each complete on disk:
 ///
-/// 1. the base: the descriptor, the preview and levels 0 to the preview level. For a JPEG it is
-///    made before the full pass, from a decode at 1/8 scale (libjpeg's shrink-on-load: the
-///    image is never decoded whole for it), so a new image can be looked at after a small
-///    fraction of its build. Other formats have no cheap reduced decode: their base comes
-///    from the full pass's own tiles, at its end.
+/// 1. the base: the descriptor, the preview and levels 0 to the preview level. For a JPEG at least
+///    eight times the preview's size it is made before the full pass, from a decode at 1/8 scale
+///    (the image is never decoded whole for it), so a new image can be looked at after a small
+///    fraction of its build (`previewComesFirst`). Other formats have no cheap reduced decode, and
+///    a photo's full pass is short: their base comes from the full pass's own tiles, at its end.
 /// 2. one part per finer level, from one dzsave pass over the full image. The source streams
 ///    through it once (sequential access), so memory grows with the image's width, not its area.
 ///    dzsave finishes all levels together at the end of that pass, so these come in a burst.
@@ -119,7 +119,7 @@ public struct PyramidBuilder: Sendable {
         // The preview's pixels live in this closure only: released before the full pass, not held through it.
         let baseFirst = try {
             let preview = try BuildPhases.timing(.previewDecode) {
-                !alpha && Self.decodesReduced(source)
+                !alpha && Self.decodesReduced(source) && Self.previewComesFirst(pyramid, previewLevel: previewLevel)
                     ? try reducedPreview(of: source, stored: stored, pyramid: pyramid, level: previewLevel) : nil
             }
             guard let preview else { return false }
@@ -164,6 +164,17 @@ public struct PyramidBuilder: Sendable {
         // and 100 MB): a folder of photos built in one process grew to 1.48x dzsave's peak anonymous memory.
         Self.dropCachedOperations()
         return pyramid
+    }
+
+    /// Whether a JPEG's base is worth a decode of its own before the full pass: when the preview level is at
+    /// least three levels below the full size, so a 1/8-scale decode (two threads, `EighthScaleJPEG`) reaches it.
+    /// That second entropy decode costs about an eighth of the build at any size; it buys the preview seconds
+    /// early in a large image's build, but in a photo's (a side of 4096 or less with the 1024 preview: a 1/4 or
+    /// 1/2 decode by libjpeg on one thread) a few tenths of a second, the full pass being short too: there it
+    /// was 14 % of a 4000x3000 photo's instructions (docs/benchmarks.md). Such a source's base comes from the
+    /// full pass's own tiles at its end, as a PNG's does.
+    static func previewComesFirst(_ pyramid: Pyramid, previewLevel: Int) -> Bool {
+        pyramid.maxLevel - previewLevel >= 3
     }
 
     /// Empties libvips's operation cache and keeps its limit. (Not vips_cache_drop_all: it frees the cache

@@ -19,8 +19,9 @@ public struct BuildCommand: PyramidSettings {
     /// Builds every source; returns the number that failed.
     public func run(progress: @escaping @Sendable (String, BuildProgress) -> Void,
                     log: @escaping (String) -> Void) throws -> Int {
-        // A build alone in its process: fewer arenas keep its peak memory near dzsave's (MallocArenas).
-        MallocArenas.limit(to: 2)
+        // A build alone in its process: one arena keeps its peak memory at dzsave's (MallocArenas).
+        MallocArenas.limit(to: 1)
+        MallocArenas.mapBlocks(from: 64 << 10)
         try Vips.start()
         let store = try FilePyramidStore(dataFolder: dataFolder)
         let catalogStarted = ProcessInfo.processInfo.systemUptime

@@ -118,9 +118,9 @@ public struct PyramidBuilder: Sendable {
         // A JPEG has no alpha, so a transparent source never takes the reduced decode.
         // The preview's pixels live in this closure only: released before the full pass, not held through it.
         let baseFirst = try {
+            guard !alpha, Self.previewComesFirst(pyramid, previewLevel: previewLevel), Self.decodesReduced(source) else { return false }
             let preview = try BuildPhases.timing(.previewDecode) {
-                !alpha && Self.decodesReduced(source) && Self.previewComesFirst(pyramid, previewLevel: previewLevel)
-                    ? try reducedPreview(of: source, stored: stored, pyramid: pyramid, level: previewLevel) : nil
+                try reducedPreview(of: source, stored: stored, pyramid: pyramid, level: previewLevel)
             }
             guard let preview else { return false }
             try BuildPhases.timing(.base) { try writeBase(from: preview, of: pyramid, into: base) }
@@ -245,24 +245,24 @@ public struct PyramidBuilder: Sendable {
         }
     }
 
-    /// The preview level's pixels from a JPEG decoded at 1/2, 1/4 or 1/8 scale (libjpeg's DCT scaling,
-    /// the partial last blocks kept: exactly a level's size), halved the rest of the way as dzsave makes
-    /// each level from the one below, and held in memory (a few megabytes at most). Pixel `i` of the
-    /// level covers source pixels `[i * 2^k, (i + 1) * 2^k)`, the edge repeated, as on every other level.
-    /// At 1/8 (every source over 8 times the preview's size) the same pixels come from `EighthScaleJPEG`
-    /// where it takes the file, on two threads where it can split the data. nil for a source this cannot
-    /// read so (turned by its orientation, CMYK, a progressive file too large for libjpeg's memory cap):
+    /// The preview level's pixels from a JPEG decoded at 1/8 scale (the partial last blocks kept: exactly a
+    /// level's size), halved the rest of the way as dzsave makes each level from the one below, and held in
+    /// memory (a few megabytes at most). Pixel `i` of the level covers source pixels `[i * 2^k, (i + 1) * 2^k)`,
+    /// the edge repeated, as on every other level. The pixels come from `EighthScaleJPEG` where it takes the
+    /// file, on two threads where it can split the data, and from libjpeg's DCT scaling otherwise. nil for a
+    /// source whose preview level is less than three levels below its size (`previewComesFirst`) or that this
+    /// cannot read so (turned by its orientation, CMYK, a progressive file too large for libjpeg's memory cap):
     /// its base then comes from the full pass.
     func reducedPreview(of source: String, stored: VImage, pyramid: Pyramid, level: Int) throws -> VImage? {
+        guard Self.previewComesFirst(pyramid, previewLevel: level) else { return nil }
         // The blocks of a reduced decode start at the stored top left: after a flip or a turn they would
         // start at another corner, off the grid of the levels dzsave makes from the upright image.
         guard SourceImage.orientation(of: stored) == 1 else { return nil }
-        let steps = min(3, pyramid.maxLevel - level)
-        var decodedLevel = pyramid.maxLevel - steps
+        var decodedLevel = pyramid.maxLevel - 3
         var image: VImage
-        if steps == 3, let eighth = try EighthScaleJPEG.decode(source) {
+        if let eighth = try EighthScaleJPEG.decode(source) {
             image = eighth.image
-        } else if let reduced = try? Self.decodeJPEG(source, scale: 1 << steps) {
+        } else if let reduced = try? Self.decodeJPEG(source, scale: 8) {
             image = reduced
         } else {
             return nil

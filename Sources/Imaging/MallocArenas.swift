@@ -22,7 +22,11 @@ public enum MallocArenas {
     /// catalog's, Swift's). A process that builds one photo after another then peaked higher with each (30 MB
     /// at the first, 32-33 MB from the twentieth with one arena) while a fresh `vips dzsave` peaks at 30.8 MB.
     /// Fixed at 64 KB, the buffers leave nothing behind (26-29 MB a photo); each costs its pages' first-touch
-    /// faults (about 9,000 a photo), which the measurements in docs/benchmarks.md weigh.
+    /// faults: about 50 us of system time a 96 KB buffer here, 9,000 faults a photo, 200,000 at 16384^2
+    /// (docs/benchmarks.md), which is why only a process building several images sets it. (What fragments the
+    /// heap is the threads' tcache: small freed blocks each long-lived thread keeps, scattered over the pages
+    /// of earlier strips; glibc.malloc.tcache_count=0 also kept a folder flat at 30.8 MB, but it can only be set
+    /// in the environment before the process starts.)
     public static func mapBlocks(from bytes: Int) {
         _ = ts_set_malloc_mmap_threshold(Int32(bytes))
     }

@@ -11,6 +11,8 @@ int ts_syncfs(int fd) { return syncfs(fd); }
 
 int ts_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
 
+int ts_set_malloc_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
 void ts_set_thread_name(const char *name) {
     char shortened[16];
     snprintf(shortened, sizeof shortened, "%s", name);

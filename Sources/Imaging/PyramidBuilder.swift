@@ -12,11 +12,11 @@ import ScrollGeometry
 /// The build hands these over
 /// in parts (`PyramidPart`), each complete on disk:
 ///
-/// 1. the base: the descriptor, the preview and levels 0 to the preview level. For a JPEG it is
-///    made before the full pass, from a decode at 1/8 scale (libjpeg's shrink-on-load: the
-///    image is never decoded whole for it), so a new image can be looked at after a small
-///    fraction of its build. Other formats have no cheap reduced decode: their base comes
-///    from the full pass's own tiles, at its end.
+/// 1. the base: the descriptor, the preview and levels 0 to the preview level. For a JPEG at least
+///    eight times the preview's size it is made before the full pass, from a decode at 1/8 scale
+///    (the image is never decoded whole for it), so a new image can be looked at after a small
+///    fraction of its build (`previewComesFirst`). Other formats have no cheap reduced decode, and
+///    a photo's full pass is short: their base comes from the full pass's own tiles, at its end.
 /// 2. one part per finer level, from one dzsave pass over the full image. The source streams
 ///    through it once (sequential access), so memory grows with the image's width, not its area.
 ///    dzsave finishes all levels together at the end of that pass, so these come in a burst.
@@ -118,9 +118,9 @@ public struct PyramidBuilder: Sendable {
         // A JPEG has no alpha, so a transparent source never takes the reduced decode.
         // The preview's pixels live in this closure only: released before the full pass, not held through it.
         let baseFirst = try {
+            guard !alpha, Self.previewComesFirst(pyramid, previewLevel: previewLevel), Self.decodesReduced(source) else { return false }
             let preview = try BuildPhases.timing(.previewDecode) {
-                !alpha && Self.decodesReduced(source)
-                    ? try reducedPreview(of: source, stored: stored, pyramid: pyramid, level: previewLevel) : nil
+                try reducedPreview(of: source, stored: stored, pyramid: pyramid, level: previewLevel)
             }
             guard let preview else { return false }
             try BuildPhases.timing(.base) { try writeBase(from: preview, of: pyramid, into: base) }
@@ -164,6 +164,17 @@ public struct PyramidBuilder: Sendable {
         // and 100 MB): a folder of photos built in one process grew to 1.48x dzsave's peak anonymous memory.
         Self.dropCachedOperations()
         return pyramid
+    }
+
+    /// Whether a JPEG's base is worth a decode of its own before the full pass: when the preview level is at
+    /// least three levels below the full size, so a 1/8-scale decode (two threads, `EighthScaleJPEG`) reaches it.
+    /// That second entropy decode costs about an eighth of the build at any size; it buys the preview seconds
+    /// early in a large image's build, but in a photo's (a side of 4096 or less with the 1024 preview: a 1/4 or
+    /// 1/2 decode by libjpeg on one thread) a few tenths of a second, the full pass being short too: there it
+    /// was 14 % of a 4000x3000 photo's instructions (docs/benchmarks.md). Such a source's base comes from the
+    /// full pass's own tiles at its end, as a PNG's does.
+    static func previewComesFirst(_ pyramid: Pyramid, previewLevel: Int) -> Bool {
+        pyramid.maxLevel - previewLevel >= 3
     }
 
     /// Empties libvips's operation cache and keeps its limit. (Not vips_cache_drop_all: it frees the cache
@@ -234,24 +245,24 @@ public struct PyramidBuilder: Sendable {
         }
     }
 
-    /// The preview level's pixels from a JPEG decoded at 1/2, 1/4 or 1/8 scale (libjpeg's DCT scaling,
-    /// the partial last blocks kept: exactly a level's size), halved the rest of the way as dzsave makes
-    /// each level from the one below, and held in memory (a few megabytes at most). Pixel `i` of the
-    /// level covers source pixels `[i * 2^k, (i + 1) * 2^k)`, the edge repeated, as on every other level.
-    /// At 1/8 (every source over 8 times the preview's size) the same pixels come from `EighthScaleJPEG`
-    /// where it takes the file, on two threads where it can split the data. nil for a source this cannot
-    /// read so (turned by its orientation, CMYK, a progressive file too large for libjpeg's memory cap):
+    /// The preview level's pixels from a JPEG decoded at 1/8 scale (the partial last blocks kept: exactly a
+    /// level's size), halved the rest of the way as dzsave makes each level from the one below, and held in
+    /// memory (a few megabytes at most). Pixel `i` of the level covers source pixels `[i * 2^k, (i + 1) * 2^k)`,
+    /// the edge repeated, as on every other level. The pixels come from `EighthScaleJPEG` where it takes the
+    /// file, on two threads where it can split the data, and from libjpeg's DCT scaling otherwise. nil for a
+    /// source whose preview level is less than three levels below its size (`previewComesFirst`) or that this
+    /// cannot read so (turned by its orientation, CMYK, a progressive file too large for libjpeg's memory cap):
     /// its base then comes from the full pass.
     func reducedPreview(of source: String, stored: VImage, pyramid: Pyramid, level: Int) throws -> VImage? {
+        guard Self.previewComesFirst(pyramid, previewLevel: level) else { return nil }
         // The blocks of a reduced decode start at the stored top left: after a flip or a turn they would
         // start at another corner, off the grid of the levels dzsave makes from the upright image.
         guard SourceImage.orientation(of: stored) == 1 else { return nil }
-        let steps = min(3, pyramid.maxLevel - level)
-        var decodedLevel = pyramid.maxLevel - steps
+        var decodedLevel = pyramid.maxLevel - 3
         var image: VImage
-        if steps == 3, let eighth = try EighthScaleJPEG.decode(source) {
+        if let eighth = try EighthScaleJPEG.decode(source) {
             image = eighth.image
-        } else if let reduced = try? Self.decodeJPEG(source, scale: 1 << steps) {
+        } else if let reduced = try? Self.decodeJPEG(source, scale: 8) {
             image = reduced
         } else {
             return nil

@@ -36,7 +36,8 @@ import Testing
         let folder = try TestScratch.folder("build-phases")
         try FileManager.default.createDirectory(atPath: folder + "/out", withIntermediateDirectories: true)
         let source = folder + "/source.jpg"
-        try TestImages.writeJPEG(width: 3000, height: 2000, to: source)
+        // Over 4096 px, so the preview's reduced decode runs (PyramidBuilder.previewComesFirst).
+        try TestImages.writeJPEG(width: 4400, height: 1400, to: source)
         let phases = BuildPhases()
         _ = try phases.measuring { try PyramidBuilder().build(source: source, into: folder + "/out") }
         for phase in [BuildPhases.Phase.open, .previewDecode, .base, .levels] {

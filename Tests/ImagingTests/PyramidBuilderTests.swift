@@ -73,6 +73,24 @@ import Testing
         }
     }
 
+    /// A JPEG's base comes before the full pass only where a 1/8-scale decode reaches its preview level: over
+    /// 4096 px with the 1024 preview. A phone's 4032x3024 photo takes its base from the full pass, and the
+    /// reduced decode refuses it however it is called.
+    @Test func onlyASourceOverEightTimesThePreviewDecodesItsPreviewFirst() throws {
+        try Vips.start()
+        for (width, height, first) in [(4096, 3072, false), (4032, 3024, false), (1500, 1100, false), (300, 200, false),
+                                       (4097, 100, true), (100, 4097, true), (8064, 6048, true), (16384, 16384, true)] {
+            let pyramid = Pyramid(width: width, height: height)
+            #expect(PyramidBuilder.previewComesFirst(pyramid, previewLevel: pyramid.previewLevel()) == first, "\(width)x\(height)")
+        }
+        let folder = try TestImages.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = try NoiseJPEG.source(width: 4032, height: 3024, bands: 3, quality: 85, in: folder)
+        let pyramid = Pyramid(width: 4032, height: 3024)
+        let stored = try VImage.open(source, sequential: true)
+        #expect(try PyramidBuilder().reducedPreview(of: source, stored: stored, pyramid: pyramid, level: pyramid.previewLevel()) == nil)
+    }
+
     /// A JPEG's preview level is libjpeg's reduced decode (its partial last blocks kept) halved level by
     /// level as dzsave halves, whether the sides divide or not.
     @Test(arguments: [(4096, 512), (4000, 500), (4001, 503)])
@@ -95,7 +113,8 @@ import Testing
     /// Every coarse level is the source shrunk by dzsave's rule (pixel i covers source pixels
     /// [i * 2^k, (i + 1) * 2^k); each level the 2 x 2 mean of the one below, an odd edge repeated) with no
     /// sub-pixel shift, whichever path made it: the
-    /// reduced decode of a JPEG at 1/2, 1/4 and 1/8 (odd and even sizes), and the full pass. Checked against
+    /// reduced decode of a JPEG at 1/8 (over 4096 px), the full pass of a JPEG (up to 4096 px: odd and even
+    /// sizes) and of a PNG. Checked against
     /// the box average of libvips's own full decode of the source, by a least-squares fit of the gradient.
     @Test(arguments: [(7001, 3003, "jpg"), (900, 4001, "jpg"), (3001, 2001, "jpg"), (2048, 1536, "jpg"), (1801, 1203, "png")])
     func everyLevelIsTheSourceBoxShrunkWithoutShift(width: Int, height: Int, format: String) throws {

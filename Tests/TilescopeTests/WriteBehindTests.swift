@@ -12,7 +12,8 @@ import Testing
     @Test func aRealBuildStopsWritingBehindWhenItsFullPassEnds() throws {
         let folder = try TestImages.folder("write-behind")
         let source = folder + "/big.jpg"
-        try TestImages.writeJPEG(width: 3000, height: 2000, to: source)
+        // Over 4096 px: a JPEG whose base comes before the full pass (PyramidBuilder.previewComesFirst).
+        try TestImages.writeJPEG(width: 4400, height: 1400, to: source)
         let store = try FilePyramidStore(dataFolder: folder + "/data")
         let staging = try store.makeStagingFolder(id: "big", version: "v1")
         let builder = PyramidBuilder()

@@ -11,6 +11,10 @@ int ts_syncfs(int fd);
 /// mallopt(M_ARENA_MAX, count): malloc.h is not in Swift's Glibc module.
 int ts_limit_malloc_arenas(int count);
 
+/// mallopt(M_MMAP_THRESHOLD, bytes): blocks of `bytes` and more are mapped alone and unmapped when freed; setting it
+/// turns off glibc's dynamic threshold.
+int ts_set_malloc_mmap_threshold(int bytes);
+
 /// Names the calling thread (15 characters at most are kept), for top, perf and gdb.
 void ts_set_thread_name(const char *name);
 

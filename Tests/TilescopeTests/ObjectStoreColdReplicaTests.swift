@@ -65,15 +65,9 @@ import Testing
     @Test func aFreshReplicaAnswersEveryFormatFromTheStore() throws {
         let seaweed = try SeaweedServer.standalone()
         defer { seaweed.stop() }
-        let credentials = SigV4Credentials(accessKeyID: seaweed.accessKey, secretAccessKey: seaweed.secretKey)
-        let client = try S3Client(settings: S3Settings(endpoint: seaweed.endpoint, region: seaweed.region, bucket: "cold",
-                                                       credentials: credentials))
-        try client.createBucket()
-        let environment = ["AWS_ACCESS_KEY_ID": seaweed.accessKey, "AWS_SECRET_ACCESS_KEY": seaweed.secretKey]
-        let store = ["--store", "s3://cold/replicas?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)"]
-        let root = try TestScratch.folder("cold-replica")
-        let images = root + "/images"
-        try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
+        let bucket = try StoreBucket(seaweed, "cold")
+        let (environment, store) = (bucket.environment, bucket.store("replicas"))
+        let (root, images) = try StoreBucket.folders("cold-replica")
         try TestImages.writeJPEG(width: 1500, height: 1100, to: images + "/cold.jpg", seed: 7)
         try TestImages.writeTransparentPNG(width: 700, height: 500, to: images + "/clear.png")
         try TestImages.writeJPEG(width: 1000, height: 800, to: images + "/spare.jpg", seed: 8)

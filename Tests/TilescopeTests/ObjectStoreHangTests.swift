@@ -13,15 +13,9 @@ import Testing
     @Test func aStoreThatHangsIsWaitedForOnceNotByEveryColdRead() throws {
         let seaweed = try SeaweedServer.standalone()
         defer { seaweed.stop() }
-        let credentials = SigV4Credentials(accessKeyID: seaweed.accessKey, secretAccessKey: seaweed.secretKey)
-        let client = try S3Client(settings: S3Settings(endpoint: seaweed.endpoint, region: seaweed.region, bucket: "pyramids",
-                                                       credentials: credentials))
-        try client.createBucket()
-        let environment = ["AWS_ACCESS_KEY_ID": seaweed.accessKey, "AWS_SECRET_ACCESS_KEY": seaweed.secretKey]
-        let store = ["--store", "s3://pyramids/hang?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)"]
-        let root = try TestScratch.folder("store-hang")
-        let images = root + "/images"
-        try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
+        let bucket = try StoreBucket(seaweed, "pyramids")
+        let (environment, store) = (bucket.environment, bucket.store("hang"))
+        let (root, images) = try StoreBucket.folders("store-hang")
         let (width, height) = (2600, 1900)
         try TestImages.writeJPEG(width: width, height: height, to: images + "/wide.jpg", seed: 3)
 

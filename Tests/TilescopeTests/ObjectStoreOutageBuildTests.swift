@@ -11,16 +11,10 @@ import Testing
     @Test func anImageAddedWhileTheStoreIsDownIsBuiltOnceItIsBack() throws {
         let seaweed = try SeaweedServer.standalone()
         defer { seaweed.stop() }
-        let credentials = SigV4Credentials(accessKeyID: seaweed.accessKey, secretAccessKey: seaweed.secretKey)
-        let client = try S3Client(settings: S3Settings(endpoint: seaweed.endpoint, region: seaweed.region, bucket: "pyramids",
-                                                       credentials: credentials))
-        try client.createBucket()
-        let environment = ["AWS_ACCESS_KEY_ID": seaweed.accessKey, "AWS_SECRET_ACCESS_KEY": seaweed.secretKey]
-        let store = ["--store", "s3://pyramids/outage?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)",
-                     "--rescan", "1", "--settle", "0"]
-        let root = try TestScratch.folder("store-outage-build")
-        let images = root + "/images"
-        try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
+        let bucket = try StoreBucket(seaweed, "pyramids")
+        let (client, environment) = (bucket.client, bucket.environment)
+        let store = bucket.store("outage") + ["--rescan", "1", "--settle", "0"]
+        let (root, images) = try StoreBucket.folders("store-outage-build")
         try TestImages.writeJPEG(width: 700, height: 500, to: images + "/first.jpg", seed: 1)
         let server = try ServerProcess(images: images, data: root + "/data", extra: store, environment: environment)
         _ = try Self.waitFor(server, "first ready") { $0["first"]?["status"] as? String == "ready" }

@@ -49,6 +49,17 @@ import Testing
         throw TestFailure("not every image ready after \(timeout) s: \(last)\n\(server.log)")
     }
 
+    /// The sources, written into `images`.
+    static func writeSources(into images: String) throws {
+        for (index, source) in sources.enumerated() {
+            if source.name.hasSuffix(".png") {
+                try TestImages.writePNG(width: source.width, height: source.height, to: images + "/" + source.name, seed: index)
+            } else {
+                try TestImages.writeJPEG(width: source.width, height: source.height, to: images + "/" + source.name, seed: index)
+            }
+        }
+    }
+
     static func tilePaths(_ id: String) -> [String] {
         let source = sources[ids.firstIndex(of: id)!]
         let pyramid = Pyramid(width: source.width, height: source.height)
@@ -94,23 +105,10 @@ import Testing
     @Test func aBucketServesWhatAFolderServesAndSurvivesTheStoreGoingAway() throws {
         let seaweed = try SeaweedServer.standalone()
         defer { seaweed.stop() }
-        let credentials = SigV4Credentials(accessKeyID: seaweed.accessKey, secretAccessKey: seaweed.secretKey)
-        let client = try S3Client(settings: S3Settings(endpoint: seaweed.endpoint, region: seaweed.region, bucket: "pyramids",
-                                                       credentials: credentials))
-        try client.createBucket()
-        let environment = ["AWS_ACCESS_KEY_ID": seaweed.accessKey, "AWS_SECRET_ACCESS_KEY": seaweed.secretKey]
-        let store = ["--store", "s3://pyramids/fleet/one?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)"]
-
-        let root = try TestScratch.folder("object-store")
-        let images = root + "/images"
-        try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
-        for (index, source) in Self.sources.enumerated() {
-            if source.name.hasSuffix(".png") {
-                try TestImages.writePNG(width: source.width, height: source.height, to: images + "/" + source.name, seed: index)
-            } else {
-                try TestImages.writeJPEG(width: source.width, height: source.height, to: images + "/" + source.name, seed: index)
-            }
-        }
+        let bucket = try StoreBucket(seaweed, "pyramids")
+        let (client, environment, store) = (bucket.client, bucket.environment, bucket.store("fleet/one"))
+        let (root, images) = try StoreBucket.folders("object-store")
+        try Self.writeSources(into: images)
 
         // The reference: the same sources built into a local folder.
         let reference = try ServerProcess(images: images, data: root + "/local")
@@ -216,20 +214,10 @@ import Testing
     /// was: a fresh replica serves it byte for byte, builds nothing and fetches one object per file, no index.
     @Test func aVersionPublishedBeforePacksIsStillReadOneObjectPerFile() throws {
         let seaweed = try SeaweedServer.shared()
-        let credentials = SigV4Credentials(accessKeyID: seaweed.accessKey, secretAccessKey: seaweed.secretKey)
-        let client = try S3Client(settings: S3Settings(endpoint: seaweed.endpoint, region: seaweed.region, bucket: "legacy",
-                                                       credentials: credentials))
-        try client.createBucket()
-        let root = try TestScratch.folder("object-store-legacy")
-        let images = root + "/images"
-        try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
-        for (index, source) in Self.sources.enumerated() {
-            if source.name.hasSuffix(".png") {
-                try TestImages.writePNG(width: source.width, height: source.height, to: images + "/" + source.name, seed: index)
-            } else {
-                try TestImages.writeJPEG(width: source.width, height: source.height, to: images + "/" + source.name, seed: index)
-            }
-        }
+        let bucket = try StoreBucket(seaweed, "legacy")
+        let client = bucket.client
+        let (root, images) = try StoreBucket.folders("object-store-legacy")
+        try Self.writeSources(into: images)
         let reference = try ServerProcess(images: images, data: root + "/local")
         let versions = try Self.waitUntilReady(reference)
         var expected: [String: Answers] = [:]
@@ -253,8 +241,7 @@ import Testing
             _ = try client.putObject(prefix + "pyramid.json", body: manifest)
         }
         let replica = try ServerProcess(images: images, data: root + "/replica",
-                                        extra: ["--store", "s3://legacy/old?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)"],
-                                        environment: ["AWS_ACCESS_KEY_ID": seaweed.accessKey, "AWS_SECRET_ACCESS_KEY": seaweed.secretKey])
+                                        extra: bucket.store("old"), environment: bucket.environment)
         defer { replica.signal(SIGKILL); _ = try? replica.waitForExit() }
         #expect(try Self.waitUntilReady(replica) == versions)
         for id in Self.ids {

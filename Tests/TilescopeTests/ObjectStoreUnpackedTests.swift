@@ -9,17 +9,9 @@ import Testing
 /// (none taken for a stray), and a replica that packs serves that version byte for byte as its builder does.
 @Suite(.serialized) struct ObjectStoreUnpackedTests {
     @Test func withNoPacksEveryTileIsAnObjectOfItsOwnAndEveryReplicaServesIt() throws {
-        let seaweed = try SeaweedServer.shared()
-        let credentials = SigV4Credentials(accessKeyID: seaweed.accessKey, secretAccessKey: seaweed.secretKey)
-        let bucket = "unpacked-\(UInt32.random(in: 0...UInt32.max))"
-        let client = try S3Client(settings: S3Settings(endpoint: seaweed.endpoint, region: seaweed.region, bucket: bucket,
-                                                       credentials: credentials))
-        try client.createBucket()
-        let environment = ["AWS_ACCESS_KEY_ID": seaweed.accessKey, "AWS_SECRET_ACCESS_KEY": seaweed.secretKey]
-        let store = ["--store", "s3://\(bucket)/p?endpoint=\(seaweed.endpoint)&region=\(seaweed.region)"]
-        let root = try TestScratch.folder("store-unpacked")
-        let images = root + "/images"
-        try FileManager.default.createDirectory(atPath: images, withIntermediateDirectories: true)
+        let bucket = try StoreBucket(try SeaweedServer.shared(), "unpacked-\(UInt32.random(in: 0...UInt32.max))")
+        let (client, environment, store) = (bucket.client, bucket.environment, bucket.store("p"))
+        let (root, images) = try StoreBucket.folders("store-unpacked")
         // ObjectStoreServingTests' wide JPEG: built progressively, its last level streamed while the pass runs.
         try TestImages.writeJPEG(width: 2600, height: 1900, to: images + "/wide.jpg", seed: 0)
 

@@ -274,8 +274,12 @@ export class TileLayer {
     canvas.getContext('bitmaprenderer').transferFromImageBitmap(bitmap);
     canvas.className = t.whole ? 'tile loaded preview' : t.level === this.baseLevel ? 'tile loaded base' : 'tile loaded';
     canvas.dataset.url = t.url;
-    // Its CSS size is its pixels' once and for all: `#place` scales it with its transform, about its corner (set
-    // here, not only in the style sheet: the placement is wrong without it).
+    // Its CSS size is its pixels' once and for all: `#place` scales it with its transform, about its corner, from
+    // the content's corner, out of the flow (set here, not only in the style sheet: the placement is wrong without
+    // them; in flow a tile lay after the ones inserted before it, wherever its transform put it).
+    canvas.style.position = 'absolute';
+    canvas.style.left = '0';
+    canvas.style.top = '0';
     canvas.style.width = `${canvas.width}px`;
     canvas.style.height = `${canvas.height}px`;
     canvas.style.transformOrigin = '0 0';

@@ -274,19 +274,26 @@ import Testing
         let microns = try #require(slide["micronsPerPixel"] as? [String: Double])
         #expect(abs(microns["x"]! - 0.5) < 1e-9 && abs(microns["y"]! - 0.5) < 1e-9, "\(microns)")
         for level in 0..<(name == "mirax" ? 3 : 4) {
-            let scale = 1 << level
             let (x, y, width, height) = (37, 21, 200, 120)
-            let region = "\(x * scale),\(y * scale),\(width * scale),\(height * scale)"
-            let reply = try server.get("/iiif/3/\(name)/\(region)/\(width),/0/default.png")
-            #expect(reply.status == 200, "\(name) level \(level): \(reply.text)")
-            let served = try Self.decoded(reply.body)
-            #expect(served.width == width && served.height == height && served.bands == 3)
+            let served = try Self.region(of: name, x: x, y: y, width: width, height: height, level: level)
             let expected = try Self.openslideLevel(level, of: path).crop(x: x, y: y, width: width, height: height)
             let psnr = TestImages.psnr(try served.pixels(), try expected.pixels())
             #expect(psnr >= 40, "\(name) level \(level): \(psnr) dB")
         }
         let tile = try server.get("/dzi/\(name)_files/9/1_0.jpeg")
         #expect(tile.status == 200 && tile.header("content-type") == "image/jpeg", "\(tile.text)")
+    }
+
+    /// The IIIF region `x, y, width, height` of level `level` (its pixels, at the level's scale) as PNG, decoded,
+    /// checked to be 200 and `width` x `height` in RGB.
+    static func region(of id: String, x: Int, y: Int, width: Int, height: Int, level: Int) throws -> VImage {
+        let scale = 1 << level
+        let region = "\(x * scale),\(y * scale),\(width * scale),\(height * scale)"
+        let reply = try server.get("/iiif/3/\(id)/\(region)/\(width),/0/default.png")
+        #expect(reply.status == 200, "\(id) level \(level): \(reply.text)")
+        let served = try decoded(reply.body)
+        #expect(served.width == width && served.height == height && served.bands == 3)
+        return served
     }
 
     /// A High-Throughput JPEG 2000 codestream (the tests' own, `HTJ2KCodestream`) is served directly from its
@@ -306,11 +313,7 @@ import Testing
         for level in 0..<4 {
             let scale = 1 << level
             let (x, y, width, height) = (37, 21, 120, 80)
-            let region = "\(x * scale),\(y * scale),\(width * scale),\(height * scale)"
-            let reply = try server.get("/iiif/3/htj2k/\(region)/\(width),/0/default.png")
-            #expect(reply.status == 200, "level \(level): \(reply.text)")
-            let served = try Self.decoded(reply.body)
-            #expect(served.width == width && served.height == height && served.bands == 3)
+            let served = try Self.region(of: "htj2k", x: x, y: y, width: width, height: height, level: level)
             let expected = try Self.loaded(path).crop(x: x * scale, y: y * scale, width: width * scale, height: height * scale)
                 .resize(horizontal: 1 / Double(scale), vertical: 1 / Double(scale))
             let psnr = TestImages.psnr(try served.pixels(), try expected.pixels())

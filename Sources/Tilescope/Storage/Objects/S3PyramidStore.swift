@@ -319,16 +319,7 @@ public final class S3PyramidStore: PyramidStore, Sendable {
     /// index again), the local copy's files counted in the cache, and objects under the version that this build did
     /// not write (left by an older upload that died) deleted.
     private func settle(id: String, version: String, written: Set<String>, packs: PackWriter.Outcome) {
-        if let index = packs.index {
-            let path = local.folder(id: id, version: version) + "/" + index
-            do {
-                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                        withIntermediateDirectories: true)
-                try AtomicFile.publish(packs.indexBytes, at: path, durability: .none)
-            } catch {
-                Log.info("cannot keep the pack index of \(id) in \(Self.localFolderName): \(error)")
-            }
-        }
+        if let index = packs.index { keepIndex(packs.indexBytes, named: index, id: id, version: version) }
         cache.adopt(versionFolder: local.folder(id: id, version: version), entries: Self.pyramidEntries)
         let prefix = versionKey(id, version)
         do {
@@ -470,10 +461,7 @@ public final class S3PyramidStore: PyramidStore, Sendable {
                 throw error
             }
             counts.withLock { $0.fetches += 1 }
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
-            // Not flushed: an empty file left by a power cut is removed at start (`StoreDiskCache.adopt`).
-            try AtomicFile.publish(body, at: path, durability: .none)
+            try Self.place(body, at: path)
             cache.add(path, size: body.count)
             return true
         }
@@ -528,14 +516,26 @@ public final class S3PyramidStore: PyramidStore, Sendable {
         do { index = try PackIndex.parse(object.body) } catch {
             throw S3Error.malformedResponse("the pack index of \(id)/\(version): \(error)")
         }
+        keepIndex(object.body, named: name, id: id, version: version)
+        return .packed(index)
+    }
+
+    /// Keeps a version's pack index in its local copy, so a tile evicted from it is fetched without reading the index
+    /// from the store again (not kept: logged, and read again when needed).
+    private func keepIndex(_ bytes: [UInt8], named name: String, id: String, version: String) {
         do {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
-            try AtomicFile.publish(object.body, at: path, durability: .none)
+            try Self.place(bytes, at: local.folder(id: id, version: version) + "/" + name)
         } catch {
             Log.info("cannot keep the pack index of \(id) in \(Self.localFolderName): \(error)")
         }
-        return .packed(index)
+    }
+
+    /// Writes a file of the local copy whole, its folders made as needed. Not flushed: an empty file left by a power
+    /// cut is removed at start (`StoreDiskCache.adopt`), and what the store holds is fetched again.
+    private static func place(_ bytes: [UInt8], at path: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        try AtomicFile.publish(bytes, at: path, durability: .none)
     }
 
     public func noteServed(_ path: String) {

@@ -20,7 +20,8 @@
 # up), each into a fresh folder, the source in the page cache for both. Both are run by lib/sampled.py the same
 # way: wall time, CPU (wait4), and the peak of RssAnon and VmRSS sampled every 50 ms from /proc/PID/status.
 # Tilescope's log gives its phases (`phases:` lines, BuildPhases) and when the preview was published; for the
-# PNG the report gives `vips avg`'s time on it (its decode) beside the preview's. Prints a Markdown table with
+# PNG the report gives `vips avg`'s time on it (its decode) beside the preview's, for a JPEG `vips avg` on its 1/8-scale
+# load (libjpeg-turbo's cheapest whole decode, one thread: the floor of an early preview). Prints a Markdown table with
 # medians and ratios, the load average at each run, and writes it to OUT/builds.md (raw: OUT/builds.jsonl).
 set -euo pipefail
 
@@ -126,6 +127,14 @@ compare_source() {  # compare_source NAME PATH RUNS: each in a folder of its own
   done
   if [[ $name == png30000 ]]; then  # the PNG's decode alone: the bound of its preview
     for run in $(seq "$runs"); do sampled --label source="$name" --label tool="vips avg" --label run="$run" -- vips avg "$source"; done
+  fi
+  # A baseline JPEG's preview needs its whole entropy-coded data decoded (the last row is at the file's end): the
+  # cheapest decode any libjpeg reader has is libjpeg-turbo's own at 1/8 scale, on one thread. Its time, beside
+  # the preview's, is the floor of an early preview on this machine.
+  if [[ $name == photo4000 || $name == jpeg16384 || $name == huge ]]; then
+    for run in $(seq "$runs"); do
+      sampled --label source="$name" --label tool="vips avg shrink 8" --label run="$run" -- vips avg "$source[shrink=8]"
+    done
   fi
 }
 

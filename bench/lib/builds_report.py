@@ -72,6 +72,11 @@ def main():
         if average:
             decode = median([r["wall_seconds"] for r in average])
             preview += f"; `vips avg` (its decode) {decode:.2f} s, bound {decode * 1.1:.2f} s"
+        eighth = [r for r in records if r["source"] == source and r["tool"] == "vips avg shrink 8"]
+        if eighth:
+            decode = median([r["wall_seconds"] for r in eighth])
+            preview += (f"; libjpeg's 1/8 decode (`vips avg` shrink 8) {decode:.2f} s = "
+                        f"{decode / median([r['wall_seconds'] for r in theirs]):.1%} of dzsave's wall")
         name = f"{args.photos} photos 4032x3024" if source == "photos" else source
         print(f"| {name} | {len(mine)} | {pair('wall_seconds', 's')} | {pair('cpu_seconds', 's')} | "
               f"{pair('peak_anon_mb', 'MB', 1)} | {pair('peak_rss_mb', 'MB', 1)} | {preview} |")

@@ -17,14 +17,17 @@ import time
 import throttle
 
 PHONE = {'width': 390, 'height': 844}
-PHONE_VIEWERS = {'tilescope': 'phone.html?', 'osd-canvas': 'osd.html?phone&', 'osd-html': 'osd.html?phone&drawer=html&'}
+# `floor` (floor.html) is what any viewer must do for these gestures, one picture moved by a CSS transform: its late
+# frames are this browser's and machine's, not a viewer's.
+PHONE_VIEWERS = {'tilescope': 'phone.html?', 'osd-canvas': 'osd.html?phone&', 'osd-html': 'osd.html?phone&drawer=html&',
+                 'floor': 'floor.html?'}
 # Trace categories: the frames the compositor drew or dropped, and the pages' user timing marks to align the clocks.
 TRACE_CATEGORIES = ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'blink.user_timing']
 
 
 def beside_viewers(ref):
     """The client against the client of commit `ref` (served under /bench/beside/ by run.py), for an A/B in one run."""
-    return {'tilescope': 'phone.html?', f'tilescope@{ref}': 'phone.html?client=beside&'}
+    return {'tilescope': 'phone.html?', f'tilescope@{ref}': 'phone.html?client=beside&', 'floor': 'floor.html?'}
 FRAME_MS = 16  # a finger's events come once a frame
 
 

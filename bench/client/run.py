@@ -134,7 +134,7 @@ def public_folder(osd, beside=None):
     shutil.rmtree(folder, ignore_errors=True)
     shutil.copytree(ROOT / 'Public', folder)
     (folder / 'bench').mkdir()
-    for name in ('tilescope.html', 'osd.html', 'harness.js', 'phone.html', 'smoothness.js', 'osd-gallery.html'):
+    for name in ('tilescope.html', 'osd.html', 'harness.js', 'phone.html', 'smoothness.js', 'osd-gallery.html', 'floor.html'):
         shutil.copy(HERE / name, folder / 'bench' / name)
     shutil.copy(osd, folder / 'bench' / 'openseadragon.min.js')
     if beside:

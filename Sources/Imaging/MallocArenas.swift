@@ -1,4 +1,5 @@
 import CLibcShims
+import Foundation
 
 /// glibc's malloc arenas. By default a process gets up to eight per core, and each libvips worker
 /// thread fills one of its own: strips freed in one arena are not reused by another thread, nor given
@@ -26,8 +27,39 @@ public enum MallocArenas {
     /// (docs/benchmarks.md), which is why only a process building several images sets it. (What fragments the
     /// heap is the threads' tcache: small freed blocks each long-lived thread keeps, scattered over the pages
     /// of earlier strips; glibc.malloc.tcache_count=0 also kept a folder flat at 30.8 MB, but it can only be set
-    /// in the environment before the process starts.)
+    /// in the environment before the process starts: `restartWithoutThreadCaches`.)
     public static func mapBlocks(from bytes: Int) {
         _ = ts_set_malloc_mmap_threshold(Int32(bytes))
+    }
+
+    /// The tunable that turns the threads' caches of small freed blocks (tcache) off.
+    static let noThreadCaches = "glibc.malloc.tcache_count=0"
+
+    /// Whether `tunables` (the value of GLIBC_TUNABLES) already says how many blocks a thread caches.
+    static func setsThreadCaches(_ tunables: String) -> Bool {
+        tunables.split(separator: ":").contains { $0.hasPrefix("glibc.malloc.tcache_count=") }
+    }
+
+    /// Whether this process started with the threads' caches off (the last setting of GLIBC_TUNABLES wins, as in glibc).
+    public static func threadCachesOff(tunables: String = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] ?? "") -> Bool {
+        tunables.split(separator: ":").last { $0.hasPrefix("glibc.malloc.tcache_count=") } == "glibc.malloc.tcache_count=0"
+    }
+
+    /// Starts this program again, same arguments, with the threads' caches of small freed blocks off
+    /// (`glibc.malloc.tcache_count=0` added to GLIBC_TUNABLES), unless the environment already says how many
+    /// it caches. glibc reads its tunables once, as a process starts, so this is the only way to set it: for a
+    /// process that builds one image after another, where those caches are what keeps earlier images' pages
+    /// from being reused (`mapBlocks`). Call it before anything is written or started; it returns only when
+    /// there is nothing to do or the program could not be started again (the build then goes on with them).
+    /// Never from a process that hosts other work (a test runner): the process image is replaced.
+    public static func restartWithoutThreadCaches(arguments: [String] = CommandLine.arguments) {
+        let current = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] ?? ""
+        guard !setsThreadCaches(current) else { return }
+        setenv("GLIBC_TUNABLES", current.isEmpty ? noThreadCaches : current + ":" + noThreadCaches, 1)
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        execv("/proc/self/exe", &argv)
+        // Not started again (no /proc, say): as before, with the caches.
+        for pointer in argv { free(pointer) }
+        if current.isEmpty { unsetenv("GLIBC_TUNABLES") } else { setenv("GLIBC_TUNABLES", current, 1) }
     }
 }

@@ -24,7 +24,11 @@ public struct BuildCommand: PyramidSettings {
         // Builds one after another leave the heap fragmented for the next (MallocArenas.mapBlocks); a single
         // build starts from a clean one (a 4000x3000 photo peaked at 26.5 MB either way) and would only pay the
         // faults, which grow with the image's area.
-        if sources.count > 1 { MallocArenas.mapBlocks(from: 64 << 10) }
+        if sources.count > 1 {
+            MallocArenas.mapBlocks(from: 64 << 10)
+            log("malloc: one arena, blocks of 64 KB and more mapped alone, threads' caches "
+                + (MallocArenas.threadCachesOff() ? "off" : "on"))
+        }
         try Vips.start()
         let store = try FilePyramidStore(dataFolder: dataFolder)
         let catalogStarted = ProcessInfo.processInfo.systemUptime

@@ -118,6 +118,9 @@ enum TilescopeCommand {
         for source in command.sources where !FileManager.default.fileExists(atPath: source) {
             throw UsageError("no such file: \(source)")
         }
+        // Several images built one after another: the threads' malloc caches off for all of them, which glibc
+        // takes only from the environment of a starting process (MallocArenas.restartWithoutThreadCaches).
+        if command.sources.count > 1 { MallocArenas.restartWithoutThreadCaches() }
         let display = ProgressDisplay()
         let failures = try command.run(progress: display.show, log: { Log.info($0) })
         return failures == 0 ? 0 : 1

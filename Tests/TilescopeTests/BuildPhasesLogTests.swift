@@ -30,6 +30,8 @@ import TestSupport
             #expect(line.contains("RssAnon"), "memory by phase in \(line)")
         }
         #expect(build.output.contains("catalog: ids of 3 names"))
+        // Several images: the build started itself again with the threads' malloc caches off (MallocArenas).
+        #expect(build.output.contains("threads' caches off"), "\(build.output)")
         // The sweeper finished before the store went: no staging folder or lock is left.
         let left = (try? FileManager.default.contentsOfDirectory(atPath: data + "/staging")) ?? []
         #expect(left.isEmpty, "left in staging: \(left)")
@@ -38,6 +40,20 @@ import TestSupport
             #expect(versions.count == 1)
             #expect(FileManager.default.fileExists(atPath: data + "/pyramids/photo\(index)/\(versions[0])/preview.jpeg"))
         }
+    }
+
+    /// A setting of the threads' caches in the environment is the operator's: kept, not overridden, and the build
+    /// does not start itself again.
+    @Test func aBuildKeepsTheThreadCachesTheEnvironmentSets() throws {
+        let root = try TestScratch.folder("build-thread-caches")
+        for index in 0..<2 { try TestImages.writeJPEG(width: 600, height: 400, to: root + "/photo\(index).jpg", seed: index) }
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TILESCOPE_") }
+        environment["GLIBC_TUNABLES"] = "glibc.malloc.tcache_count=7"
+        let build = try Command.run(ServerProcess.executable, ["build", "--data", root + "/data", root + "/photo0.jpg", root + "/photo1.jpg"],
+                                    environment: environment)
+        #expect(build.status == 0, "tilescope build: \(build.output)")
+        #expect(build.output.contains("threads' caches on"), "\(build.output)")
+        #expect(build.output.split(separator: "\n").filter { $0.contains("phases:") }.count == 2, "\(build.output)")
     }
 
     /// The pass down the source is where a build's memory peaks, not its opening: measured in a process of its own,

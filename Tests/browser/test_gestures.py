@@ -192,6 +192,32 @@ def test_touch_pinch_zooms_around_the_fingers(session, server):
     assert_view(session.state(), geometry.zoom_around(land, req, before['zoomScale'] * 2, centre), 'pinch x2')
 
 
+def test_a_moving_pinch_asks_for_no_tiles_until_the_fingers_hold_still(session, server):
+    """While two fingers zoom, each frame has another zoomScale: the tiles of the levels passed through are not asked
+    for (on a phone their fetches and arrivals took the frames' main thread). Held still for 150 ms, the pinch's own
+    view is asked for; lifted, it is drawn whole."""
+    session.open('#image=a-land&zoomScale=0.5&offsetX=300&offsetY=200')
+    session.page.evaluate('''() => {
+        window.pinchMoves = [];
+        addEventListener('touchmove', () => window.pinchMoves.push(performance.now()), { capture: true });
+    }''')
+    touch = TimedInput(session.page)
+    frames = [(16 * i, [(400 - 40 - 12 * i, 300), (400 + 40 + 12 * i, 300)]) for i in range(16)]
+    touch.touches(frames)  # the fingers stay down
+    session.page.wait_for_timeout(700)  # held still
+    touch.touches([(0, [])])
+    session.wait_idle()
+    moves, tiles = session.page.evaluate('''() => [window.pinchMoves,
+        performance.getEntriesByType('resource').filter((e) => e.name.includes('_files/')).map((e) => e.startTime)]''')
+    assert len(moves) >= 10, f'the pinch moved: {moves}'
+    first, last = min(moves), max(moves)
+    during = [t for t in tiles if first <= t < last + 140]
+    assert during == [], f'tiles asked for while the pinch moved, at {during} (moves {first:.0f}-{last:.0f} ms)'
+    held = [t for t in tiles if t >= last + 140]
+    assert held, 'the pinch held still asked for its view\'s tiles'
+    assert session.state()['zoomScale'] > 1.5
+
+
 def test_two_finger_tap_zooms_out(session, server):
     land = image(server, 'a-land')
     session.open('#image=a-land&zoomScale=1.2&offsetX=900&offsetY=600')

@@ -410,7 +410,7 @@ export class ScrollView {
     const centre = { x: (this.offsetX + this.width / 2) / z, y: (this.offsetY + this.height / 2) / z };
     const tiles = level === null ? [] : tilesCovering(this.pyramid, level, visible, z, centre);
     this.layer.update({ zoomScale: z, offsetX: this.offsetX, offsetY: this.offsetY, level, tiles,
-                        viewWidth: this.width, viewHeight: this.height, scale: this.scale });
+                        viewWidth: this.width, viewHeight: this.height, scale: this.scale, pinching: Boolean(this.pinchStart) });
     this.indicators.update({ width: this.width, height: this.height, offsetX: this.offsetX, offsetY: this.offsetY,
                              contentWidth: this.pyramid.width * z, contentHeight: this.pyramid.height * z,
                              insets: this.insets, indicatorInsets: this.indicatorInsets ?? this.insets });

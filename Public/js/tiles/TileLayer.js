@@ -25,6 +25,9 @@ const NO_FLOOR = {};
 /** How long past its announced duration an animation's end state stays the only thing worth fetching. */
 const EXPECTATION_SLACK_MS = 250;
 
+/** How long two fingers hold a pinch still before the tiles of where it is are asked for. */
+const PINCH_STILL_MS = 150;
+
 /**
  * Draws one image: the base tile at once and always underneath, and over it the tiles of the level the view needs.
  * Nothing is drawn before the base tile or the preview image is: a tile that arrives first waits, decoded, so
@@ -83,6 +86,8 @@ export class TileLayer {
     this.onTileDrawn = null; // (tile) the first time a tile's element is put on screen
     this.transparent = image.alpha === true;
     this.held = held; // asks for nothing until released (`hold`)
+    this.pinching = false; // two fingers are zooming (`update`): see `#request`
+    this.stillTimer = null;
   }
 
   /**
@@ -151,11 +156,13 @@ export class TileLayer {
 
   /**
    * Lays out the view: `zoomScale`, the offset shown (may be rubber-banded), the viewport size, the screen
-   * `scale`, and the tiles (rule 9 and 10) of `level` (null: the preview level's tiles are enough).
+   * `scale`, and the tiles (rule 9 and 10) of `level` (null: the preview level's tiles are enough); `pinching`
+   * while two fingers zoom it.
    */
   update(view) {
     const previous = this.view;
     this.view = { scale: previous?.scale ?? 1, ...view };
+    this.pinching = view.pinching === true;
     const tiles = view.level === null ? this.#tilesOf(this.view) : view.tiles;
     this.level = view.level ?? this.previewLevel;
     this.needed = new Map(tiles.map((t) => [keyOfTile(t), t]));
@@ -167,6 +174,7 @@ export class TileLayer {
 
   /** Removes everything: the page shows another image now. */
   destroy() {
+    clearTimeout(this.stillTimer);
     this.loader.abortAll();
     for (const tile of this.shown) tile.element.remove();
     this.shown.clear();
@@ -223,7 +231,27 @@ export class TileLayer {
     if (dx !== 0 || dy !== 0) this.direction = { x: dx, y: dy };
   }
 
+  /**
+   * Asks for what the view needs, except while a pinch moves: each of its frames has another zoomScale, and on a
+   * phone the fetches started and aborted for levels passed through, and the tiles landing mid-gesture, took the
+   * main thread the frames needed. Those already on their way come on; the view's own are asked for once the
+   * fingers have held still for `PINCH_STILL_MS`, or lift (the scroll view's next render is no longer pinching).
+   */
   #request() {
+    if (this.held) return;
+    clearTimeout(this.stillTimer);
+    this.stillTimer = null;
+    if (this.pinching) {
+      this.stillTimer = setTimeout(() => {
+        this.stillTimer = null;
+        if (this.pinching) this.#want();
+      }, PINCH_STILL_MS);
+      return;
+    }
+    this.#want();
+  }
+
+  #want() {
     if (this.held) return;
     const base = { level: this.baseLevel, column: 0, row: 0 };
     const wanted = [base, ...(this.expected ? this.expected.tiles : [...this.needed.values(), ...this.#ahead()])];
@@ -287,6 +315,7 @@ export class TileLayer {
     canvas.style.transformOrigin = '0 0';
     const tile = { ...t, element: canvas, loaded: true, drawn: false, bytes: canvas.width * canvas.height * 4 };
     this.cache.set(tile.key, tile);
+    this.#trim(); // at once: the layout waits for the next frame, the cache's bound does not
     this.#arrived();
   }
 
@@ -322,13 +351,18 @@ export class TileLayer {
       else if (this.shown.has(tile)) this.#hide(tile);
     }
     if (this.transparent) for (const tile of this.shown) this.#clip(tile);
-    this.cache.trim((tile) => this.shown.has(tile) || this.needed.has(tile.key), (tile) => this.#release(tile));
+    this.#trim();
     if (complete && !this.wasComplete) {
       this.wasComplete = true;
       this.onComplete?.();
     } else if (!complete) {
       this.wasComplete = false;
     }
+  }
+
+  /** Evicts decoded tiles over the cache's bound, least recently used first, never one shown or needed. */
+  #trim() {
+    this.cache.trim((tile) => this.shown.has(tile) || this.needed.has(tile.key), (tile) => this.#release(tile));
   }
 
   #show(tile) {

@@ -32,17 +32,21 @@ public enum MallocArenas {
         _ = ts_set_malloc_mmap_threshold(Int32(bytes))
     }
 
-    /// The tunable that turns the threads' caches of small freed blocks (tcache) off.
-    static let noThreadCaches = "glibc.malloc.tcache_count=0"
+    /// The tunable that says how many small freed blocks each thread caches (tcache).
+    static let threadCacheTunable = "glibc.malloc.tcache_count"
 
-    /// Whether `tunables` (the value of GLIBC_TUNABLES) already says how many blocks a thread caches.
-    static func setsThreadCaches(_ tunables: String) -> Bool {
-        tunables.split(separator: ":").contains { $0.hasPrefix("glibc.malloc.tcache_count=") }
+    /// What `tunables` (the value of GLIBC_TUNABLES) sets the threads' caches to: its last setting, as in glibc; nil
+    /// where it says nothing of them.
+    static func threadCacheSetting(_ tunables: String) -> Substring? {
+        tunables.split(separator: ":").last { $0.hasPrefix(threadCacheTunable + "=") }?.dropFirst(threadCacheTunable.count + 1)
     }
 
-    /// Whether this process started with the threads' caches off (the last setting of GLIBC_TUNABLES wins, as in glibc).
+    /// Whether `tunables` already says how many blocks a thread caches.
+    static func setsThreadCaches(_ tunables: String) -> Bool { threadCacheSetting(tunables) != nil }
+
+    /// Whether this process started with the threads' caches off.
     public static func threadCachesOff(tunables: String = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] ?? "") -> Bool {
-        tunables.split(separator: ":").last { $0.hasPrefix("glibc.malloc.tcache_count=") } == "glibc.malloc.tcache_count=0"
+        threadCacheSetting(tunables) == "0"
     }
 
     /// Starts this program again, same arguments, with the threads' caches of small freed blocks off
@@ -55,7 +59,8 @@ public enum MallocArenas {
     public static func restartWithoutThreadCaches(arguments: [String] = CommandLine.arguments) {
         let current = ProcessInfo.processInfo.environment["GLIBC_TUNABLES"] ?? ""
         guard !setsThreadCaches(current) else { return }
-        setenv("GLIBC_TUNABLES", current.isEmpty ? noThreadCaches : current + ":" + noThreadCaches, 1)
+        let off = threadCacheTunable + "=0"
+        setenv("GLIBC_TUNABLES", current.isEmpty ? off : current + ":" + off, 1)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         execv("/proc/self/exe", &argv)
         // Not started again (no /proc, say): as before, with the caches.

@@ -16,6 +16,10 @@ public struct BuildCommand: PyramidSettings {
         Setting("--data", env: "TILESCOPE_DATA", default: \.dataFolder, "folder for pyramids") { $0.dataFolder = $1 },
     ] + pyramidSettings
 
+    /// Several images built one after another in this process: what malloc is set up for (`MallocArenas`), here and
+    /// by the command line before it starts the build (`MallocArenas.restartWithoutThreadCaches`).
+    public var buildsSeveral: Bool { sources.count > 1 }
+
     /// Builds every source; returns the number that failed.
     public func run(progress: @escaping @Sendable (String, BuildProgress) -> Void,
                     log: @escaping (String) -> Void) throws -> Int {
@@ -24,7 +28,7 @@ public struct BuildCommand: PyramidSettings {
         // Builds one after another leave the heap fragmented for the next (MallocArenas.mapBlocks); a single
         // build starts from a clean one (a 4000x3000 photo peaked at 26.5 MB either way) and would only pay the
         // faults, which grow with the image's area.
-        if sources.count > 1 {
+        if buildsSeveral {
             MallocArenas.mapBlocks(from: 64 << 10)
             log("malloc: one arena, blocks of 64 KB and more mapped alone, threads' caches "
                 + (MallocArenas.threadCachesOff() ? "off" : "on"))

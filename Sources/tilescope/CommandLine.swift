@@ -120,7 +120,7 @@ enum TilescopeCommand {
         }
         // Several images built one after another: the threads' malloc caches off for all of them, which glibc
         // takes only from the environment of a starting process (MallocArenas.restartWithoutThreadCaches).
-        if command.sources.count > 1 { MallocArenas.restartWithoutThreadCaches() }
+        if command.buildsSeveral { MallocArenas.restartWithoutThreadCaches() }
         let display = ProgressDisplay()
         let failures = try command.run(progress: display.show, log: { Log.info($0) })
         return failures == 0 ? 0 : 1

@@ -86,8 +86,7 @@ export class TileLayer {
     this.onTileDrawn = null; // (tile) the first time a tile's element is put on screen
     this.transparent = image.alpha === true;
     this.held = held; // asks for nothing until released (`hold`)
-    this.pinching = false; // two fingers are zooming (`update`): see `#request`
-    this.stillTimer = null;
+    this.stillTimer = null; // a pinch held still asks for its view (`#request`)
   }
 
   /**
@@ -162,7 +161,6 @@ export class TileLayer {
   update(view) {
     const previous = this.view;
     this.view = { scale: previous?.scale ?? 1, ...view };
-    this.pinching = view.pinching === true;
     const tiles = view.level === null ? this.#tilesOf(this.view) : view.tiles;
     this.level = view.level ?? this.previewLevel;
     this.needed = new Map(tiles.map((t) => [keyOfTile(t), t]));
@@ -238,17 +236,16 @@ export class TileLayer {
    * fingers have held still for `PINCH_STILL_MS`, or lift (the scroll view's next render is no longer pinching).
    */
   #request() {
-    if (this.held) return;
     clearTimeout(this.stillTimer);
     this.stillTimer = null;
-    if (this.pinching) {
-      this.stillTimer = setTimeout(() => {
-        this.stillTimer = null;
-        if (this.pinching) this.#want();
-      }, PINCH_STILL_MS);
+    if (!this.view?.pinching) {
+      this.#want();
       return;
     }
-    this.#want();
+    this.stillTimer = setTimeout(() => {
+      this.stillTimer = null;
+      if (this.view?.pinching) this.#want();
+    }, PINCH_STILL_MS);
   }
 
   #want() {
@@ -299,8 +296,8 @@ export class TileLayer {
     const canvas = document.createElement('canvas');
     canvas.width = bitmap.width;
     canvas.height = bitmap.height;
-    // An opaque image's tiles are opaque canvases: the compositor then skips what lies under them (the base, coarser
-    // levels) instead of blending every layer of the stack at each frame, in software where there is no GPU.
+    // An opaque image's tiles are opaque canvases: what lies under one (the base, coarser levels) need not be blended
+    // with it at each frame, in software where there is no GPU (measured with the layout of `#arrived`: benchmarks.md).
     canvas.getContext('bitmaprenderer', { alpha: this.transparent }).transferFromImageBitmap(bitmap);
     canvas.className = t.whole ? 'tile loaded preview' : t.level === this.baseLevel ? 'tile loaded base' : 'tile loaded';
     canvas.dataset.url = t.url;
@@ -326,8 +323,8 @@ export class TileLayer {
 
   /**
    * A tile is in: laid out at the next frame, with every other tile that arrives before it, by the owner's render
-   * (`onChange`). Laid out here, at each arrival, a zoom that brought in a level's tiles walked the whole cache once
-   * per tile: on a phone (the CPU slowed 4x) a quarter to a third of the main thread during a double tap.
+   * (`onChange`). Laid out here, a zoom that brought in a level's tiles walked the whole cache and placed every
+   * shown tile once per arrival, where a frame needs it once.
    */
   #arrived() {
     if (this.onChange) this.onChange();

@@ -36,28 +36,24 @@ def pinch(send):
     cx, cy = PHONE['width'] / 2, PHONE['height'] / 2
     for i in range(25):
         half = 40 + 100 * i / 24
-        send('touchStart' if i == 0 else 'touchMove', [(cx - half, cy), (cx + half, cy)])
-        time.sleep(FRAME_MS / 1000)
-    send('touchEnd', [])
+        send('touchStart' if i == 0 else 'touchMove', [(cx - half, cy), (cx + half, cy)], i * FRAME_MS)
+    send('touchEnd', [], 25 * FRAME_MS)
 
 
 def fling(send):
     """One finger up 240 px in 8 frames (1.9 px/ms), lifted while moving: momentum follows."""
     x, y = PHONE['width'] / 2, PHONE['height'] * 0.7
     for i in range(9):
-        send('touchStart' if i == 0 else 'touchMove', [(x + 4 * i, y - 30 * i)])
-        time.sleep(FRAME_MS / 1000)
-    send('touchEnd', [])
+        send('touchStart' if i == 0 else 'touchMove', [(x + 4 * i, y - 30 * i)], i * FRAME_MS)
+    send('touchEnd', [], 9 * FRAME_MS)
 
 
 def double_tap(send):
     """Two taps 150 ms apart a little off the middle: an animated zoom in about them."""
     x, y = PHONE['width'] * 0.4, PHONE['height'] * 0.45
-    for _ in range(2):
-        send('touchStart', [(x, y)])
-        time.sleep(0.05)
-        send('touchEnd', [])
-        time.sleep(0.1)
+    for tap in range(2):
+        send('touchStart', [(x, y)], tap * 150)
+        send('touchEnd', [], tap * 150 + 50)
 
 
 GESTURES = [('pinch-zoom', pinch), ('fling', fling), ('double tap', double_tap)]
@@ -85,8 +81,17 @@ def one_run(browser, base, viewer, image, cpu, viewers=PHONE_VIEWERS, trace=None
     while not page.evaluate('window.phone.loaded()') and time.monotonic() < deadline:
         time.sleep(0.2)
 
-    def send(kind, points):
-        cdp.send('Input.dispatchTouchEvent', {'type': kind, 'touchPoints': [
+    clock = {}
+
+    def send(kind, points, at_ms):
+        """A touch event `at_ms` after its gesture's first, stamped with that time: a finger keeps its pace whatever
+        the page does, so the release velocity, and the glide after it, are the same for every viewer (stamped with
+        the time of sending, a busy page slowed the finger down and its fling was 0.5-2.2 s long from run to run)."""
+        if clock.get('start') is None:
+            clock['start'] = time.time()
+        when = clock['start'] + at_ms / 1000
+        time.sleep(max(0.0, when - time.time()))
+        cdp.send('Input.dispatchTouchEvent', {'type': kind, 'timestamp': when, 'touchPoints': [
             {'x': x, 'y': y, 'id': i, 'radiusX': 4, 'radiusY': 4} for i, (x, y) in enumerate(points)]})
 
     result = {'viewer': viewer, 'loaded_at_fit': page.evaluate('window.phone.loaded()')}
@@ -94,6 +99,7 @@ def one_run(browser, base, viewer, image, cpu, viewers=PHONE_VIEWERS, trace=None
         browser.start_tracing(page=page, categories=TRACE_CATEGORIES)
     for name, gesture in GESTURES:
         start = page.evaluate('window.smoothness.mark()')
+        clock['start'] = None
         gesture(send)
         # Still for 30 frames (half a second): the momentum, bounce or animation is over.
         wait_until(page, 'window.smoothness.stillFrames() >= 30', 60, f'{viewer}: {name}')

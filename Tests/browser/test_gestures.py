@@ -218,6 +218,39 @@ def test_a_moving_pinch_asks_for_no_tiles_until_the_fingers_hold_still(session, 
     assert session.state()['zoomScale'] > 1.5
 
 
+def test_a_glide_asks_only_for_where_it_comes_to_rest(session, server):
+    """A flick's glide asks for none of the tiles it passes over (at speed, what it uncovers is gone before its
+    tiles could land), only for the view it comes to rest at, known from the release, and before it has come to
+    rest (once it has slowed to half a point per ms, or reached the edge it rests at)."""
+    session.open('#image=a-land&zoomScale=1&offsetX=200&offsetY=200')
+    session.page.evaluate('''() => {
+        window.glide = [];
+        addEventListener('pointerup', () => { window.released = performance.now(); }, { capture: true });
+        const step = () => {
+            window.glide.push([performance.now(), window.tilescope.state().offsetX]);
+            if (window.glide.length < 400) requestAnimationFrame(step);
+        };
+        requestAnimationFrame(step);
+    }''')
+    # 400 points left in 40 ms: 10 points per ms at the release, towards the right edge 2,000 points away.
+    TimedInput(session.page).mouse_path(line((700, 300), (300, 300), 8), interval_ms=5, hold_ms=0)
+    session.wait_idle()
+    released, glide, tiles = session.page.evaluate('''() => [window.released, window.glide,
+        performance.getEntriesByType('resource').filter((e) => e.name.includes('_files/')).map((e) => [e.startTime, e.name])]''')
+    state = session.state()
+    end = state['offsetX']
+    assert end > 200 + 400 + 1000, 'the glide carried the view well past the release'
+    rest = max(b[0] for a, b in zip(glide, glide[1:]) if b[1] != a[1])
+    # Level 12 is this 3000-point-wide image's full size: at zoomScale 1 a tile is 254 points wide.
+    resting = range(int(end // 254), int((end + state['width'] - 1) // 254) + 1)
+    # The frame that takes the release may still start what the drag had asked for.
+    asked = [(round(t), name.split('_files/')[1].split('.')[0]) for t, name in tiles if t > released + 20]
+    assert asked, 'the glide asked for its resting view'
+    passed_over = [(t, key) for t, key in asked if key.startswith('12/') and int(key[3:].split('_')[0]) not in resting]
+    assert passed_over == [], f'tiles of columns the glide passed over (it rests on columns {list(resting)}): {passed_over}'
+    assert min(t for t, _ in asked) < rest, f'asked for at {asked[0]}, after the glide came to rest at {rest:.0f} ms'
+
+
 def test_two_finger_tap_zooms_out(session, server):
     land = image(server, 'a-land')
     session.open('#image=a-land&zoomScale=1.2&offsetX=900&offsetY=600')

@@ -41,11 +41,24 @@ export class MomentumAxis {
     if (position < lo || position > hi) {
       const edge = position < lo ? lo : hi;
       this.moves = true;
+      Object.assign(this, { end: edge, duration: RETURN_TIME, slowAfter: () => 0 });
       this.at = (t) => this.#ease(position, edge, t);
       return;
     }
     const duration = momentumDuration(velocity, rate);
     this.moves = duration > 0;
+    // Where and when it comes to rest, known at the start: at the edge it would pass (after the bounce, if any);
+    // and how long until it is slower than `speed` (points per ms): by its decay, or once at that edge, where a
+    // bounce goes out and back by a fraction of a screen.
+    const rest = position + momentumDistance(velocity, duration, rate);
+    const decayed = (speed) => momentumDuration(velocity, rate, speed);
+    if (rest < lo || rest > hi) {
+      const crossing = this.#crossing(position, velocity, lo, hi);
+      Object.assign(this, { end: crossing.edge, duration: bounces ? crossing.time + BOUNCE_TIME * 8 : crossing.time,
+                            slowAfter: (speed) => Math.min(crossing.time, decayed(speed)) });
+    } else {
+      Object.assign(this, { end: rest, duration, slowAfter: (speed) => Math.min(duration, decayed(speed)) });
+    }
     this.at = (t) => {
       const time = Math.min(t, duration);
       const p = position + momentumDistance(velocity, time, rate);
@@ -64,15 +77,17 @@ export class MomentumAxis {
     return from + (to - from) * easeOutCubic(k);
   }
 
+  /** When the glide crosses the edge it heads for, and its speed there. */
+  #crossing(position, velocity, lo, hi) {
+    const edge = velocity < 0 ? lo : hi;
+    const k = Math.log(this.rate);
+    // position + v (r^t - 1)/k = edge  =>  r^t = 1 + (edge - position) k / v
+    const rt = 1 + ((edge - position) * k) / velocity;
+    return { time: Math.log(Math.max(rt, 1e-9)) / k, speed: velocity * Math.max(rt, 0), edge };
+  }
+
   #bounce(position, velocity, lo, hi, t) {
-    // Find when the glide crossed the edge, and its speed there.
-    if (this.crossing === undefined) {
-      const edge = velocity < 0 ? lo : hi;
-      const k = Math.log(this.rate);
-      // position + v (r^t - 1)/k = edge  =>  r^t = 1 + (edge - position) k / v
-      const rt = 1 + ((edge - position) * k) / velocity;
-      this.crossing = { time: Math.log(Math.max(rt, 1e-9)) / k, speed: velocity * Math.max(rt, 0), edge };
-    }
+    this.crossing ??= this.#crossing(position, velocity, lo, hi);
     const { time, speed, edge } = this.crossing;
     const u = Math.max(0, t - time);
     if (u > BOUNCE_TIME * 8) { this.done = true; return edge; }

@@ -11,6 +11,11 @@ import { ScrollIndicators } from './ScrollIndicators.js';
 import { motionDuration } from './Motion.js';
 
 const ZOOM_DURATION = 300;
+/**
+ * A glide asks for tiles once it is this slow (points per ms): about a tile of the view's level (85 points at a
+ * screen scale of 3) in the time one takes to come. Faster, what it uncovers has passed before its tiles could land.
+ */
+const GLIDE_FETCH_SPEED = 0.5;
 
 /** UIScrollView's two named deceleration rates (velocity kept per ms); any number in (0, 1) also works. */
 export const DECELERATION_RATES = { normal: DECELERATION, fast: 0.99 };
@@ -479,11 +484,17 @@ export class ScrollView {
   #stopDeceleration() {
     if (!this.decelerating) return;
     this.decelerating = false;
+    this.layer.expect(null); // a finger stopped the glide short of its end: fetch for where it is
     this.events.emit('endDecelerating', this.#where());
   }
 
   #glide(ax, ay) {
     this.decelerating = true;
+    // Where it comes to rest is known now: the tile layer fetches for it, not for each row the glide passes over
+    // (on a phone those fetches, started and aborted a frame later, were the glide's late frames).
+    const end = settle(this.pyramid, { ...this.#baseRequest(), zoomScale: this.zoomScale, offsetX: ax.end, offsetY: ay.end });
+    const slow = Math.max(ax.moves ? ax.slowAfter(GLIDE_FETCH_SPEED) : 0, ay.moves ? ay.slowAfter(GLIDE_FETCH_SPEED) : 0);
+    this.layer.expect(end, Math.max(ax.moves ? ax.duration : 0, ay.moves ? ay.duration : 0), { after: slow });
     this.animator.run((elapsed) => {
       this.offsetX = ax.at(elapsed);
       this.offsetY = ay.at(elapsed);

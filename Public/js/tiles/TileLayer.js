@@ -42,11 +42,12 @@ const PINCH_STILL_MS = 150;
  * drawn as any other level's.
  *
  * What is fetched is decided apart from what is drawn:
- * - during an animation whose end is announced (`expect`), only the end state's tiles are fetched, not those of
- *   every intermediate zoomScale; the frames in between draw whatever is already there (the base, tiles of
- *   any level in the cache), so nothing is ever blank;
- * - otherwise the current view's tiles, nearest the centre first, and while panning (dragging, gliding) the
- *   row or column of tiles just ahead in the direction of the pan;
+ * - during an animation whose end is announced (`expect`: an animated zoom or scroll, a glide), only the end
+ *   state's tiles are fetched, not those of every intermediate zoomScale or of the rows a glide passes over; the
+ *   frames in between draw whatever is already there (the base, tiles of any level in the cache), so nothing is
+ *   ever blank; a glide asks for them only once it has slowed (`after`);
+ * - otherwise the current view's tiles, nearest the centre first, and while a finger drags the row or column of
+ *   tiles just ahead in the direction of the pan;
  * - tiles no longer wanted are aborted or never started (`TileLoader`).
  * Loaded tiles of other levels stay drawn under the needed ones until the needed level is complete. A transparent
  * image's (`image.alpha`) would show through the needed ones' clear pixels, and their overlaps would be drawn twice:
@@ -78,7 +79,7 @@ export class TileLayer {
     this.failed = new Set(); // keys that failed: not asked for again by this layer
     this.level = null;
     this.view = null;
-    this.expected = null; // { view, tiles, until }: the end of an announced animation
+    this.expected = null; // { view, tiles, from, until }: the end of an announced animation
     this.direction = null; // { x, y } in -1, 0, 1: where a pan is heading
     this.wasComplete = false;
     this.onChange = null; // a tile arrived
@@ -143,12 +144,21 @@ export class TileLayer {
   /**
    * Announces the end state of an animation that starts now and lasts `duration` ms:
    * `{zoomScale, offsetX, offsetY}` (settled), in the current viewport. Until the view arrives there (or the
-   * time is well past), only its tiles are fetched.
+   * time is well past), only its tiles are fetched, and none before `after` ms (a glide's fast part: what it
+   * passes over is gone before a tile could land; those on their way come on). Null: the animation stopped short
+   * (a finger caught the glide); fetch for the view again.
    */
-  expect(target, duration) {
+  expect(target, duration, { after = 0 } = {}) {
     if (!this.view) return;
+    if (target === null) {
+      if (this.expected === null) return;
+      this.expected = null;
+      this.#request();
+      return;
+    }
     const view = { ...this.view, zoomScale: target.zoomScale, offsetX: target.offsetX, offsetY: target.offsetY };
-    this.expected = { view, tiles: this.#tilesOf(view), until: performance.now() + duration + EXPECTATION_SLACK_MS };
+    const now = performance.now();
+    this.expected = { view, tiles: this.#tilesOf(view), from: now + after, until: now + duration + EXPECTATION_SLACK_MS };
     this.direction = null;
     this.#request();
   }
@@ -238,6 +248,13 @@ export class TileLayer {
   #request() {
     clearTimeout(this.stillTimer);
     this.stillTimer = null;
+    const wait = this.expected ? this.expected.from - performance.now() : 0;
+    if (wait > 0) {
+      // Those on their way come on; those only queued for the view it left are not started.
+      if (!this.held) this.loader.want(this.loader.startedTiles);
+      this.stillTimer = setTimeout(() => this.#request(), wait);
+      return;
+    }
     if (!this.view?.pinching) {
       this.#want();
       return;

@@ -101,8 +101,11 @@ def one_run(browser, base, viewer, image, cpu, viewers=PHONE_VIEWERS, trace=None
         start = page.evaluate('window.smoothness.mark()')
         clock['start'] = None
         gesture(send)
-        # Still for 30 frames (half a second): the momentum, bounce or animation is over.
-        wait_until(page, 'window.smoothness.stillFrames() >= 30', 60, f'{viewer}: {name}')
+        # Still for 30 frames (half a second) after its last event: the momentum, bounce or animation is over. Frames
+        # before that event do not count: the view was still before the gesture, and a double tap's zoom starts
+        # only once its last event has been taken (counted from the start, its report was taken before the zoom).
+        sent = page.evaluate('performance.now()')
+        wait_until(page, f'window.smoothness.stillFrames({sent}) >= 30', 60, f'{viewer}: {name}')
         # A gesture the viewer does not take (OpenSeadragon 4.1 ignores the touch double tap here) is reported so.
         result[name] = page.evaluate('(start) => window.smoothness.report(start)', start)
     if trace:

@@ -34,10 +34,10 @@ export class Smoothness {
     return this.markTime;
   }
 
-  /** Frames since the view last moved. */
-  stillFrames() {
+  /** Frames since the view last moved, counting only those from `since` (a time in the frames' clock) on. */
+  stillFrames(since = -Infinity) {
     let count = 0;
-    for (let i = this.frames.length - 1; i >= 0 && !this.frames[i][1]; i--) count++;
+    for (let i = this.frames.length - 1; i >= 0 && !this.frames[i][1] && this.frames[i][0] >= since; i--) count++;
     return count;
   }
 

@@ -124,6 +124,9 @@ def test_jump_cancels_and_bytes_come_back_without_requests(browser, server, requ
             const t = window.t, layer = t.layer;
             t.show({zoomScale: 2, offsetX: 0, offsetY: 0});
             const pendingA = layer.loader.pendingKeys.filter((k) => !k.startsWith(`${layer.baseLevel}/`));
+            // Requests start in the page's idle time: this idle callback comes after the loader's first ones.
+            await new Promise((resolve) => requestIdleCallback(resolve));
+            const startedA = layer.loader.startedTiles.length;
             t.show({zoomScale: 2, offsetX: 4000, offsetY: 3000});
             const stillPendingA = layer.loader.pendingKeys.filter((k) => pendingA.includes(k));
             await t.complete();
@@ -134,11 +137,11 @@ def test_jump_cancels_and_bytes_come_back_without_requests(browser, server, requ
             t.show({zoomScale: 2, offsetX: 4000, offsetY: 3000});
             const evicted = layer.cache.size;
             await t.complete();
-            return { pendingA: pendingA.length, stillPendingA: stillPendingA.length,
+            return { pendingA: pendingA.length, startedA, stillPendingA: stillPendingA.length,
                      requestsBefore: requests, requestsAfter: layer.loader.requests, evicted,
                      blobBytes: layer.loader.blobs.bytes, blobMax: layer.loader.blobs.maxBytes };
         }""")
-        assert result['pendingA'] > 0 and result['stillPendingA'] == 0, result
+        assert result['pendingA'] > 0 and result['startedA'] > 0 and result['stillPendingA'] == 0, result
         assert result['requestsAfter'] == result['requestsBefore'], f'tiles fetched again: {result}'
         assert 0 < result['blobBytes'] <= result['blobMax'], result
         assert session.cancelled, 'the aborted requests show as cancelled (net::ERR_ABORTED)'

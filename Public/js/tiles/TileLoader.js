@@ -1,3 +1,4 @@
+import { idly, whenIdle } from '../dom/Idle.js';
 import { TileCache } from './TileCache.js';
 import { knownTileAccept, tileAccept } from './TileFormat.js';
 
@@ -12,6 +13,9 @@ import { knownTileAccept, tileAccept } from './TileFormat.js';
  * The JPEG bytes of every fetched tile are kept (bounded in bytes, least recently used out): a tile that comes
  * back into view after its decoded pixels were evicted is decoded again from them, without a request. They are
  * about 25 times smaller than the decoded pixels, so they outlast them by far.
+ *
+ * A request starts, and a tile's bytes go to the decoder, in the main thread's idle time (`dom/Idle.js`), one
+ * job at a time: on a phone both calls cost the frames of a gesture more than anything else the loader does.
  */
 export const DEFAULT_BLOB_BYTES = 48 * 1024 * 1024;
 
@@ -71,14 +75,19 @@ export class TileLoader {
     this.inFlight.delete(key);
   }
 
+  /** Starts the next wanted tiles as slots are free, one an idle job (each job then asks for the next). */
   #pump() {
-    let downloading = this.downloading;
-    while (downloading < this.concurrency && this.queue.length > 0) {
-      if (this.#start(this.queue.shift())) downloading++;
-    }
+    if (this.pumping) return;
+    this.pumping = true;
+    whenIdle(() => {
+      this.pumping = false;
+      if (this.downloading >= this.concurrency || this.queue.length === 0) return;
+      this.#start(this.queue.shift());
+      this.#pump();
+    });
   }
 
-  /** Starts a tile; true if it went to the network. Its slot frees once its bytes are in, before the decode. */
+  /** Starts a tile (from the network, or from its kept bytes). Its slot frees once its bytes are in, before the decode. */
   #start(tile) {
     const controller = new AbortController();
     const kept = this.blobs.get(tile.key);
@@ -90,8 +99,9 @@ export class TileLoader {
       this.#pump();
     });
     body
-      .then((blob) => createImageBitmap(blob))
+      .then((blob) => (current() ? idly(() => (current() ? createImageBitmap(blob) : null)) : null))
       .then((bitmap) => {
+        if (bitmap === null) return; // cancelled before its decode started
         if (!current()) { bitmap.close(); return; } // cancelled while decoding
         this.inFlight.delete(tile.key);
         this.onLoad?.(tile, bitmap);

@@ -271,6 +271,31 @@ def test_a_decode_does_not_hold_a_download_slot(browser, server, request):
     assert result == [2, 2], f'requests started when each tile was decoded: {result}'
 
 
+def test_requests_start_in_idle_time_and_a_wish_replaced_before_starts_nothing(browser, server, request):
+    """`want` starts no request in its caller's task (a frame's): they start in the page's idle time, so a wish
+    replaced within the same task, as a gesture's next frame replaces it, never reaches the network."""
+    with page_session(browser, server.base, request.node) as session:
+        open_layer(session, server, 'a-land')
+        result = session.page.evaluate("""async () => {
+            const { TileLoader } = await import('/js/tiles/TileLoader.js');
+            const image = await (await fetch('/api/images/a-land')).json();
+            const url = (c) => image.urls.tiles.replace('{level}', '11').replace('{col}', c).replace('{row}', '0');
+            const tile = (c) => ({ key: `11/${c}/0`, url: url(c) });
+            const loaded = [];
+            const loader = new TileLoader({ onLoad: (t, bitmap) => { bitmap.close(); loaded.push(t.key); } });
+            loader.want([0, 1].map(tile));
+            const inTask = loader.requests;
+            loader.want([2, 3].map(tile));
+            await new Promise((resolve) => requestIdleCallback(resolve));
+            const afterIdle = loader.requests;
+            while (loaded.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+            return { inTask, afterIdle, loaded: loaded.sort(), requests: loader.requests };
+        }""")
+    assert result['inTask'] == 0, f'requests started in the caller\'s task: {result}'
+    assert result['afterIdle'] > 0, result
+    assert result['loaded'] == ['11/2/0', '11/3/0'] and result['requests'] == 2, result
+
+
 def test_without_its_preview_the_preview_level_is_drawn_from_tiles(browser, server, request):
     """If preview.jpeg cannot be had (here the browser aborts it), the preview level's tiles are fetched instead
     and the view still becomes complete."""

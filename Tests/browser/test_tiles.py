@@ -249,15 +249,21 @@ def test_the_preview_image_is_the_preview_level(browser, server, request):
     assert not previews, f'the preview was fetched at scale 2: {previews}'
 
 
+# The loader on its own, with a-land's tile at `level`, column c, row 0, as `tile(c)` (the two tests below).
+LOADER_ON_A_LAND = """
+            const { TileLoader } = await import('/js/tiles/TileLoader.js');
+            const image = await (await fetch('/api/images/a-land')).json();
+            const tile = (c) => ({ key: `${level}/${c}/0`,
+                                   url: image.urls.tiles.replace('{level}', level).replace('{col}', c).replace('{row}', '0') });
+"""
+
+
 def test_a_decode_does_not_hold_a_download_slot(browser, server, request):
     """With one slot, the second tile's request starts as soon as the first tile's bytes are in, before that tile
     is decoded and drawn: the network does not wait for createImageBitmap."""
     with page_session(browser, server.base, request.node) as session:
         open_layer(session, server, 'a-land')
-        result = session.page.evaluate("""async () => {
-            const { TileLoader } = await import('/js/tiles/TileLoader.js');
-            const image = await (await fetch('/api/images/a-land')).json();
-            const url = (c) => image.urls.tiles.replace('{level}', '10').replace('{col}', c).replace('{row}', '0');
+        result = session.page.evaluate("""async (level) => {""" + LOADER_ON_A_LAND + """
             return await new Promise((resolve) => {
                 const atLoad = [];
                 const loader = new TileLoader({ concurrency: 1, onLoad: (tile, bitmap) => {
@@ -265,9 +271,9 @@ def test_a_decode_does_not_hold_a_download_slot(browser, server, request):
                     atLoad.push(loader.requests);
                     if (atLoad.length === 2) resolve(atLoad);
                 } });
-                loader.want([0, 1].map((c) => ({ key: `10/${c}/0`, url: url(c) })));
+                loader.want([0, 1].map(tile));
             });
-        }""")
+        }""", 10)
     assert result == [2, 2], f'requests started when each tile was decoded: {result}'
 
 
@@ -276,11 +282,7 @@ def test_requests_start_in_idle_time_and_a_wish_replaced_before_starts_nothing(b
     replaced within the same task, as a gesture's next frame replaces it, never reaches the network."""
     with page_session(browser, server.base, request.node) as session:
         open_layer(session, server, 'a-land')
-        result = session.page.evaluate("""async () => {
-            const { TileLoader } = await import('/js/tiles/TileLoader.js');
-            const image = await (await fetch('/api/images/a-land')).json();
-            const url = (c) => image.urls.tiles.replace('{level}', '11').replace('{col}', c).replace('{row}', '0');
-            const tile = (c) => ({ key: `11/${c}/0`, url: url(c) });
+        result = session.page.evaluate("""async (level) => {""" + LOADER_ON_A_LAND + """
             const loaded = [];
             const loader = new TileLoader({ onLoad: (t, bitmap) => { bitmap.close(); loaded.push(t.key); } });
             loader.want([0, 1].map(tile));
@@ -290,7 +292,7 @@ def test_requests_start_in_idle_time_and_a_wish_replaced_before_starts_nothing(b
             const afterIdle = loader.requests;
             while (loaded.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
             return { inTask, afterIdle, loaded: loaded.sort(), requests: loader.requests };
-        }""")
+        }""", 11)
     assert result['inTask'] == 0, f'requests started in the caller\'s task: {result}'
     assert result['afterIdle'] > 0, result
     assert result['loaded'] == ['11/2/0', '11/3/0'] and result['requests'] == 2, result

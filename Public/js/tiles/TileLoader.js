@@ -28,6 +28,7 @@ export class TileLoader {
     this.onError = onError; // (tile descriptor, error)
     this.queue = []; // descriptors wanted and not started, first wanted first
     this.inFlight = new Map(); // key -> { tile, controller, downloading }: downloading or decoding
+    this.pumping = false; // an idle job to start the next tile is queued
   }
 
   /** Requests whose bytes are still on their way: what `concurrency` bounds (a decode does not hold a slot). */
@@ -112,7 +113,6 @@ export class TileLoader {
         this.onError?.(tile, error);
       })
       .finally(() => this.#pump());
-    return request.downloading;
   }
 
   #fetch(tile, signal) {

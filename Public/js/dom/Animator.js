@@ -53,8 +53,10 @@ export class MomentumAxis {
     const rest = position + momentumDistance(velocity, duration, rate);
     const decayed = (speed) => momentumDuration(velocity, rate, speed);
     if (rest < lo || rest > hi) {
+      // The glide's position only grows (or only shrinks) up to `duration`: it passes the edge exactly when its rest
+      // lies beyond, so `#bounce` finds the crossing here.
       const crossing = this.#crossing(position, velocity, lo, hi);
-      Object.assign(this, { end: crossing.edge, duration: bounces ? crossing.time + BOUNCE_TIME * 8 : crossing.time,
+      Object.assign(this, { crossing, end: crossing.edge, duration: bounces ? crossing.time + BOUNCE_TIME * 8 : crossing.time,
                             slowAfter: (speed) => Math.min(crossing.time, decayed(speed)) });
     } else {
       Object.assign(this, { end: rest, duration, slowAfter: (speed) => Math.min(duration, decayed(speed)) });
@@ -87,7 +89,6 @@ export class MomentumAxis {
   }
 
   #bounce(position, velocity, lo, hi, t) {
-    this.crossing ??= this.#crossing(position, velocity, lo, hi);
     const { time, speed, edge } = this.crossing;
     const u = Math.max(0, t - time);
     if (u > BOUNCE_TIME * 8) { this.done = true; return edge; }

@@ -491,10 +491,11 @@ export class ScrollView {
   #glide(ax, ay) {
     this.decelerating = true;
     // Where it comes to rest is known now: the tile layer fetches for it, not for each row the glide passes over
-    // (on a phone those fetches, started and aborted a frame later, were the glide's late frames).
+    // (on a phone those fetches, started and aborted a frame later, took main-thread time from the glide's frames).
+    // An axis that does not move comes to rest where it is, at once.
     const end = settle(this.pyramid, { ...this.#baseRequest(), zoomScale: this.zoomScale, offsetX: ax.end, offsetY: ay.end });
-    const slow = Math.max(ax.moves ? ax.slowAfter(GLIDE_FETCH_SPEED) : 0, ay.moves ? ay.slowAfter(GLIDE_FETCH_SPEED) : 0);
-    this.layer.expect(end, Math.max(ax.moves ? ax.duration : 0, ay.moves ? ay.duration : 0), { after: slow });
+    const slow = Math.max(ax.slowAfter(GLIDE_FETCH_SPEED), ay.slowAfter(GLIDE_FETCH_SPEED));
+    this.layer.expect(end, Math.max(ax.duration, ay.duration), { after: slow });
     this.animator.run((elapsed) => {
       this.offsetX = ax.at(elapsed);
       this.offsetY = ay.at(elapsed);

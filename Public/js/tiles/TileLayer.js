@@ -87,7 +87,8 @@ export class TileLayer {
     this.onTileDrawn = null; // (tile) the first time a tile's element is put on screen
     this.transparent = image.alpha === true;
     this.held = held; // asks for nothing until released (`hold`)
-    this.stillTimer = null; // a pinch held still asks for its view (`#request`)
+    this.stillTimer = null; // asks for the view's tiles once a pinch holds still or a glide has slowed (`#request`)
+    this.pinchMovedAt = 0; // when a pinch last moved the view (`update`)
   }
 
   /**
@@ -98,7 +99,7 @@ export class TileLayer {
   hold(held) {
     if (held === this.held) return;
     this.held = held;
-    if (held) this.loader.want(this.loader.startedTiles);
+    if (held) this.loader.keepStarted();
     else if (this.view) this.#request();
   }
 
@@ -171,6 +172,7 @@ export class TileLayer {
   update(view) {
     const previous = this.view;
     this.view = { scale: previous?.scale ?? 1, ...view };
+    if (view.pinching) this.pinchMovedAt = performance.now();
     const tiles = view.level === null ? this.#tilesOf(this.view) : view.tiles;
     this.level = view.level ?? this.previewLevel;
     this.needed = new Map(tiles.map((t) => [keyOfTile(t), t]));
@@ -240,29 +242,26 @@ export class TileLayer {
   }
 
   /**
-   * Asks for what the view needs, except while a pinch moves: each of its frames has another zoomScale, and on a
-   * phone the fetches started and aborted for levels passed through, and the tiles landing mid-gesture, took the
-   * main thread the frames needed. Those already on their way come on; the view's own are asked for once the
-   * fingers have held still for `PINCH_STILL_MS`, or lift (the scroll view's next render is no longer pinching).
+   * Asks for what the view needs, or, where that is better asked a little later, asks for nothing new meanwhile
+   * (those on their way come on, those only queued are not started) and asks then:
+   * - while a pinch moves, until the fingers have held still for `PINCH_STILL_MS` or lift (the scroll view's next
+   *   render is no longer pinching): each of its frames has another zoomScale, and on a phone the fetches started
+   *   and aborted for levels passed through, and the tiles landing mid-gesture, took the main thread the frames
+   *   needed;
+   * - during a glide's fast part (`expect`'s `after`): what it passes over is gone before a tile could land.
    */
   #request() {
     clearTimeout(this.stillTimer);
     this.stillTimer = null;
-    const wait = this.expected ? this.expected.from - performance.now() : 0;
+    const now = performance.now();
+    const wait = Math.max(this.expected ? this.expected.from - now : 0,
+                          this.view?.pinching ? this.pinchMovedAt + PINCH_STILL_MS - now : 0);
     if (wait > 0) {
-      // Those on their way come on; those only queued for the view it left are not started.
-      if (!this.held) this.loader.want(this.loader.startedTiles);
+      this.loader.keepStarted();
       this.stillTimer = setTimeout(() => this.#request(), wait);
-      return;
-    }
-    if (!this.view?.pinching) {
+    } else {
       this.#want();
-      return;
     }
-    this.stillTimer = setTimeout(() => {
-      this.stillTimer = null;
-      if (this.view?.pinching) this.#want();
-    }, PINCH_STILL_MS);
   }
 
   #want() {

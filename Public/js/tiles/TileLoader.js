@@ -15,7 +15,7 @@ import { knownTileAccept, tileAccept } from './TileFormat.js';
  * about 25 times smaller than the decoded pixels, so they outlast them by far.
  *
  * A request starts, and a tile's bytes go to the decoder, in the main thread's idle time (`dom/Idle.js`), one
- * job at a time: on a phone both calls cost the frames of a gesture more than anything else the loader does.
+ * job at a time: on a phone both calls were the loader's largest cost in the main thread's long promise reactions during gestures.
  */
 export const DEFAULT_BLOB_BYTES = 48 * 1024 * 1024;
 
@@ -65,6 +65,11 @@ export class TileLoader {
     this.#pump();
   }
 
+  /** Starts nothing more; those on their way come on (aborted, their bytes would be fetched again). */
+  keepStarted() {
+    this.want(this.startedTiles);
+  }
+
   /** Aborts everything: the layer goes away. */
   abortAll() {
     for (const [key, request] of this.inFlight) this.#abort(key, request);
@@ -100,7 +105,7 @@ export class TileLoader {
       this.#pump();
     });
     body
-      .then((blob) => (current() ? idly(() => (current() ? createImageBitmap(blob) : null)) : null))
+      .then((blob) => idly(() => (current() ? createImageBitmap(blob) : null)))
       .then((bitmap) => {
         if (bitmap === null) return; // cancelled before its decode started
         if (!current()) { bitmap.close(); return; } // cancelled while decoding

@@ -16,8 +16,8 @@
 #   tiff16     a 10000x7500 RGB 16-bit TIFF in strips, deflate (predictor: horizontal)
 #   huge       bench/run's 49152x49152 JPEG (only with BENCH_HUGE=1; its test image tiled 3x3)
 #
-# Per source the two tools alternate (tilescope, dzsave, tilescope, dzsave, ...), RUNS times each (1 from 16384²
-# up), each into a fresh folder, the source in the page cache for both. Both are run by lib/sampled.py the same
+# Per source the two tools alternate (tilescope, dzsave, tilescope, dzsave, ...), RUNS times each (LARGE_RUNS,
+# default 1, from 16384² up), each into a fresh folder, the source in the page cache for both. Both are run by lib/sampled.py the same
 # way: wall time, CPU (wait4), and the peak of RssAnon and VmRSS sampled every 50 ms from /proc/PID/status.
 # Tilescope's log gives its phases (`phases:` lines, BuildPhases) and when the preview was published; for the
 # PNG the report gives `vips avg`'s time on it (its decode) beside the preview's, for a JPEG `vips avg` on its 1/8-scale
@@ -31,6 +31,7 @@ OUT=${BENCH_OUT:-$ROOT/bench/out}
 WORK=$OUT/builds
 PHOTOS=${PHOTOS:-100}
 RUNS=${RUNS:-3}
+LARGE_RUNS=${LARGE_RUNS:-1}
 BUILDS=${BUILDS:-photos photo4000 jpeg16384 png30000 tiff16}
 [[ ${BENCH_HUGE:-0} == 1 ]] && BUILDS="$BUILDS huge"
 RESULTS=$OUT/builds.jsonl
@@ -166,8 +167,8 @@ for build in $BUILDS; do
       compare_photos ;;
     photo4000|tiff16) step "$build: $RUNS runs each"
       compare_source "$build" "$(source_of "$build")" "$RUNS" ;;
-    jpeg16384|png30000|huge) step "$build: 1 run each"
-      compare_source "$build" "$(source_of "$build")" 1 ;;
+    jpeg16384|png30000|huge) step "$build: $LARGE_RUNS runs each"
+      compare_source "$build" "$(source_of "$build")" "$LARGE_RUNS" ;;
     *) echo "unknown build: $build" >&2; exit 2 ;;
   esac
 done

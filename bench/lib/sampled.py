@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 
 INTERVAL = 0.05
@@ -42,27 +43,33 @@ def status_kb(pid):
 def run_one(command, log):
     """Runs command, sampling it; returns (status, wall, cpu, peak_anon_kb, peak_rss_kb, samples)."""
     started = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) if log else os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        try:
-            os.execvp(command[0], command)
-        finally:
-            os._exit(127)
+    # posix_spawn, not fork and exec: glibc's holds this process until the exec, so no sample is of a copy of
+    # this Python (7.6 MB of anonymous memory) taken before the command has started.
+    output = log or os.devnull
+    actions = [(os.POSIX_SPAWN_OPEN, 1, output, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644),
+               (os.POSIX_SPAWN_DUP2, 1, 2)]
+    pid = os.posix_spawnp(command[0], command, os.environ, file_actions=actions)
+    # The end is taken by a thread blocked in wait4, not by the sampling loop: polled every 50 ms, a
+    # 0.3 s build's wall time came out in steps of 50 ms, and dzsave run once a photo paid the step each time.
+    ended = threading.Event()
+    result = {}
+
+    def reap():
+        result["exit"] = os.wait4(pid, 0)
+        result["wall"] = time.monotonic() - started
+        ended.set()
+
+    threading.Thread(target=reap, daemon=True).start()
     peak_anon = peak_rss = samples = 0
-    while True:
-        done, status, usage = os.wait4(pid, os.WNOHANG)
-        if done:
-            break
+    while not ended.is_set():
         reading = status_kb(pid)
-        if reading:
+        if reading and not ended.is_set():
             samples += 1
             peak_anon = max(peak_anon, reading[0])
             peak_rss = max(peak_rss, reading[1])
-        time.sleep(INTERVAL)
-    wall = time.monotonic() - started
+        ended.wait(INTERVAL)
+    _, status, usage = result["exit"]
+    wall = result["wall"]
     cpu = usage.ru_utime + usage.ru_stime
     return os.waitstatus_to_exitcode(status), wall, cpu, peak_anon, peak_rss, samples
 

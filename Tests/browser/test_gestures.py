@@ -251,6 +251,45 @@ def test_a_glide_asks_only_for_where_it_comes_to_rest(session, server):
     assert min(t for t, _ in asked) < rest, f'asked for at {asked[0]}, after the glide came to rest at {rest:.0f} ms'
 
 
+def test_a_pan_restyles_only_what_moves(session, server):
+    """A pan's frames change only transforms: the content's, the scroll indicators' and the navigator's rectangle.
+    No tile is restyled (they keep their places in the content) and nothing is given a new position or size, so a
+    frame of a pan lays out nothing; a left, top, width or height written at every frame laid out the page at every
+    frame of a glide, and an attribute set to what it was (hidden) still cost a style pass."""
+    session.open('#image=a-land&zoomScale=1&offsetX=1000&offsetY=700')
+    session.wait_idle()
+    session.page.evaluate('''() => {
+        window.styled = [];
+        const root = document.querySelector('.tilescope');
+        new MutationObserver((records) => {
+            for (const r of records) {
+                const what = r.target.className || r.target.tagName;
+                window.styled.push([what, r.attributeName, r.oldValue, r.target.getAttribute(r.attributeName)]);
+            }
+        }).observe(root, { subtree: true, attributes: true, attributeOldValue: true,
+                           attributeFilter: ['style', 'hidden', 'class'] });
+    }''')
+    slow_drag(session, (400, 300), (330, 260), steps=14)
+    changes = session.page.evaluate('window.styled')
+    properties = lambda style: dict(p.split(':', 1) for p in (style or '').replace(' ', '').split(';') if ':' in p)
+    changed = set()
+    for what, attribute, old, new in changes:
+        if attribute != 'style':
+            changed.add((what, attribute))
+            continue
+        before, after = properties(old), properties(new)
+        changed |= {(what, key) for key in before.keys() | after.keys() if before.get(key) != after.get(key)}
+    assert ('content', 'transform') in changed, 'the content moved'
+    assert ('navigator-rect', 'transform') in changed, 'the navigator followed'
+    assert changed <= {('content', 'transform'), ('navigator-rect', 'transform'),
+                       ('scroll-indicator horizontal visible', 'transform'),
+                       ('scroll-indicator vertical visible', 'transform'),
+                       # the bars appear as the finger moves
+                       ('scroll-indicator horizontal', 'class'), ('scroll-indicator vertical', 'class'),
+                       ('scroll-indicator horizontal visible', 'class'), ('scroll-indicator vertical visible', 'class')}, \
+        f'restyled during a pan: {sorted(changed)}'
+
+
 def test_two_finger_tap_zooms_out(session, server):
     land = image(server, 'a-land')
     session.open('#image=a-land&zoomScale=1.2&offsetX=900&offsetY=600')

@@ -22,6 +22,7 @@ export class ScrollIndicators {
     }
     this.timer = null;
     this.enabled = { horizontal: true, vertical: true };
+    this.written = { horizontal: {}, vertical: {} }; // each bar's style as last written (#place)
   }
 
   /**
@@ -42,27 +43,50 @@ export class ScrollIndicators {
     });
   }
 
-  /** Shows the bars while something moves; `hold` keeps them (a finger is down), otherwise they fade. */
+  /**
+   * Shows the bars while something moves; `hold` keeps them (a finger is down), otherwise they fade. Called at
+   * every frame of a motion: it changes the classes only when a bar's visibility changes, and moves the fade's end
+   * instead of setting a timer each frame (the timer, when it fires early, waits out the rest).
+   */
   show(hold = false) {
-    for (const bar of Object.values(this.bars)) bar.classList.toggle('visible', bar.dataset.scrollable === 'true');
-    clearTimeout(this.timer);
-    this.timer = hold ? null : setTimeout(() => this.hide(), FADE_DELAY);
+    for (const bar of Object.values(this.bars)) this.#visible(bar, bar.dataset.scrollable === 'true');
+    this.fadeAt = hold ? Infinity : performance.now() + FADE_DELAY;
+    if (hold) this.#stopTimer();
+    else this.#fadeLater();
   }
 
   /** The finger lifted: bars that show fade after the delay (bars that do not show stay hidden). */
   release() {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.hide(), FADE_DELAY);
+    this.fadeAt = performance.now() + FADE_DELAY;
+    this.#fadeLater();
   }
 
   hide() {
+    this.#stopTimer();
+    for (const bar of Object.values(this.bars)) this.#visible(bar, false);
+  }
+
+  #fadeLater() {
+    if (this.timer !== null) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      const left = this.fadeAt - performance.now();
+      if (left > 0) this.#fadeLater();
+      else this.hide();
+    }, Math.max(0, this.fadeAt - performance.now()));
+  }
+
+  #stopTimer() {
     clearTimeout(this.timer);
     this.timer = null;
-    for (const bar of Object.values(this.bars)) bar.classList.remove('visible');
+  }
+
+  #visible(bar, visible) {
+    if (bar.classList.contains('visible') !== visible) bar.classList.toggle('visible', visible);
   }
 
   destroy() {
-    clearTimeout(this.timer);
+    this.#stopTimer();
     for (const bar of Object.values(this.bars)) bar.remove();
   }
 
@@ -70,8 +94,8 @@ export class ScrollIndicators {
     const total = content + leading + trailing;
     const track = Math.max(0, to - from);
     const scrollable = this.enabled[axis] && total > size + 0.5 && track > 0;
-    bar.dataset.scrollable = String(scrollable);
-    if (!scrollable) { bar.classList.remove('visible'); return; }
+    if (bar.dataset.scrollable !== String(scrollable)) bar.dataset.scrollable = String(scrollable);
+    if (!scrollable) { this.#visible(bar, false); return; }
     const range = total - size;
     const position = (offset + leading) / range; // 0 at the leading edge, 1 at the trailing one
     let length = Math.min(track, Math.max(MIN_LENGTH, (track * size) / total));
@@ -79,11 +103,12 @@ export class ScrollIndicators {
     const overshoot = position < 0 ? -position * range : position > 1 ? (position - 1) * range : 0;
     length = Math.max(THICKNESS * 2, length - overshoot);
     const start = from + (track - length) * Math.min(1, Math.max(0, position));
-    const s = bar.style;
-    if (axis === 'horizontal') {
-      Object.assign(s, { left: `${start}px`, top: `${across}px`, width: `${length}px`, height: `${THICKNESS}px` });
-    } else {
-      Object.assign(s, { top: `${start}px`, left: `${across}px`, height: `${length}px`, width: `${THICKNESS}px` });
-    }
+    // Moved by its transform alone, its size written only when it changes (a zoom, a rubber-band): a pan's
+    // frames then lay out and paint nothing, where left and top laid out the page at every frame of a glide.
+    const [x, y, w, h] = axis === 'horizontal' ? [start, across, length, THICKNESS] : [across, start, THICKNESS, length];
+    const written = this.written[axis];
+    if (written.x !== x || written.y !== y) bar.style.transform = `translate(${(written.x = x)}px, ${(written.y = y)}px)`;
+    if (written.w !== w) bar.style.width = `${(written.w = w)}px`;
+    if (written.h !== h) bar.style.height = `${(written.h = h)}px`;
   }
 }

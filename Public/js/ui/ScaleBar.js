@@ -22,19 +22,20 @@ export class ScaleBar {
   update(scrollView) {
     const microns = scrollView?.image?.micronsPerPixel?.x;
     const zoomScale = scrollView?.zoomScale;
+    // Written only when they change: this runs at every frame of a zoom (ScrollIndicators says why).
     if (!(microns > 0) || !(zoomScale > 0)) {
-      this.element.hidden = true;
+      if (!this.element.hidden) this.element.hidden = true;
       return;
     }
     // One CSS pixel of the view shows 1 / zoomScale pixels of the image.
     const { micrometres, pixels } = scaleBarLength(microns / zoomScale, this.maximum);
     const text = lengthText(micrometres);
-    this.bar.style.width = `${pixels}px`;
+    if (this.barWidth !== pixels) this.bar.style.width = `${(this.barWidth = pixels)}px`;
     if (this.label.textContent !== text) {
       this.label.textContent = text;
       this.element.setAttribute('aria-label', `Scale: the bar is ${text}`);
     }
-    this.element.hidden = false;
+    if (this.element.hidden) this.element.hidden = false;
   }
 
   destroy() { this.element.remove(); }

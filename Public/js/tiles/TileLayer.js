@@ -16,6 +16,16 @@ const keyOf = (level, column, row) => `${level}/${column}/${row}`;
 /** The cache key of a tile descriptor: its own (the preview's) or its level, column and row. */
 const keyOfTile = (t) => t.key ?? keyOf(t.level, t.column, t.row);
 
+/** Whether two lists name the same tiles in the same order. */
+function sameTiles(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const s = a[i], t = b[i];
+    if (s.level !== t.level || s.column !== t.column || s.row !== t.row || Boolean(s.whole) !== Boolean(t.whole)) return false;
+  }
+  return true;
+}
+
 /** The key of Tilescope's preview image, drawn as the whole preview level. */
 export const PREVIEW_KEY = 'preview';
 
@@ -76,9 +86,11 @@ export class TileLayer {
       : null;
     this.shown = new Set(); // tiles whose element is in the DOM
     this.needed = new Map(); // key -> tile of the current view at its level
+    this.neededTiles = []; // the same, in the order the view gave them (nearest its centre first)
     this.failed = new Set(); // keys that failed: not asked for again by this layer
     this.level = null;
     this.view = null;
+    this.placement = null; // what the tiles are placed for (update, #place)
     this.expected = null; // { view, tiles, from, until }: the end of an announced animation
     this.direction = null; // { x, y } in -1, 0, 1: where a pan is heading
     this.wasComplete = false;
@@ -175,10 +187,26 @@ export class TileLayer {
     if (view.pinching) this.pinchMovedAt = performance.now();
     const tiles = view.level === null ? this.#tilesOf(this.view) : view.tiles;
     this.level = view.level ?? this.previewLevel;
-    this.needed = new Map(tiles.map((t) => [keyOfTile(t), t]));
+    // What a tile's place depends on (#place): the same object for as long as none of it changes, so that a pan's
+    // frames, which move only the content, compare one reference a tile instead of rewriting its transform.
+    const { zoomScale, scale } = this.view, p = this.placement;
+    if (!p || p.zoomScale !== zoomScale || p.scale !== scale || p.level !== this.level) {
+      this.placement = { zoomScale, scale, level: this.level };
+    }
+    // Most frames of a pan need the tiles of the frame before, in the same order: kept, and asked for already. A
+    // wait (a pinch, a glide's fast part) or an expectation is looked at again at every frame.
+    const same = sameTiles(tiles, this.neededTiles);
+    if (!same) {
+      this.neededTiles = tiles;
+      this.needed = new Map(tiles.map((t) => [keyOfTile(t), t]));
+    }
     this.#follow(previous);
     this.content.style.transform = `translate(${-view.offsetX}px, ${-view.offsetY}px)`;
-    this.#request();
+    const asked = `${this.direction?.x},${this.direction?.y}|${this.expected?.from}`;
+    if (!same || asked !== this.asked || this.stillTimer !== null || this.expected || view.pinching) {
+      this.asked = asked;
+      this.#request();
+    }
     this.#layout();
   }
 
@@ -481,6 +509,8 @@ export class TileLayer {
    * gesture then restyles the tiles but lays out and paints none of them. Unchanged values are not written again.
    */
   #place(tile) {
+    if (tile.placement === this.placement) return;
+    tile.placement = this.placement;
     const { x, y, scaleX, scaleY } = this.#box(tile);
     const transform = `translate(${x}px, ${y}px) scale(${scaleX}, ${scaleY})`;
     if (transform !== tile.transform) {

@@ -290,6 +290,36 @@ def test_a_pan_restyles_only_what_moves(session, server):
         f'restyled during a pan: {sorted(changed)}'
 
 
+def test_an_animated_zoom_scales_the_content_not_each_tile(session, server):
+    """The frames of an animated zoom (a double click) write the content's transform, a scale with its translation,
+    and leave the tiles where they were placed: they are placed anew only when the level changes and at the last
+    frame, so a frame costs one transform where it cost one a tile (60-100 on a phone's screen)."""
+    session.open('#image=a-land&zoomScale=0.5&offsetX=100&offsetY=100')
+    session.wait_idle()
+    session.page.evaluate('''() => {
+        window.restyled = { tiles: new Set(), frames: new Set(), scaled: 0 };
+        const content = document.querySelector('.page.current .content');
+        const tick = () => { window.restyled.frames.add(document.timeline.currentTime); requestAnimationFrame(tick); };
+        requestAnimationFrame(tick);
+        new MutationObserver((records) => {
+            for (const r of records) {
+                if (r.target === content && r.target.style.transform.includes('scale')) window.restyled.scaled++;
+                if (r.target.matches('canvas.tile')) window.restyled.tiles.add(document.timeline.currentTime);
+            }
+        }).observe(content, { subtree: true, attributes: true, attributeFilter: ['style'] });
+    }''')
+    started = session.page.evaluate('document.timeline.currentTime')
+    session.page.mouse.dblclick(400, 300)
+    session.wait_idle()
+    tiles, frames, scaled = session.page.evaluate('''() => [[...window.restyled.tiles], [...window.restyled.frames],
+        window.restyled.scaled]''')
+    assert session.state()['zoomScale'] == pytest.approx(0.75), 'the double click zoomed in x1.5'
+    animated = [t for t in frames if t > started]
+    assert len(animated) >= 10, f'{len(animated)} frames'
+    assert scaled >= 5, 'the content was scaled during the animation'
+    assert len(tiles) <= 3, f'tiles restyled in {len(tiles)} frames of the zoom\'s {len(animated)}'
+
+
 def test_two_finger_tap_zooms_out(session, server):
     land = image(server, 'a-land')
     session.open('#image=a-land&zoomScale=1.2&offsetX=900&offsetY=600')

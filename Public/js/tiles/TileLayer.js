@@ -188,11 +188,14 @@ export class TileLayer {
     const tiles = view.level === null ? this.#tilesOf(this.view) : view.tiles;
     this.level = view.level ?? this.previewLevel;
     // What a tile's place depends on (#place): the same object for as long as none of it changes, so that a pan's
-    // frames, which move only the content, compare one reference a tile instead of rewriting its transform.
+    // frames, which move only the content, compare one reference a tile instead of rewriting its transform. An
+    // animated zoom keeps its tiles where they were placed and scales the content instead (an opaque image's: a
+    // transparent one's clips are cut at whole pixels of the zoomScale shown), each of its frames then writing one
+    // transform, not one a tile; the level changing, or the animation's last frame, places them anew.
     const { zoomScale, scale } = this.view, p = this.placement;
-    if (!p || p.zoomScale !== zoomScale || p.scale !== scale || p.level !== this.level) {
-      this.placement = { zoomScale, scale, level: this.level };
-    }
+    const kept = p && p.scale === scale && p.level === this.level
+      && (p.zoomScale === zoomScale || (view.animating && !this.transparent));
+    if (!kept) this.placement = { zoomScale, scale, level: this.level };
     // Most frames of a pan need the tiles of the frame before, in the same order: kept, and asked for already. A
     // wait (a pinch, a glide's fast part) or an expectation is looked at again at every frame.
     const same = sameTiles(tiles, this.neededTiles);
@@ -201,7 +204,8 @@ export class TileLayer {
       this.needed = new Map(tiles.map((t) => [keyOfTile(t), t]));
     }
     this.#follow(previous);
-    this.content.style.transform = `translate(${-view.offsetX}px, ${-view.offsetY}px)`;
+    const k = zoomScale / this.placement.zoomScale;
+    this.content.style.transform = `translate(${-view.offsetX}px, ${-view.offsetY}px)${k === 1 ? '' : ` scale(${k})`}`;
     const asked = `${this.direction?.x},${this.direction?.y}|${this.expected?.from}`;
     if (!same || asked !== this.asked || this.stillTimer !== null || this.expected || view.pinching) {
       this.asked = asked;
@@ -430,8 +434,7 @@ export class TileLayer {
   }
 
   /** Where a tile lies in content points; the preview covers its whole level. */
-  #frame(tile) {
-    const z = this.view.zoomScale;
+  #frame(tile, z = this.view.zoomScale) {
     if (!tile.whole) return tileFrame(this.pyramid, tile.level, tile.column, tile.row, z);
     const size = this.pyramid.sizeOfLevel(tile.level);
     const k = z / this.pyramid.scaleOfLevel(tile.level);
@@ -531,7 +534,7 @@ export class TileLayer {
    * picture moves by under half a pixel at the near ones).
    */
   #box(tile) {
-    const f = this.#frame(tile);
+    const f = this.#frame(tile, this.placement.zoomScale);
     const x = this.transparent ? this.#snap(f.x) : f.x, y = this.transparent ? this.#snap(f.y) : f.y;
     return { x, y, scaleX: (f.x + f.width - x) / tile.element.width, scaleY: (f.y + f.height - y) / tile.element.height };
   }

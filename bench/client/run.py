@@ -22,7 +22,7 @@ the first picture from navigation, and each step's time; `--steps N` keeps the f
 load and the three zooms).
 
 Usage: run.py --binary PATH --osd PATH/openseadragon.min.js [--size 16384] [--runs 3] [--scales 1,2]
-              [--viewers osd,tilescope,osd-webp] [--cold | --prepare] [--network A|B] [--cpu 4] [--steps N]
+              [--viewers osd,tilescope,osd-webp,osd-avif] [--cold | --prepare] [--network A|B] [--cpu 4] [--steps N]
        run.py ... --phone [--runs 3] [--cpu 4]          (issue 44, goal 1: phone.py)
        run.py ... --phone --beside REF [--runs 5]       (the client against its Public/ at REF, alternating)
        run.py ... --memory [--runs 3] [--minutes 5]     (issue 44, goal 4: memory.py)
@@ -53,9 +53,10 @@ VIEW = {'width': 1280, 'height': 800}
 TILE = '_files/'
 TILE_FORMATS = ('.jpeg', '.webp', '.avif')
 # The viewers, each a page under /bench/ and its query: OpenSeadragon with its defaults (the JPEG descriptor, as its
-# users write /dzi/{id}.dzi), OpenSeadragon on the WebP descriptor (an extra column, for an honest comparison: the
-# client asks for WebP tiles), and the client as it runs in a browser (WebP tiles where the browser shows them).
-VIEWERS = {'osd': ('osd', ''), 'osd-webp': ('osd', '&format=webp'), 'tilescope': ('tilescope', '')}
+# users write /dzi/{id}.dzi), OpenSeadragon on the WebP or the AVIF descriptor (extra columns, for an honest
+# comparison: the client asks for AVIF tiles where the browser shows them), and the client as it runs in a browser.
+VIEWERS = {'osd': ('osd', ''), 'osd-webp': ('osd', '&format=webp'), 'osd-avif': ('osd', '&format=avif'),
+           'tilescope': ('tilescope', '')}
 
 
 def steps(size):
@@ -321,12 +322,13 @@ def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, c
 
 def table(results, scales, runs, viewers, plan=None):
     """Per DPR: OpenSeadragon with its defaults, the client (its ratio to those defaults: what the goals are judged
-    against), and OpenSeadragon on WebP tiles as an extra column (the client's ratio to it in brackets), when run."""
-    med = lambda viewer, scale, key: statistics.median(r[key] for r in results if r['viewer'] == viewer and r['scale'] == scale)
-    extra = 'osd-webp' in viewers
+    against), and OpenSeadragon on WebP or AVIF tiles as extra columns (the client's ratio to each in brackets), when
+    run."""
+    extras = [v for v in VIEWERS if v.startswith('osd-') and v in viewers]
     head = f'| medians of {runs} |' + ''.join(f' OpenSeadragon DPR {s} (defaults: JPEG) | Tilescope client DPR {s} |'
-                                              + (f' extra: OpenSeadragon DPR {s} on WebP |' if extra else '') for s in scales)
-    lines = [head, '|---|' + '---:|' * ((3 if extra else 2) * len(scales))]
+                                              + ''.join(f' extra: OpenSeadragon DPR {s} on {e[4:].upper()} |' for e in extras)
+                                              for s in scales)
+    lines = [head, '|---|' + '---:|' * ((2 + len(extras)) * len(scales))]
     rows = [('tile requests', 'tile_requests', '{:,.0f}', True), ('KiB received (tiles + preview)', 'kib', '{:,.0f}', True),
             ('requested, never drawn', 'never_drawn', '{:,.0f}', False), ('of which cancelled', 'cancelled', '{:,.0f}', False),
             ('KiB of tiles never drawn (wasted)', 'wasted_kib', '{:,.0f}', False),
@@ -352,8 +354,8 @@ def table(results, scales, runs, viewers, plan=None):
             o, t = med('osd', s, key), med('tilescope', s, key)
             cells.append(fmt.format(o))
             cells.append(fmt.format(t) + (f' ({t / o:.2f}x)' if ratio and o else ''))
-            if extra:
-                w = med('osd-webp', s, key)
+            for e in extras:
+                w = med(e, s, key)
                 cells.append(fmt.format(w) + (f' (client {t / w:.2f}x)' if ratio and w else ''))
         lines.append(f'| {label} | ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines)
@@ -550,7 +552,7 @@ def main():
               f'{", cold: no derived tiles at the start of each run but those a fresh build leaves (the fit level in AVIF)" if args.cold else ", warm: derived tiles made before"}'
               f', {throttle.describe(args.network, args.cpu)}\n'
               'Ratios in brackets: the client to OpenSeadragon with its defaults (JPEG tiles), which the goals of '
-              'issue 15 are judged against; in the extra column, the client to OpenSeadragon on WebP tiles.\n\n'
+              'issue 15 are judged against; in an extra column, the client to OpenSeadragon on WebP or AVIF tiles.\n\n'
               + (f'Quick: after the load, the {len(plan) - 1} views one every {args.quick} ms, none waited for; '
                  'the last step is the time from the last call until settled.\n\n' if args.quick else '')
               + table(results, scales, args.runs, viewers,

@@ -1,19 +1,26 @@
 import { momentumDistance, momentumDuration, DECELERATION, easeOutCubic } from '../geometry/Motion.js';
 
-/** Runs one animation at a time on requestAnimationFrame; `step(elapsedMs)` returns false when done. */
+/**
+ * Runs one animation at a time on requestAnimationFrame; `step(elapsedMs)` returns false when done. `eased`: the
+ * animation goes from one known view to another (not a glide, not a bounce), which the tile layer may draw by
+ * scaling what it has; false again from the render of its last frame on, and once stopped.
+ */
 export class Animator {
   constructor(render) {
     this.render = render;
     this.frame = null;
+    this.eased = false;
   }
 
   get running() { return this.frame !== null; }
 
-  run(step) {
+  run(step, { eased = false } = {}) {
     this.stop();
+    this.eased = eased;
     const start = performance.now();
     const tick = (now) => {
       const more = step(Math.max(0, now - start));
+      if (!more) this.eased = false;
       this.render();
       this.frame = more ? requestAnimationFrame(tick) : null;
     };
@@ -23,6 +30,7 @@ export class Animator {
   stop() {
     if (this.frame !== null) cancelAnimationFrame(this.frame);
     this.frame = null;
+    this.eased = false;
   }
 }
 

@@ -1,3 +1,5 @@
+import { writeStyles } from './Styles.js';
+
 const FADE_DELAY = 500; // ms the indicators stay after the motion ends, as UIScrollView's do
 const MIN_LENGTH = 36; // points: an indicator never gets shorter than this (except while rubber-banding)
 const THICKNESS = 3;
@@ -22,7 +24,6 @@ export class ScrollIndicators {
     }
     this.timer = null;
     this.enabled = { horizontal: true, vertical: true };
-    this.written = { horizontal: {}, vertical: {} }; // each bar's style as last written (#place)
   }
 
   /**
@@ -45,11 +46,11 @@ export class ScrollIndicators {
 
   /**
    * Shows the bars while something moves; `hold` keeps them (a finger is down), otherwise they fade. Called at
-   * every frame of a motion: it changes the classes only when a bar's visibility changes, and moves the fade's end
-   * instead of setting a timer each frame (the timer, when it fires early, waits out the rest).
+   * every frame of a motion: it moves the fade's end instead of setting a timer each frame (the timer, when it
+   * fires early, waits out the rest).
    */
   show(hold = false) {
-    for (const bar of Object.values(this.bars)) this.#visible(bar, bar.dataset.scrollable === 'true');
+    for (const bar of Object.values(this.bars)) bar.classList.toggle('visible', bar.dataset.scrollable === 'true');
     this.fadeAt = hold ? Infinity : performance.now() + FADE_DELAY;
     if (hold) this.#stopTimer();
     else this.#fadeLater();
@@ -63,7 +64,7 @@ export class ScrollIndicators {
 
   hide() {
     this.#stopTimer();
-    for (const bar of Object.values(this.bars)) this.#visible(bar, false);
+    for (const bar of Object.values(this.bars)) bar.classList.remove('visible');
   }
 
   #fadeLater() {
@@ -81,10 +82,6 @@ export class ScrollIndicators {
     this.timer = null;
   }
 
-  #visible(bar, visible) {
-    if (bar.classList.contains('visible') !== visible) bar.classList.toggle('visible', visible);
-  }
-
   destroy() {
     this.#stopTimer();
     for (const bar of Object.values(this.bars)) bar.remove();
@@ -95,7 +92,7 @@ export class ScrollIndicators {
     const track = Math.max(0, to - from);
     const scrollable = this.enabled[axis] && total > size + 0.5 && track > 0;
     if (bar.dataset.scrollable !== String(scrollable)) bar.dataset.scrollable = String(scrollable);
-    if (!scrollable) { this.#visible(bar, false); return; }
+    if (!scrollable) { bar.classList.remove('visible'); return; }
     const range = total - size;
     const position = (offset + leading) / range; // 0 at the leading edge, 1 at the trailing one
     let length = Math.min(track, Math.max(MIN_LENGTH, (track * size) / total));
@@ -104,11 +101,8 @@ export class ScrollIndicators {
     length = Math.max(THICKNESS * 2, length - overshoot);
     const start = from + (track - length) * Math.min(1, Math.max(0, position));
     // Moved by its transform alone, its size written only when it changes (a zoom, a rubber-band): a pan's
-    // frames then lay out and paint nothing, where left and top laid out the page at every frame of a glide.
+    // frames then lay out and paint nothing.
     const [x, y, w, h] = axis === 'horizontal' ? [start, across, length, THICKNESS] : [across, start, THICKNESS, length];
-    const written = this.written[axis];
-    if (written.x !== x || written.y !== y) bar.style.transform = `translate(${(written.x = x)}px, ${(written.y = y)}px)`;
-    if (written.w !== w) bar.style.width = `${(written.w = w)}px`;
-    if (written.h !== h) bar.style.height = `${(written.h = h)}px`;
+    writeStyles(bar, { transform: `translate(${x}px, ${y}px)`, width: `${w}px`, height: `${h}px` });
   }
 }

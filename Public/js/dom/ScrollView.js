@@ -225,13 +225,12 @@ export class ScrollView {
    * straight line (`viewBetween`), so every frame shows some of the image.
    */
   #ease(from, to, ms, finish) {
-    this.easing = true;
     this.animator.run((elapsed) => {
       const t = Math.min(1, elapsed / ms);
-      if (t >= 1) { this.easing = false; finish(); return false; }
+      if (t >= 1) { finish(); return false; }
       Object.assign(this, viewBetween(from, to, easeOutCubic(t)));
       return true;
-    });
+    }, { eased: true });
   }
 
   #go(target, animated) {
@@ -417,7 +416,7 @@ export class ScrollView {
     const tiles = level === null ? [] : tilesCovering(this.pyramid, level, visible, z, centre);
     this.layer.update({ zoomScale: z, offsetX: this.offsetX, offsetY: this.offsetY, level, tiles,
                         viewWidth: this.width, viewHeight: this.height, scale: this.scale, pinching: Boolean(this.pinchStart),
-                        animating: Boolean(this.easing) && this.animator.running });
+                        animating: this.animator.eased });
     this.indicators.update({ width: this.width, height: this.height, offsetX: this.offsetX, offsetY: this.offsetY,
                              contentWidth: this.pyramid.width * z, contentHeight: this.pyramid.height * z,
                              insets: this.insets, indicatorInsets: this.indicatorInsets ?? this.insets });

@@ -1,6 +1,7 @@
 import { tileFrame, visibleRect, resolutionFor, tilesCovering } from '../geometry/Viewport.js';
 import { TileCache } from './TileCache.js';
 import { TileLoader } from './TileLoader.js';
+import { writeStyles } from '../dom/Styles.js';
 
 /**
  * Fills a URL template such as /dzi/a_files/{level}/{col}_{row}.jpeg?v=3; a function template (a IIIF
@@ -485,11 +486,7 @@ export class TileLayer {
     const rect = (x0, y0, x1, y1) => `M${px(x0)} ${py(y0)}H${px(x1)}V${py(y1)}H${px(x0)}Z`;
     const path = rect(cell.x, cell.y, cell.x + cell.width, cell.y + cell.height)
       + holes.map((h) => rect(h.x0, h.y0, h.x1, h.y1)).join('');
-    const clip = `path(evenodd, '${path}')`;
-    if (clip !== tile.clip) {
-      tile.clip = clip;
-      tile.element.style.clipPath = clip;
-    }
+    writeStyles(tile.element, { clipPath: `path(evenodd, '${path}')` });
   }
 
   /** A content coordinate on the nearest whole device pixel. */
@@ -515,17 +512,9 @@ export class TileLayer {
     if (tile.placement === this.placement) return;
     tile.placement = this.placement;
     const { x, y, scaleX, scaleY } = this.#box(tile);
-    const transform = `translate(${x}px, ${y}px) scale(${scaleX}, ${scaleY})`;
-    if (transform !== tile.transform) {
-      tile.transform = transform;
-      tile.element.style.transform = transform;
-    }
     // The needed level on top; other levels below it, sharper ones above blurrier ones; the base at the bottom.
-    const z = String(this.#zIndex(tile));
-    if (z !== tile.zIndex) {
-      tile.zIndex = z;
-      tile.element.style.zIndex = z;
-    }
+    writeStyles(tile.element, { transform: `translate(${x}px, ${y}px) scale(${scaleX}, ${scaleY})`,
+                                zIndex: String(this.#zIndex(tile)) });
   }
 
   /**

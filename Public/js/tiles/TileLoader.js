@@ -15,7 +15,8 @@ import { knownTileAccept, tileAccept } from './TileFormat.js';
  * about 25 times smaller than the decoded pixels, so they outlast them by far.
  *
  * A request starts, and a tile's bytes go to the decoder, in the main thread's idle time (`dom/Idle.js`), one
- * job at a time: on a phone both calls were the loader's largest cost in the main thread's long promise reactions during gestures.
+ * job at a time: on a phone both calls were the loader's largest cost in the main thread's long promise reactions
+ * during gestures.
  */
 export const DEFAULT_BLOB_BYTES = 48 * 1024 * 1024;
 

@@ -1,3 +1,5 @@
+import { setHidden, writeStyles } from '../dom/Styles.js';
+
 /**
  * The navigator: a mini-map of the whole image (the tile layer's one-tile base level) with the visible rectangle on it, shown while
  * the view is zoomed in beyond fit. Pressing on it centres the view there; dragging moves the view along.
@@ -18,7 +20,6 @@ export class Navigator {
     this.drawn = null; // the base tile's canvas the mini-map was copied from
     this.grab = null;
     this.listening = new AbortController();
-    this.written = new Map(); // the styles #style last wrote, by element
     const on = (name, fn) => element.addEventListener(name, fn, { signal: this.listening.signal });
     on('pointerdown', (e) => this.#down(e));
     on('pointermove', (e) => this.#drag(e));
@@ -29,9 +30,8 @@ export class Navigator {
   /** Shows the scroll view's visible part, or hides the navigator at fit or without a view. */
   update(scrollView) {
     const show = this.enabled && Boolean(scrollView) && !scrollView.isAtFit;
-    // Written only when they change, as every style below: this runs at every frame of a gesture, and each write
-    // (an attribute set to what it was, too) costs that frame a style pass, a left or a width also a layout.
-    if (this.element.hidden !== !show) this.element.hidden = !show;
+    // Runs at every frame of a gesture: what it sets is written only when it changes (dom/Styles.js).
+    setHidden(this.element, !show);
     if (!show) return;
     const { width, height } = scrollView.pyramid;
     this.#draw(scrollView.layer.baseElement);
@@ -40,25 +40,16 @@ export class Navigator {
     const k = Math.min(boxW / width, boxH / height);
     const layout = { k, left: (boxW - width * k) / 2, top: (boxH - height * k) / 2, width, height };
     this.layout = layout;
-    this.#style(this.image, { left: `${layout.left}px`, top: `${layout.top}px`, width: `${width * k}px`, height: `${height * k}px` });
+    writeStyles(this.image, { left: `${layout.left}px`, top: `${layout.top}px`, width: `${width * k}px`, height: `${height * k}px` });
     // The rectangle moves by its transform (a pan's frames lay out nothing), its size set only when it changes.
     const v = scrollView.visibleImageRect();
-    this.#style(this.rect, { transform: `translate(${layout.left + v.x * k}px, ${layout.top + v.y * k}px)`,
+    writeStyles(this.rect, { transform: `translate(${layout.left + v.x * k}px, ${layout.top + v.y * k}px)`,
                              width: `${v.width * k}px`, height: `${v.height * k}px` });
     const percent = (a, b) => Math.round((100 * a) / b);
     // Pointer users drag it; keyboard users pan with the arrows. Both hear what part is shown.
     const label = `Navigator: showing ${percent(v.width, width)}% by ${percent(v.height, height)}% `
       + `of the image from ${percent(v.x, width)}%, ${percent(v.y, height)}%`;
     if (this.element.getAttribute('aria-label') !== label) this.element.setAttribute('aria-label', label);
-  }
-
-  /** Sets the styles of `element` that differ from what this last wrote there. */
-  #style(element, values) {
-    const written = this.written.get(element) ?? {};
-    this.written.set(element, written);
-    for (const [key, value] of Object.entries(values)) {
-      if (written[key] !== value) element.style[key] = written[key] = value;
-    }
   }
 
   destroy() {

@@ -1,3 +1,5 @@
+import { setHidden, writeStyles } from '../dom/Styles.js';
+
 /**
  * A scale bar for images that say how large a pixel is (a slide's microns per pixel, `micronsPerPixel` in the
  * image's JSON): a bar of a round length (1, 2 or 5 times a power of ten, in nm, µm, mm or m) that is 60 to 150
@@ -22,20 +24,20 @@ export class ScaleBar {
   update(scrollView) {
     const microns = scrollView?.image?.micronsPerPixel?.x;
     const zoomScale = scrollView?.zoomScale;
-    // Written only when they change: this runs at every frame of a zoom (ScrollIndicators says why).
+    // Runs at every frame of a zoom: what it sets is written only when it changes (dom/Styles.js).
     if (!(microns > 0) || !(zoomScale > 0)) {
-      if (!this.element.hidden) this.element.hidden = true;
+      setHidden(this.element, true);
       return;
     }
     // One CSS pixel of the view shows 1 / zoomScale pixels of the image.
     const { micrometres, pixels } = scaleBarLength(microns / zoomScale, this.maximum);
     const text = lengthText(micrometres);
-    if (this.barWidth !== pixels) this.bar.style.width = `${(this.barWidth = pixels)}px`;
+    writeStyles(this.bar, { width: `${pixels}px` });
     if (this.label.textContent !== text) {
       this.label.textContent = text;
       this.element.setAttribute('aria-label', `Scale: the bar is ${text}`);
     }
-    if (this.element.hidden) this.element.hidden = false;
+    setHidden(this.element, false);
   }
 
   destroy() { this.element.remove(); }

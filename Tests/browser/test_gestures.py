@@ -293,7 +293,7 @@ def test_a_pan_restyles_only_what_moves(session, server):
 def test_an_animated_zoom_scales_the_content_not_each_tile(session, server):
     """The frames of an animated zoom (a double click) write the content's transform, a scale with its translation,
     and leave the tiles where they were placed: they are placed anew only when the level changes and at the last
-    frame, so a frame costs one transform where it cost one a tile (60-100 on a phone's screen)."""
+    frame, so a frame costs one transform where it cost one a tile."""
     session.open('#image=a-land&zoomScale=0.5&offsetX=100&offsetY=100')
     session.wait_idle()
     session.page.evaluate('''() => {

@@ -76,19 +76,22 @@ public struct PyramidBuilder: Sendable {
 
     /// Builds into `folder` (which must exist; its contents are working files) and hands every
     /// finished part to `finished` as soon as it is complete, the base first, then the finer levels
-    /// coarse to fine. `finished` may move the part's folder away (to publish it). Returns the
+    /// coarse to fine. `finished` may move the part's folder away (to publish it). `passWritten` is told
+    /// once the full pass has written its last tile into `folder`, before any base made from them. Returns the
     /// geometry. A failure carries libvips's text for this source only (`VipsErrorLedger`); an
     /// error thrown by `finished` ends the build with that error.
     public func build(
         source: String, into folder: String,
         progress: @escaping @Sendable (BuildProgress) -> Void = { _ in },
+        passWritten: () -> Void = {},
         finished: (PyramidPart) throws -> Void
     ) throws -> Pyramid {
         try Vips.start()
         // The staging folder too: dzsave's write errors name it, not the source.
         return try VipsErrorLedger.attributed(to: source) { try VipsErrorLedger.attributed(to: folder) {
             do {
-                return try buildAttributed(source: source, into: folder, progress: progress, finished: finished)
+                return try buildAttributed(source: source, into: folder, progress: progress, passWritten: passWritten,
+                                           finished: finished)
             } catch let error as VipsError {
                 // A step that knew no file name (a conversion, say) left the lines naming this source.
                 let named = VipsErrorLedger.take(for: [source, folder])
@@ -100,7 +103,7 @@ public struct PyramidBuilder: Sendable {
 
     private func buildAttributed(
         source: String, into folder: String, progress: @escaping @Sendable (BuildProgress) -> Void,
-        finished: (PyramidPart) throws -> Void
+        passWritten: () -> Void, finished: (PyramidPart) throws -> Void
     ) throws -> Pyramid {
         // Strict: a truncated or corrupt source (an upload cut short, say) fails with libvips's
         // reason instead of publishing a pyramid with grey where the pixels were missing.
@@ -149,6 +152,7 @@ public struct PyramidBuilder: Sendable {
                 }
             }
         }
+        passWritten()
         if !baseFirst {
             try BuildPhases.timing(.base) { try assembleBase(of: pyramid, fromTilesIn: rest, into: base, alpha: alpha) }
             try finished(basePart)
@@ -340,7 +344,9 @@ public struct PyramidBuilder: Sendable {
         var pieces: [VImage] = []
         for row in 0..<grid.rows {
             for column in 0..<grid.columns {
-                let tile = try VImage.open("\(tilesFolder)/\(level)/\(column)_\(row).\(png ? "png" : "jpeg")")
+                let path = "\(tilesFolder)/\(level)/\(column)_\(row).\(png ? "png" : "jpeg")"
+                // Our own tiles: libjpeg's loader named, not the file's format sniffed through every loader.
+                let tile = png ? try VImage.open(path) : try VImage.openJPEG(path, shrink: 1)
                 let rect = pyramid.tileRect(level: level, column: column, row: row)
                 let x = column * tileSize - rect.x
                 let y = row * tileSize - rect.y

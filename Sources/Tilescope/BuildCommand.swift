@@ -83,6 +83,7 @@ public struct BuildCommand: PyramidSettings {
                 let pyramid = try phases.measuring {
                     let pyramid = try store.building(into: staging) {
                         try builder.build(source: source, into: staging, progress: { progress(id, $0) },
+                                          passWritten: { store.passWritten(stagingFolder: staging) },
                                           finished: publisher.publish)
                     }
                     BuildPhases.timing(.cleanup) {

@@ -42,6 +42,39 @@ import Testing
         #expect(store.manifest(id: "big", version: "v1")?.isComplete == true)
     }
 
+    /// A photo's base is stitched from the pass's tiles: the builder says when the pass has written its last one,
+    /// before it hands over the base, so a store can start writing them out while the base is made.
+    @Test func theBuilderSaysThePassIsWrittenBeforeItStitchesThePhotosBase() throws {
+        let folder = try TestImages.folder("pass-written")
+        let source = folder + "/photo.jpg"
+        try TestImages.writeJPEG(width: 1200, height: 900, to: source)  // base after the full pass
+        try FileManager.default.createDirectory(atPath: folder + "/work", withIntermediateDirectories: true)
+        var events: [String] = []
+        let pyramid = try PyramidBuilder().build(source: source, into: folder + "/work", passWritten: {
+            let deepest = PyramidBuilder.passTilesFolder(inWork: folder + "/work") + "/11"
+            events.append("pass written, \((try? FileManager.default.contentsOfDirectory(atPath: deepest))?.count ?? 0) deepest tiles")
+        }) { part in
+            events.append(part.kind == .base ? "base" : "level \(part.levels.lowerBound)")
+        }
+        #expect(pyramid.maxLevel == 11)
+        #expect(events == ["pass written, 20 deepest tiles", "base", "level 11"])
+    }
+
+    /// Asked to write out now, the write-behind does not wait for its next turn (here a minute away).
+    @Test func aWriteOutAskedForRunsAtOnce() throws {
+        let folder = try TestImages.folder("write-out-now")
+        var flushes: [Int?] = []
+        try WriteBehind(folder: folder, interval: 60).during {
+            flushes.append(WriteBehind.flushes(under: folder))
+            WriteBehind.writeOutNow(under: folder + "/rest/image_files")
+            let deadline = Date().addingTimeInterval(30)
+            while WriteBehind.flushes(under: folder) == 0, Date() < deadline { usleep(1000) }
+            flushes.append(WriteBehind.flushes(under: folder))
+        }
+        #expect(flushes == [0, 1])
+        #expect(WriteBehind.flushes(under: folder) == nil, "its thread is gone with the build")
+    }
+
     @Test func endingOneFolderLeavesAnotherWithTheSamePrefixWriting() throws {
         let root = try TestImages.folder("write-behind-prefix")
         let first = root + "/build-1", second = root + "/build-10"

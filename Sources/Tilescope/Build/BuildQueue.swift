@@ -192,7 +192,7 @@ public final class BuildQueue: @unchecked Sendable {
                             if case .ready = record.status { return }  // the last level is out: no more "building"
                             record.status = .building(shown)
                         }
-                    }, finished: publisher.publish)
+                    }, passWritten: { store.passWritten(stagingFolder: folder) }, finished: publisher.publish)
                 }
             }
             store.discard(stagingFolder: folder)

@@ -126,6 +126,11 @@ public struct FilePyramidStore: PyramidStore {
         try WriteBehind(folder: stagingFolder).during(build)
     }
 
+    /// The write-out starts while the base is stitched from the pass's tiles (`WriteBehind.writeOutNow`).
+    public func passWritten(stagingFolder: String) {
+        WriteBehind.writeOutNow(under: stagingFolder)
+    }
+
     public func withdraw(id: String, version: String) {
         let doomed = "\(stagingRoot)/removed-\(id)-\(version)-\(UUID().uuidString.prefix(8))"
         if rename(folder(id: id, version: version), doomed) == 0 { try? FileManager.default.removeItem(atPath: doomed) }

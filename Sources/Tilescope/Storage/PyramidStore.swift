@@ -27,6 +27,8 @@ public protocol PyramidStore: Sendable {
     func withdraw(id: String, version: String)
     /// Runs a build into `stagingFolder` (see the default below).
     func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T
+    /// Told, during `building`, that the full pass into `stagingFolder` has written its last tile.
+    func passWritten(stagingFolder: String)
     /// Drops a staged build that failed.
     func discard(stagingFolder: String)
     /// Removes every version of `id` except `keep` (nil: all of them).
@@ -69,6 +71,9 @@ extension PyramidStore {
     public func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T {
         try build()
     }
+
+    /// Nothing to start by default.
+    public func passWritten(stagingFolder: String) {}
 
     /// Every file of a published version is on the local path: nothing to fetch.
     public var fetchesOnMiss: Bool { false }

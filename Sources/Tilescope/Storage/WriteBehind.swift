@@ -12,6 +12,8 @@ final class WriteBehind: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopping = false
     private var ended = false
+    private var flushAsked = false
+    private var flushesDone = 0
 
     init(folder: String, interval: TimeInterval = 2) {
         self.folder = folder
@@ -43,6 +45,13 @@ final class WriteBehind: @unchecked Sendable {
         writer(under: path)?.signalStop()
     }
 
+    /// Starts writing out the staging folder that holds `path` now, without waiting: the full pass has written its
+    /// last tile and what follows (the base stitched from them, on a photo 20 ms) needs the processor, not the
+    /// disk, so the flush before the complete manifest then finds only the preview and the manifests left.
+    static func writeOutNow(under path: String) {
+        writer(under: path)?.askFlush()
+    }
+
     /// Whether the staging folder that holds `path` is still being written out every few seconds.
     static func isWriting(under path: String) -> Bool {
         guard let writer = writer(under: path) else { return false }
@@ -51,8 +60,23 @@ final class WriteBehind: @unchecked Sendable {
         return !writer.stopping
     }
 
+    /// How many times the write-behind of the staging folder that holds `path` has written it out so far.
+    static func flushes(under path: String) -> Int? {
+        guard let writer = writer(under: path) else { return nil }
+        writer.condition.lock()
+        defer { writer.condition.unlock() }
+        return writer.flushesDone
+    }
+
     private static func writer(under path: String) -> WriteBehind? {
         running.withLock { running in running.first { path == $0.key || path.hasPrefix($0.key + "/") }?.value }
+    }
+
+    private func askFlush() {
+        condition.lock()
+        flushAsked = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     private func signalStop() {
@@ -65,11 +89,13 @@ final class WriteBehind: @unchecked Sendable {
     private func run() {
         condition.lock()
         while !stopping {
-            _ = condition.wait(until: Date().addingTimeInterval(interval))
+            if !flushAsked { _ = condition.wait(until: Date().addingTimeInterval(interval)) }
             if stopping { break }
+            flushAsked = false
             condition.unlock()
             flushOnce()
             condition.lock()
+            flushesDone += 1
         }
         ended = true
         condition.broadcast()

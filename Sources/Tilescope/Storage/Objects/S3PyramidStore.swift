@@ -186,6 +186,11 @@ public final class S3PyramidStore: PyramidStore, Sendable {
         return try local.building(into: stagingFolder, build)
     }
 
+    /// The local staging's write-out starts, as `FilePyramidStore`'s does.
+    public func passWritten(stagingFolder: String) {
+        local.passWritten(stagingFolder: stagingFolder)
+    }
+
     /// The version's upload's packs: the one `building` made, else a new one.
     private func packWriter(_ key: String, id: String, version: String) -> PackWriter {
         writers.withLock { writers in

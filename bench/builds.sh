@@ -4,9 +4,6 @@
 #   bench/builds.sh                      photos (a folder of PHOTOS phone-size JPEGs) and every size below
 #   BUILDS=photos bench/builds.sh        one part: photos photo4000 jpeg16384 png30000 tiff16 huge (space-separated)
 #   BENCH_TILESCOPE=BIN bench/builds.sh  that binary instead of `swift build -c release`
-#   BENCH_STATIC=1 bench/builds.sh       the binary as the container ships it: the Swift runtime and Foundation linked
-#                                        in (`--static-swift-stdlib`, built in .build/static-stdlib), which starts
-#                                        a process without resolving their shared libraries
 #   BENCH_BEFORE=BIN bench/builds.sh     a third tool, "before", alternating with the two (what a change bought)
 #
 # Sources (made once with the `vips` CLI into OUT/source/, reused; BENCH_REGENERATE=1 makes them again):
@@ -47,18 +44,12 @@ mkdir -p "$OUT/source" "$WORK/logs"
 
 if [[ -n ${BENCH_TILESCOPE:-} ]]; then
   TILESCOPE=$BENCH_TILESCOPE
-elif [[ ${BENCH_STATIC:-0} == 1 ]]; then
-  step "swift build -c release --static-swift-stdlib (as the Dockerfile builds it)"
-  static=(--static-swift-stdlib --scratch-path "$ROOT/.build/static-stdlib")
-  (cd "$ROOT" && swift build -c release --product tilescope "${static[@]}" > "$WORK/logs/swift-build.log" 2>&1)
-  TILESCOPE=$(cd "$ROOT" && swift build -c release "${static[@]}" --show-bin-path)/tilescope
 else
   step "swift build -c release"
   (cd "$ROOT" && swift build -c release --product tilescope > "$WORK/logs/swift-build.log" 2>&1)
   TILESCOPE=$(cd "$ROOT" && swift build -c release --show-bin-path)/tilescope
 fi
 COMMIT=$(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet HEAD -- Sources || echo "+changes")
-[[ -z ${BENCH_TILESCOPE:-} && ${BENCH_STATIC:-0} == 1 ]] && COMMIT="$COMMIT, Swift runtime linked statically"
 
 # --- sources ------------------------------------------------------------------------------------
 perlin() {  # perlin WIDTH HEIGHT SEED OUTPUT: three octaves in three bands, as bench/run's image

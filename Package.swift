@@ -71,3 +71,14 @@ let package = Package(
         .testTarget(name: "TilescopeDemoTests", dependencies: ["TilescopeDemo", "Imaging", "ScrollGeometry", "TestSupport"]),
     ]
 )
+
+// A release binary carries the Swift runtime and Foundation in itself, as the container ships it: it starts without
+// resolving a dozen more shared libraries and calls the runtime directly, not through the dynamic linker's tables
+// (a one-photo `tilescope build` in 0.87x the time of the dynamically linked one; docs/benchmarks.md). Every Swift
+// module is compiled against the static runtime's resource folder, which `swift build --static-swift-stdlib` does.
+for target in package.targets where target.type != .system && target.type != .test {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+    if target.type == .executable {
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+    }
+}

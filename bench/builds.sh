@@ -40,6 +40,9 @@ DZ_ARGS=(--tile-size 254 --overlap 1 --suffix ".jpeg[Q=85]")
 
 step() { printf '\n== %s\n' "$*"; }
 mkdir -p "$OUT/source" "$WORK/logs"
+TRASH=$WORK/set-aside
+rm -rf "$TRASH" && mkdir -p "$TRASH"
+trap 'rm -rf "$TRASH"' EXIT
 : > "$RESULTS"
 
 if [[ -n ${BENCH_TILESCOPE:-} ]]; then
@@ -105,6 +108,16 @@ make_photos() {  # the folder of PHOTOS phone-size photos
 # --- one comparison -----------------------------------------------------------------------------
 sampled() { "$PY" "$LIB/sampled.py" --out "$RESULTS" "$@"; }
 
+# A run's output is moved aside, and deleted once every run is over: on an ext4 file system without a journal (this
+# machine's), each new file is checked against the files deleted in the last 5 s (5 min while their inode table block is
+# unwritten; the kernel's `recently_deleted`), so a run that followed the deletion of the run before spent about 30 % of
+# its CPU, both tools alike, in that check (perf, 2026-12-06: docs/benchmarks.md).
+set_aside() {  # set_aside PATH...: moved out of the way, removed at the end
+  local path
+  for path in "$@"; do [[ -e $path ]] && mv "$path" "$TRASH/$(date +%s%N)"; done
+  return 0
+}
+
 compare_source() {  # compare_source NAME PATH RUNS: each in a folder of its own (tilescope binds the folder's names)
   local name=$1 source=$2 runs=$3 run folder=$WORK/src-$1 log
   rm -rf "$folder" && mkdir -p "$folder"
@@ -113,17 +126,17 @@ compare_source() {  # compare_source NAME PATH RUNS: each in a folder of its own
   cat "$source" > /dev/null  # in the page cache for both
   for run in $(seq "$runs"); do
     log=$WORK/logs/tilescope-$name-$run.log
-    rm -rf "$WORK/data" "$log"
+    set_aside "$WORK/data"; rm -f "$log"
     sampled --log "$log" --label source="$name" --label tool=tilescope --label run="$run" --label log="$log" \
       -- "$TILESCOPE" build "$source" --data "$WORK/data"
     if [[ -n ${BENCH_BEFORE:-} ]]; then
-      rm -rf "$WORK/data"
+      set_aside "$WORK/data"
       sampled --label source="$name" --label tool=before --label run="$run" -- "$BENCH_BEFORE" build "$source" --data "$WORK/data"
     fi
-    rm -rf "$WORK/data" "$WORK/dz" && mkdir -p "$WORK/dz"
+    set_aside "$WORK/data" "$WORK/dz" && mkdir -p "$WORK/dz"
     sampled --label source="$name" --label tool=dzsave --label run="$run" \
       -- vips dzsave "$source" "$WORK/dz/image" "${DZ_ARGS[@]}"
-    rm -rf "$WORK/dz"
+    set_aside "$WORK/dz"
     echo "   $name run $run done (load $(cut -d' ' -f1 /proc/loadavg))"
   done
   if [[ $name == png30000 ]]; then  # the PNG's decode alone: the bound of its preview
@@ -146,17 +159,17 @@ compare_photos() {
   cat "$folder"/*.jpg > /dev/null
   for run in $(seq "$RUNS"); do
     log=$WORK/logs/tilescope-photos-$run.log
-    rm -rf "$WORK/data" "$log"
+    set_aside "$WORK/data"; rm -f "$log"
     sampled --log "$log" --label source=photos --label tool=tilescope --label run="$run" --label log="$log" \
       -- "$TILESCOPE" build "$folder"/*.jpg --data "$WORK/data"
     if [[ -n ${BENCH_BEFORE:-} ]]; then
-      rm -rf "$WORK/data"
+      set_aside "$WORK/data"
       sampled --label source=photos --label tool=before --label run="$run" -- "$BENCH_BEFORE" build "$folder"/*.jpg --data "$WORK/data"
     fi
-    rm -rf "$WORK/data" "$WORK/dz" && mkdir -p "$WORK/dz"
+    set_aside "$WORK/data" "$WORK/dz" && mkdir -p "$WORK/dz"
     sampled --label source=photos --label tool=dzsave --label run="$run" --each "$WORK/photos.txt" \
       -- vips dzsave "{}" "$WORK/dz/{name}" "${DZ_ARGS[@]}"
-    rm -rf "$WORK/dz"
+    set_aside "$WORK/dz"
     echo "   photos run $run done (load $(cut -d' ' -f1 /proc/loadavg))"
   done
 }

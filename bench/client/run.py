@@ -21,7 +21,7 @@ With `--network A` or `B` and `--cpu N` (issue 44), every measured page runs und
 the first picture from navigation, and each step's time; `--steps N` keeps the first N views of the run (4: the
 load and the three zooms).
 
-Usage: run.py --binary PATH --osd PATH/openseadragon.min.js [--size 16384] [--runs 3] [--scales 1,2]
+Usage: run.py --binary PATH --osd PATH/openseadragon.min.js [--size 16384] [--seed 1] [--runs 3] [--scales 1,2]
               [--viewers osd,tilescope,osd-webp,osd-avif] [--cold | --prepare] [--network A|B] [--cpu 4] [--steps N]
        run.py ... --phone [--runs 3] [--cpu 4]          (issue 44, goal 1: phone.py)
        run.py ... --phone --beside REF [--runs 5]       (the client against its Public/ at REF, alternating)
@@ -434,6 +434,8 @@ def main():
     parser.add_argument('--binary', required=True)
     parser.add_argument('--osd', required=True)
     parser.add_argument('--size', type=int, default=16384)
+    parser.add_argument('--seed', type=int, default=1,
+                        help='another picture of the same size and kind (its own image and data folders)')
     parser.add_argument('--runs', type=int, default=3)
     parser.add_argument('--scales', default='1,2')
     parser.add_argument('--chromium', default='/usr/bin/chromium')
@@ -480,9 +482,12 @@ def main():
     if not args.phone and (not {'osd', 'tilescope'} <= set(viewers) or not set(viewers) <= set(VIEWERS)):
         sys.exit(f'--viewers must name osd and tilescope, and only {", ".join(VIEWERS)}')
     OUT.mkdir(parents=True, exist_ok=True)
-    images = OUT / f'images-{args.size}'
-    make_image(images / f'perlin-{args.size}.jpg', args.size)
-    server = Server(args.binary, images, OUT / f'data-{args.size}', public_folder(args.osd, args.beside))
+    # Seed 1 is the picture every figure before `--seed` was measured on, in the folders it always had.
+    named = f'{args.size}' + (f'-seed{args.seed}' if args.seed != 1 else '')
+    images = OUT / f'images-{named}'
+    make_image(images / f'perlin-{named}.jpg', args.size, seed=args.seed)
+    data = OUT / f'data-{named}'
+    server = Server(args.binary, images, data, public_folder(args.osd, args.beside))
     try:
         print(f'building or loading the {args.size}x{args.size} pyramid...', file=sys.stderr)
         image = server.ready_image()
@@ -528,7 +533,7 @@ def main():
                         if waited > 1:
                             print(f'  (waited {waited:.0f} s for the server to make the tiles queued before)', file=sys.stderr)
                         if args.cold:
-                            forget_derived_tiles(OUT / f'data-{args.size}' / 'pyramids', keep_level=fit)
+                            forget_derived_tiles(data / 'pyramids', keep_level=fit)
                         r = one_run(browser, server.base, viewer, image, scale, plan, pid=server.process.pid,
                                     network=args.network, cpu=args.cpu, quick_ms=args.quick)
                         r['cold'] = args.cold
@@ -547,7 +552,8 @@ def main():
     dirty = subprocess.run(['git', 'status', '--porcelain', '--', 'Public', 'bench/client'], cwd=ROOT,
                            capture_output=True, text=True).stdout.strip()
     when = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
-    report = (f'Client vs OpenSeadragon 4.1.0, {args.size}x{args.size}, {VIEW["width"]}x{VIEW["height"]}, '
+    report = (f'Client vs OpenSeadragon 4.1.0, {args.size}x{args.size} (Perlin noise, seed {args.seed}), '
+              f'{VIEW["width"]}x{VIEW["height"]}, '
               f'{len(plan)} steps, commit {commit}{" (+ local changes)" if dirty else ""}, {when}'
               f'{", cold: no derived tiles at the start of each run but those a fresh build leaves (the fit level in AVIF)" if args.cold else ", warm: derived tiles made before"}'
               f', {throttle.describe(args.network, args.cpu)}\n'

@@ -21,7 +21,8 @@ With `--network A` or `B` and `--cpu N` (issue 44), every measured page runs und
 the first picture from navigation, and each step's time; `--steps N` keeps the first N views of the run (4: the
 load and the three zooms).
 
-Usage: run.py --binary PATH --osd PATH/openseadragon.min.js [--size 16384] [--seed 1] [--runs 3] [--scales 1,2]
+Usage: run.py --binary PATH --osd PATH/openseadragon.min.js [--size 16384] [--seed 1] [--cells 512,48,6] [--runs 3]
+              [--scales 1,2]
               [--viewers osd,tilescope,osd-webp,osd-avif] [--cold | --prepare] [--network A|B] [--cpu 4] [--steps N]
        run.py ... --phone [--runs 3] [--cpu 4]          (issue 44, goal 1: phone.py)
        run.py ... --phone --beside REF [--runs 5]       (the client against its Public/ at REF, alternating)
@@ -91,16 +92,20 @@ def get_json(url):
         return json.loads(r.read())
 
 
-def make_image(path, size, seed=1):
+DEFAULT_CELLS = (512, 48, 6)
+
+
+def make_image(path, size, seed=1, cells=DEFAULT_CELLS):
     """Three octaves of Perlin noise in three bands, as bench/run makes its image: photographic tile sizes.
-    `size` is a side or (width, height); `seed` makes another picture."""
+    `size` is a side or (width, height); `seed` makes another picture of the same kind, `cells` (the three bands'
+    cell sizes in pixels) another kind: larger cells, a softer picture with smaller tiles."""
     if path.exists():
         return
     width, height = size if isinstance(size, tuple) else (size, size)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / 'tmp'
     tmp.mkdir(exist_ok=True)
-    for band, cell, offset in (('r', 512, 0), ('g', 48, 1), ('b', 6, 2)):
+    for band, cell, offset in zip('rgb', cells, range(3)):
         subprocess.run(['vips', 'perlin', str(tmp / f'{band}.v'), str(width), str(height), '--cell-size', str(cell),
                         '--uchar', '--seed', str(seed + offset)], check=True)
     subprocess.run(['vips', 'bandjoin', f"{tmp / 'r.v'} {tmp / 'g.v'} {tmp / 'b.v'}", f'{path}.tmp.jpg[Q=92]'], check=True)
@@ -436,6 +441,8 @@ def main():
     parser.add_argument('--size', type=int, default=16384)
     parser.add_argument('--seed', type=int, default=1,
                         help='another picture of the same size and kind (its own image and data folders)')
+    parser.add_argument('--cells', default=','.join(map(str, DEFAULT_CELLS)),
+                        help='the three bands\' Perlin cell sizes: another kind of picture (2048,512,128: softer)')
     parser.add_argument('--runs', type=int, default=3)
     parser.add_argument('--scales', default='1,2')
     parser.add_argument('--chromium', default='/usr/bin/chromium')
@@ -482,10 +489,15 @@ def main():
     if not args.phone and (not {'osd', 'tilescope'} <= set(viewers) or not set(viewers) <= set(VIEWERS)):
         sys.exit(f'--viewers must name osd and tilescope, and only {", ".join(VIEWERS)}')
     OUT.mkdir(parents=True, exist_ok=True)
-    # Seed 1 is the picture every figure before `--seed` was measured on, in the folders it always had.
-    named = f'{args.size}' + (f'-seed{args.seed}' if args.seed != 1 else '')
+    # Seed 1 and the default cells are the picture every figure before `--seed` was measured on, in the folders it
+    # always had.
+    cells = tuple(int(c) for c in args.cells.split(','))
+    if len(cells) != 3 or min(cells) < 1:
+        sys.exit('--cells takes three cell sizes in pixels, such as 512,48,6')
+    named = (f'{args.size}' + (f'-seed{args.seed}' if args.seed != 1 else '')
+             + (f'-cells{"-".join(map(str, cells))}' if cells != DEFAULT_CELLS else ''))
     images = OUT / f'images-{named}'
-    make_image(images / f'perlin-{named}.jpg', args.size, seed=args.seed)
+    make_image(images / f'perlin-{named}.jpg', args.size, seed=args.seed, cells=cells)
     data = OUT / f'data-{named}'
     server = Server(args.binary, images, data, public_folder(args.osd, args.beside))
     try:
@@ -552,7 +564,8 @@ def main():
     dirty = subprocess.run(['git', 'status', '--porcelain', '--', 'Public', 'bench/client'], cwd=ROOT,
                            capture_output=True, text=True).stdout.strip()
     when = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
-    report = (f'Client vs OpenSeadragon 4.1.0, {args.size}x{args.size} (Perlin noise, seed {args.seed}), '
+    report = (f'Client vs OpenSeadragon 4.1.0, {args.size}x{args.size} (Perlin noise, seed {args.seed}, cells '
+              f'{args.cells}), '
               f'{VIEW["width"]}x{VIEW["height"]}, '
               f'{len(plan)} steps, commit {commit}{" (+ local changes)" if dirty else ""}, {when}'
               f'{", cold: no derived tiles at the start of each run but those a fresh build leaves (the fit level in AVIF)" if args.cold else ", warm: derived tiles made before"}'

@@ -73,9 +73,9 @@ let package = Package(
 )
 
 // A release binary carries the Swift runtime and Foundation in itself, as the container ships it: it starts without
-// resolving a dozen more shared libraries and calls the runtime directly, not through the dynamic linker's tables
-// (the whole build of a 16x16 JPEG, process start and exit included, in 60 ms against 71; docs/benchmarks.md). Every Swift
-// module is compiled against the static runtime's resource folder, which `swift build --static-swift-stdlib` does.
+// loading and resolving a dozen more shared libraries (the whole build of a 16x16 JPEG, process start and exit
+// included, in 60 ms against 71; docs/benchmarks.md). Every Swift module is compiled against the static runtime's
+// resource folder, as `swift build --static-swift-stdlib` does.
 for target in package.targets where target.type != .system && target.type != .test {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
     if target.type == .executable {

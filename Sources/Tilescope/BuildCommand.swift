@@ -81,10 +81,9 @@ public struct BuildCommand: PyramidSettings {
             }
             do {
                 let pyramid = try phases.measuring {
-                    let pyramid = try store.building(into: staging) {
+                    let pyramid = try store.building(into: staging) { passWritten in
                         try builder.build(source: source, into: staging, progress: { progress(id, $0) },
-                                          passWritten: { store.passWritten(stagingFolder: staging) },
-                                          finished: publisher.publish)
+                                          passWritten: passWritten, finished: publisher.publish)
                     }
                     BuildPhases.timing(.cleanup) {
                         store.discard(stagingFolder: staging)

@@ -19,7 +19,7 @@ import Testing
         let builder = PyramidBuilder()
         var writingAtBase: Bool?
         var writingAfterLevel: [Int: Bool] = [:]
-        let pyramid = try store.building(into: staging) {
+        let pyramid = try store.building(into: staging) { _ in
             try builder.build(source: source, into: staging) { part in
                 let manifest = PyramidManifest(pyramid: part.pyramid, source: "big.jpg", version: "v1",
                                                readyLevels: part.levels.upperBound + 1)
@@ -64,9 +64,10 @@ import Testing
     @Test func aWriteOutAskedForRunsAtOnce() throws {
         let folder = try TestImages.folder("write-out-now")
         var flushes: [Int?] = []
-        try WriteBehind(folder: folder, interval: 60).during {
+        let writer = WriteBehind(folder: folder, interval: 60)
+        try writer.during {
             flushes.append(WriteBehind.flushes(under: folder))
-            WriteBehind.writeOutNow(under: folder + "/rest/image_files")
+            writer.writeOutNow()
             let deadline = Date().addingTimeInterval(30)
             while WriteBehind.flushes(under: folder) == 0, Date() < deadline { usleep(1000) }
             flushes.append(WriteBehind.flushes(under: folder))

@@ -185,14 +185,14 @@ public final class BuildQueue: @unchecked Sendable {
             let folder = try store.makeStagingFolder(id: id, version: version)
             staging = folder
             _ = try phases.measuring {
-                try store.building(into: folder) {
+                try store.building(into: folder) { passWritten in
                     try builder.build(source: source, into: folder, progress: { progress in
                         let shown = share.passed(progress)
                         library.update(id, version: version) { record in
                             if case .ready = record.status { return }  // the last level is out: no more "building"
                             record.status = .building(shown)
                         }
-                    }, passWritten: { store.passWritten(stagingFolder: folder) }, finished: publisher.publish)
+                    }, passWritten: passWritten, finished: publisher.publish)
                 }
             }
             store.discard(stagingFolder: folder)

@@ -122,13 +122,11 @@ public struct FilePyramidStore: PyramidStore {
     }
 
     /// The staged tiles are written out while they are made (`WriteBehind`), not all after the last one.
-    public func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T {
-        try WriteBehind(folder: stagingFolder).during(build)
-    }
-
-    /// The write-out starts while the base is stitched from the pass's tiles (`WriteBehind.writeOutNow`).
-    public func passWritten(stagingFolder: String) {
-        WriteBehind.writeOutNow(under: stagingFolder)
+    /// Once the pass has written its last tile, the write-out starts while the base is stitched from them
+    /// (`WriteBehind.writeOutNow`).
+    public func building<T>(into stagingFolder: String, _ build: (_ passWritten: () -> Void) throws -> T) rethrows -> T {
+        let writer = WriteBehind(folder: stagingFolder)
+        return try writer.during { try build(writer.writeOutNow) }
     }
 
     public func withdraw(id: String, version: String) {

@@ -25,10 +25,9 @@ public protocol PyramidStore: Sendable {
     func publishLevel(_ level: Int, from stagedFolder: String, manifest: PyramidManifest, id: String, version: String) throws
     /// Removes one version (a partial publication whose build failed or whose source changed).
     func withdraw(id: String, version: String)
-    /// Runs a build into `stagingFolder` (see the default below).
-    func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T
-    /// Told, during `building`, that the full pass into `stagingFolder` has written its last tile.
-    func passWritten(stagingFolder: String)
+    /// Runs a build into `stagingFolder` (see the default below). `build` is handed what to call once its full
+    /// pass has written its last tile (`PyramidBuilder.build`'s `passWritten`).
+    func building<T>(into stagingFolder: String, _ build: (_ passWritten: () -> Void) throws -> T) rethrows -> T
     /// Drops a staged build that failed.
     func discard(stagingFolder: String)
     /// Removes every version of `id` except `keep` (nil: all of them).
@@ -68,12 +67,9 @@ public protocol BuildHold: AnyObject, Sendable {
 extension PyramidStore {
     /// Runs a build into `stagingFolder`. A store whose publish must first write the staged files out
     /// may start doing so meanwhile (`FilePyramidStore` does); by default it just runs `build`.
-    public func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T {
-        try build()
+    public func building<T>(into stagingFolder: String, _ build: (_ passWritten: () -> Void) throws -> T) rethrows -> T {
+        try build({})
     }
-
-    /// Nothing to start by default.
-    public func passWritten(stagingFolder: String) {}
 
     /// Every file of a published version is on the local path: nothing to fetch.
     public var fetchesOnMiss: Bool { false }

@@ -45,11 +45,14 @@ final class WriteBehind: @unchecked Sendable {
         writer(under: path)?.signalStop()
     }
 
-    /// Starts writing out the staging folder that holds `path` now, without waiting: the full pass has written its
-    /// last tile and what follows (the base stitched from them, on a photo 20 ms) needs the processor, not the
-    /// disk, so the flush before the complete manifest then finds only the preview and the manifests left.
-    static func writeOutNow(under path: String) {
-        writer(under: path)?.askFlush()
+    /// Starts writing the folder out now, without waiting: the full pass has written its last tile and what
+    /// follows (the base stitched from them, on a photo 20 ms) needs the processor, not the disk, so the flush
+    /// before the complete manifest then finds only the preview and the manifests left.
+    func writeOutNow() {
+        condition.lock()
+        flushAsked = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Whether the staging folder that holds `path` is still being written out every few seconds.
@@ -70,13 +73,6 @@ final class WriteBehind: @unchecked Sendable {
 
     private static func writer(under path: String) -> WriteBehind? {
         running.withLock { running in running.first { path == $0.key || path.hasPrefix($0.key + "/") }?.value }
-    }
-
-    private func askFlush() {
-        condition.lock()
-        flushAsked = true
-        condition.broadcast()
-        condition.unlock()
     }
 
     private func signalStop() {

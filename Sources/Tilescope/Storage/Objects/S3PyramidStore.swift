@@ -158,7 +158,7 @@ public final class S3PyramidStore: PyramidStore, Sendable {
     /// The build runs with its full pass's tiles streamed into packs (`PassUploads` into this version's `PackWriter`):
     /// the last level's publication then finds most of the version already there. Stopped (PUTs in flight waited
     /// for) before this returns, so a failed build's withdrawal deletes after the last of them.
-    public func building<T>(into stagingFolder: String, _ build: () throws -> T) rethrows -> T {
+    public func building<T>(into stagingFolder: String, _ build: (_ passWritten: () -> Void) throws -> T) rethrows -> T {
         guard let (id, version) = stagedVersions.withLock({ $0[stagingFolder] }) else {
             return try local.building(into: stagingFolder, build)
         }
@@ -184,11 +184,6 @@ public final class S3PyramidStore: PyramidStore, Sendable {
             writers.withLock { if $0[key] === writer { $0[key] = nil } }
         }
         return try local.building(into: stagingFolder, build)
-    }
-
-    /// The local staging's write-out starts, as `FilePyramidStore`'s does.
-    public func passWritten(stagingFolder: String) {
-        local.passWritten(stagingFolder: stagingFolder)
     }
 
     /// The version's upload's packs: the one `building` made, else a new one.

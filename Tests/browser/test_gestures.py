@@ -251,6 +251,73 @@ def test_a_glide_asks_only_for_where_it_comes_to_rest(session, server):
     assert min(t for t, _ in asked) < rest, f'asked for at {asked[0]}, after the glide came to rest at {rest:.0f} ms'
 
 
+GLIDE_SAMPLER = '''() => {
+    // At every frame, once its callbacks (the scroll view's among them) have run: the state's offset, the content's
+    // transform as the screen has it (its animation's value at the frame's time), how many animations move it, and how
+    // many style writes to what a glide moves (the content, the bars) were made so far.
+    window.glide = { frames: [], writes: 0 };
+    const root = document.querySelector('.tilescope');
+    new MutationObserver((records) => {
+        for (const r of records) if (r.target.matches('.content, .scroll-indicator')) window.glide.writes++;
+    }).observe(root, { subtree: true, attributes: true, attributeFilter: ['style'] });
+    const step = () => {
+        const content = document.querySelector('.page.current .content');
+        const m = new DOMMatrix(getComputedStyle(content).transform);
+        const st = window.tilescope.state();
+        window.glide.frames.push({ offsetX: st.offsetX, offsetY: st.offsetY, shownX: -m.e, shownY: -m.f,
+                                   playing: content.getAnimations().length, writes: window.glide.writes });
+        if (window.glide.frames.length < 600) requestAnimationFrame(() => setTimeout(step));
+    };
+    requestAnimationFrame(() => setTimeout(step));
+}'''
+
+
+def test_a_glide_is_played_by_the_compositor(session, server):
+    """A glide's whole curve is known at the release: it is handed to the compositor as animations of the content's and
+    the scroll indicators' transforms, and its frames write no style to them (on a phone, each transform written by
+    script cost a frame a style pass, a commit of every tile's layer and a layerization). What the page reads at each
+    frame is what the screen shows, and the glide ends where it says, its animations gone."""
+    session.open('#image=a-land&zoomScale=1&offsetX=200&offsetY=200')
+    session.page.evaluate(GLIDE_SAMPLER)
+    TimedInput(session.page).mouse_path(line((700, 300), (300, 300), 8), interval_ms=5, hold_ms=0)
+    session.wait_idle()
+    frames = session.page.evaluate('window.glide.frames')
+    state = session.state()
+    played = [f for f in frames if f['playing'] > 0]
+    assert len(played) >= 10, f'{len(played)} frames of the glide played by animations'
+    assert played[-1]['offsetX'] > 200 + 400 + 500, 'the played glide carried the view on'
+    for f in played:
+        assert f['shownX'] == pytest.approx(f['offsetX'], abs=1) and f['shownY'] == pytest.approx(f['offsetY'], abs=1), \
+            f'the screen shows {f["shownX"]:.1f}, {f["shownY"]:.1f} where the page reads {f["offsetX"]:.1f}, {f["offsetY"]:.1f}'
+    # Between its first played frame (which placed the bars where the glide starts) and its last, nothing written.
+    assert played[-1]['writes'] == played[0]['writes'], \
+        f'{played[-1]["writes"] - played[0]["writes"]} style writes to the content or the bars during the glide'
+    after = frames[frames.index(played[-1]) + 1:]
+    assert after and after[-1]['playing'] == 0, 'its animations are cancelled once it has come to rest'
+    assert after[-1]['shownX'] == pytest.approx(state['offsetX'], abs=0.01), 'the content is where the view came to rest'
+
+
+def test_a_finger_stops_a_played_glide_where_it_is_shown(session, server):
+    """Caught mid-glide, the view stops where the screen showed it (the animation's time, not the page's last frame),
+    and the content's own transform takes over from the cancelled animation: nothing jumps back."""
+    session.open('#image=a-land&zoomScale=1&offsetX=200&offsetY=200')
+    session.page.evaluate(GLIDE_SAMPLER)
+    TimedInput(session.page).mouse_path(line((700, 300), (300, 300), 8), interval_ms=5, hold_ms=0)
+    session.page.wait_for_function('window.glide.frames.filter((f) => f.playing > 0).length >= 5')
+    caught = session.page.evaluate('''() => {
+        const content = document.querySelector('.page.current .content');
+        const shown = -new DOMMatrix(getComputedStyle(content).transform).e;
+        content.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, clientX: 400, clientY: 300, button: 0,
+                                                                 buttons: 1, pointerId: 1, isPrimary: true }));
+        const after = -new DOMMatrix(getComputedStyle(content).transform).e;
+        return { shown, after, offsetX: window.tilescope.state().offsetX, playing: document.getAnimations().filter((a) => a instanceof CSSTransition === false).length };
+    }''')
+    assert caught['playing'] == 0, 'the glide\'s animations stopped with it'
+    assert caught['after'] == pytest.approx(caught['offsetX'], abs=0.01), 'the content shows the view the page reads'
+    assert caught['after'] == pytest.approx(caught['shown'], abs=1), \
+        f'shown at {caught["shown"]:.1f} before the finger, at {caught["after"]:.1f} after it'
+
+
 def test_a_pan_restyles_only_what_moves(session, server):
     """A pan's frames change only transforms: the content's, the scroll indicators' and the navigator's rectangle.
     No tile is restyled (they keep their places in the content) and nothing is given a new position or size, so a
@@ -290,34 +357,50 @@ def test_a_pan_restyles_only_what_moves(session, server):
         f'restyled during a pan: {sorted(changed)}'
 
 
-def test_an_animated_zoom_scales_the_content_not_each_tile(session, server):
-    """The frames of an animated zoom (a double click) write the content's transform, a scale with its translation,
-    and leave the tiles where they were placed: they are placed anew only when the level changes and at the last
-    frame, so a frame costs one transform where it cost one a tile."""
+def test_an_animated_zoom_is_played_by_the_compositor_and_restyles_no_tile_between(session, server):
+    """The frames of an animated zoom (a double click) are known at its start: the compositor plays the content's
+    transform, a scale with its translation, and the page writes none of it on the way. The tiles stay where they were
+    placed: they are placed anew only when the level changes and at the last frame, so a frame costs no style write
+    where it cost one a tile. What the page reads at each frame is what the screen shows."""
     session.open('#image=a-land&zoomScale=0.5&offsetX=100&offsetY=100')
     session.wait_idle()
     session.page.evaluate('''() => {
-        window.restyled = { tiles: new Set(), frames: new Set(), scaled: 0 };
+        window.zoomed = { tiles: new Set(), frames: [], writes: 0 };
         const content = document.querySelector('.page.current .content');
-        const tick = () => { window.restyled.frames.add(document.timeline.currentTime); requestAnimationFrame(tick); };
-        requestAnimationFrame(tick);
         new MutationObserver((records) => {
             for (const r of records) {
-                if (r.target === content && r.target.style.transform.includes('scale')) window.restyled.scaled++;
-                if (r.target.matches('canvas.tile')) window.restyled.tiles.add(document.timeline.currentTime);
+                if (r.target === content) window.zoomed.writes++;
+                if (r.target.matches('canvas.tile')) window.zoomed.tiles.add(document.timeline.currentTime);
             }
         }).observe(content, { subtree: true, attributes: true, attributeFilter: ['style'] });
+        // Sampled once the frame's callbacks (the scroll view's among them) have run, as GLIDE_SAMPLER does.
+        const step = () => {
+            const m = new DOMMatrix(getComputedStyle(content).transform);
+            const st = window.tilescope.state();
+            window.zoomed.frames.push({ time: document.timeline.currentTime, zoomScale: st.zoomScale, offsetX: st.offsetX,
+                                        offsetY: st.offsetY, scale: m.a, shownX: -m.e, shownY: -m.f,
+                                        playing: content.getAnimations().length, writes: window.zoomed.writes });
+            if (window.zoomed.frames.length < 300) requestAnimationFrame(() => setTimeout(step));
+        };
+        requestAnimationFrame(() => setTimeout(step));
     }''')
-    started = session.page.evaluate('document.timeline.currentTime')
     session.page.mouse.dblclick(400, 300)
     session.wait_idle()
-    tiles, frames, scaled = session.page.evaluate('''() => [[...window.restyled.tiles], [...window.restyled.frames],
-        window.restyled.scaled]''')
+    tiles, frames = session.page.evaluate('() => [[...window.zoomed.tiles], window.zoomed.frames]')
     assert session.state()['zoomScale'] == pytest.approx(0.75), 'the double click zoomed in x1.5'
-    animated = [t for t in frames if t > started]
-    assert len(animated) >= 10, f'{len(animated)} frames'
-    assert scaled >= 5, 'the content was scaled during the animation'
-    assert len(tiles) <= 3, f'tiles restyled in {len(tiles)} frames of the zoom\'s {len(animated)}'
+    played = [f for f in frames if f['playing'] > 0]
+    assert len(played) >= 10, f'{len(played)} frames of the zoom played by an animation'
+    assert played[0]['zoomScale'] < played[-1]['zoomScale'], 'it zoomed on the way'
+    placed_at = played[0]['zoomScale'] / played[0]['scale']  # the zoomScale the tiles are placed at
+    for f in played:
+        assert f['shownX'] == pytest.approx(f['offsetX'], abs=1) and f['shownY'] == pytest.approx(f['offsetY'], abs=1), \
+            f'the screen shows offset {f["shownX"]:.1f}, {f["shownY"]:.1f} where the page reads {f["offsetX"]:.1f}, {f["offsetY"]:.1f}'
+        assert f['scale'] * placed_at == pytest.approx(f['zoomScale'], rel=2e-3), \
+            f'the screen shows zoomScale {f["scale"] * placed_at:.4f} where the page reads {f["zoomScale"]:.4f}'
+    assert played[-1]['writes'] == played[0]['writes'], 'the content\'s style written on the way'
+    on_the_way = [t for t in tiles if played[0]['time'] < t < played[-1]['time']]
+    assert len(on_the_way) <= 1, f'tiles restyled in {len(on_the_way)} frames of the zoom\'s {len(played)}'
+    assert len(tiles) <= 3, f'tiles restyled in {len(tiles)} frames'
 
 
 def test_two_finger_tap_zooms_out(session, server):

@@ -1,27 +1,37 @@
 import { momentumDistance, momentumDuration, DECELERATION, easeOutCubic } from '../geometry/Motion.js';
 
 /**
- * Runs one animation at a time on requestAnimationFrame; `step(elapsedMs)` returns false when done. `eased`: the
- * animation goes from one known view to another (not a glide, not a bounce), which the tile layer may draw by
- * scaling what it has; false again from the render of its last frame on, and once stopped.
+ * Runs one animation at a time on requestAnimationFrame; `step(elapsedMs)` sets the view for that time and returns
+ * false when done. `eased`: the animation goes from one known view to another (not a glide, not a bounce), which
+ * the tile layer may draw by scaling what it has; false again from the render of its last frame on, and once stopped.
+ *
+ * `played`: the compositor plays the animation (a `PlayedMotion`: every frame was known at its start). The step then
+ * follows the played animations' clock, so that what the page reads is what the screen shows, and `driven` tells the
+ * render to write none of what they move; at the end, or stopped, the view is rendered (written) before they are
+ * cancelled, so that nothing jumps back to where the animation started.
  */
 export class Animator {
   constructor(render) {
     this.render = render;
     this.frame = null;
     this.eased = false;
+    this.played = null;
   }
 
   get running() { return this.frame !== null; }
 
-  run(step, { eased = false } = {}) {
+  /** The compositor moves what the render would write at each frame. */
+  get driven() { return this.played !== null; }
+
+  run(step, { eased = false, played = null } = {}) {
     this.stop();
     this.eased = eased;
+    this.played = played;
     const start = performance.now();
     const tick = (now) => {
-      const more = step(Math.max(0, now - start));
-      if (!more) this.eased = false;
-      this.render();
+      const more = step(played ? played.elapsed : Math.max(0, now - start));
+      if (!more) this.#finish();
+      else this.render();
       this.frame = more ? requestAnimationFrame(tick) : null;
     };
     this.frame = requestAnimationFrame(tick);
@@ -30,7 +40,19 @@ export class Animator {
   stop() {
     if (this.frame !== null) cancelAnimationFrame(this.frame);
     this.frame = null;
+    // Stopped mid-way (a finger caught a glide): the page's view, its last step's, is the one the animations show at
+    // this frame's time; rendered before they are cancelled.
+    if (this.played) this.#finish();
     this.eased = false;
+  }
+
+  /** The last frame: rendered by the page, then the compositor's animations (if any) give way to it. */
+  #finish() {
+    const played = this.played;
+    this.eased = false;
+    this.played = null;
+    this.render();
+    played?.cancel();
   }
 }
 
@@ -41,10 +63,11 @@ const RETURN_TIME = 320;
  * One axis after the finger lifts: momentum that decays by `rate` per ms (UIScrollView's
  * decelerationRate), and at an edge a bounce (a critically damped spring that takes the remaining speed
  * and brings it back), or a stop at the edge when `bounces` is false; released beyond an edge, it eases back.
+ * `at(t)` is where it is t ms after the release, a function of t alone (the compositor plays it sampled ahead: see
+ * ScrollView's glide); it rests at `end` from `duration` on.
  */
 export class MomentumAxis {
   constructor(position, velocity, lo, hi, { rate = DECELERATION, bounces = true } = {}) {
-    this.done = false;
     this.rate = rate;
     if (position < lo || position > hi) {
       const edge = position < lo ? lo : hi;
@@ -73,17 +96,15 @@ export class MomentumAxis {
       const time = Math.min(t, duration);
       const p = position + momentumDistance(velocity, time, rate);
       if (p < lo || p > hi) {
-        if (!bounces) { this.done = true; return p < lo ? lo : hi; }
+        if (!bounces) return p < lo ? lo : hi;
         return this.#bounce(position, velocity, lo, hi, t);
       }
-      if (t >= duration) this.done = true;
       return p;
     };
   }
 
   #ease(from, to, t) {
     const k = Math.min(1, t / RETURN_TIME);
-    if (k >= 1) this.done = true;
     return from + (to - from) * easeOutCubic(k);
   }
 
@@ -99,7 +120,7 @@ export class MomentumAxis {
   #bounce(position, velocity, lo, hi, t) {
     const { time, speed, edge } = this.crossing;
     const u = Math.max(0, t - time);
-    if (u > BOUNCE_TIME * 8) { this.done = true; return edge; }
+    if (u >= BOUNCE_TIME * 8) return edge;
     return edge + speed * u * Math.exp(-u / BOUNCE_TIME);
   }
 }

@@ -1,9 +1,11 @@
 import { writeStyles } from './Styles.js';
+import { playTransforms } from './PlayedMotion.js';
 
 const FADE_DELAY = 500; // ms the indicators stay after the motion ends, as UIScrollView's do
 const MIN_LENGTH = 36; // points: an indicator never gets shorter than this (except while rubber-banding)
 const THICKNESS = 3;
 const MARGIN = 3; // points from the view's edge (inside scrollIndicatorInsets)
+const AXES = ['horizontal', 'vertical'];
 
 /**
  * The thin horizontal and vertical bars that show which part of the content is visible while it moves
@@ -14,7 +16,7 @@ const MARGIN = 3; // points from the view's edge (inside scrollIndicatorInsets)
 export class ScrollIndicators {
   constructor(container) {
     this.bars = {};
-    for (const axis of ['horizontal', 'vertical']) {
+    for (const axis of AXES) {
       const bar = document.createElement('div');
       bar.className = `scroll-indicator ${axis}`;
       bar.dataset.scrollIndicator = axis;
@@ -30,18 +32,27 @@ export class ScrollIndicators {
    * Places the bars for a view: its size, the content's size, the offset shown (may be rubber-banded),
    * the contentInset and the scrollIndicatorInsets (points).
    */
-  update({ width, height, contentWidth, contentHeight, offsetX, offsetY, insets, indicatorInsets }) {
-    const corner = MARGIN + THICKNESS + 2;
-    this.#place(this.bars.horizontal, 'horizontal', {
-      size: width, content: contentWidth, offset: offsetX, leading: insets.left, trailing: insets.right,
-      from: indicatorInsets.left + MARGIN, to: width - indicatorInsets.right - corner,
-      across: height - indicatorInsets.bottom - MARGIN - THICKNESS,
-    });
-    this.#place(this.bars.vertical, 'vertical', {
-      size: height, content: contentHeight, offset: offsetY, leading: insets.top, trailing: insets.bottom,
-      from: indicatorInsets.top + MARGIN, to: height - indicatorInsets.bottom - corner,
-      across: width - indicatorInsets.right - MARGIN - THICKNESS,
-    });
+  update(view) {
+    for (const axis of AXES) this.#write(this.bars[axis], this.#geometry(axis, view));
+  }
+
+  /**
+   * Hands the bars' motion through `views` (`{t, ...}` as `update` takes them, sampled by `sampleTimes`) to the
+   * compositor (PlayedMotion.js); the bars are placed at the first view, and a length that changes on the way (a
+   * bounce's rubber band) is played as a scale of it. The animations of the bars that show.
+   */
+  play(views, duration) {
+    const animations = [];
+    for (const axis of AXES) {
+      const bar = this.bars[axis];
+      const frames = views.map((view) => ({ t: view.t, ...this.#geometry(axis, view) }));
+      const first = frames[0];
+      this.#write(bar, first);
+      if (!first.scrollable) continue;
+      animations.push(playTransforms(bar, frames, duration,
+        (g) => `translate(${g.x}px, ${g.y}px) scale(${g.w / first.w}, ${g.h / first.h})`));
+    }
+    return animations;
   }
 
   /**
@@ -87,12 +98,20 @@ export class ScrollIndicators {
     for (const bar of Object.values(this.bars)) bar.remove();
   }
 
-  #place(bar, axis, { size, content, offset, leading, trailing, from, to, across }) {
+  /** Where a bar lies for a view, and whether it shows at all. */
+  #geometry(axis, { width, height, contentWidth, contentHeight, offsetX, offsetY, insets, indicatorInsets }) {
+    const corner = MARGIN + THICKNESS + 2;
+    const { size, content, offset, leading, trailing, from, to, across } = axis === 'horizontal'
+      ? { size: width, content: contentWidth, offset: offsetX, leading: insets.left, trailing: insets.right,
+          from: indicatorInsets.left + MARGIN, to: width - indicatorInsets.right - corner,
+          across: height - indicatorInsets.bottom - MARGIN - THICKNESS }
+      : { size: height, content: contentHeight, offset: offsetY, leading: insets.top, trailing: insets.bottom,
+          from: indicatorInsets.top + MARGIN, to: height - indicatorInsets.bottom - corner,
+          across: width - indicatorInsets.right - MARGIN - THICKNESS };
     const total = content + leading + trailing;
     const track = Math.max(0, to - from);
     const scrollable = this.enabled[axis] && total > size + 0.5 && track > 0;
-    if (bar.dataset.scrollable !== String(scrollable)) bar.dataset.scrollable = String(scrollable);
-    if (!scrollable) { bar.classList.remove('visible'); return; }
+    if (!scrollable) return { scrollable };
     const range = total - size;
     const position = (offset + leading) / range; // 0 at the leading edge, 1 at the trailing one
     let length = Math.min(track, Math.max(MIN_LENGTH, (track * size) / total));
@@ -100,9 +119,15 @@ export class ScrollIndicators {
     const overshoot = position < 0 ? -position * range : position > 1 ? (position - 1) * range : 0;
     length = Math.max(THICKNESS * 2, length - overshoot);
     const start = from + (track - length) * Math.min(1, Math.max(0, position));
+    const [x, y, w, h] = axis === 'horizontal' ? [start, across, length, THICKNESS] : [across, start, THICKNESS, length];
+    return { scrollable, x, y, w, h };
+  }
+
+  #write(bar, { scrollable, x, y, w, h }) {
+    if (bar.dataset.scrollable !== String(scrollable)) bar.dataset.scrollable = String(scrollable);
+    if (!scrollable) { bar.classList.remove('visible'); return; }
     // Moved by its transform alone, its size written only when it changes (a zoom, a rubber-band): a pan's
     // frames then lay out and paint nothing.
-    const [x, y, w, h] = axis === 'horizontal' ? [start, across, length, THICKNESS] : [across, start, THICKNESS, length];
     writeStyles(bar, { transform: `translate(${x}px, ${y}px)`, width: `${w}px`, height: `${h}px` });
   }
 }

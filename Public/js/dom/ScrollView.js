@@ -9,6 +9,7 @@ import { Animator, MomentumAxis } from './Animator.js';
 import { Emitter } from './Emitter.js';
 import { ScrollIndicators } from './ScrollIndicators.js';
 import { motionDuration } from './Motion.js';
+import { PlayedMotion, sampleTimes, canPlay } from './PlayedMotion.js';
 
 const ZOOM_DURATION = 300;
 /**
@@ -174,10 +175,10 @@ export class ScrollView {
     const height = Math.max(1, this.element.clientHeight);
     const scale = ScrollView.deviceScale();
     if (width === this.width && height === this.height && scale === this.scale) return;
+    this.#stopMotion();
     const wasFit = this.isAtFit;
     const centre = imagePointAt(this.request(), this.zoomScale, { x: this.width / 2, y: this.height / 2 });
     Object.assign(this, { width, height, scale });
-    this.animator.stop();
     if (wasFit) this.setView({});
     else this.setView({ zoomScale: this.zoomScale, offsetX: centre.x * this.zoomScale - width / 2,
                         offsetY: centre.y * this.zoomScale - height / 2 });
@@ -191,21 +192,22 @@ export class ScrollView {
     const next = normalizedInsets(insets);
     const same = ['top', 'left', 'bottom', 'right'].every((side) => Math.abs(next[side] - this.insets[side]) < 0.01);
     if (same) return;
+    this.#stopMotion();
     const wasFit = this.isAtFit;
     this.insets = next;
-    this.animator.stop();
     if (wasFit) this.setView({});
     else this.setView(this.request());
   }
 
   /** Jumps to a view, settled by rules 3 and 4; missing fields mean aspect fit and offset 0. */
   setView({ zoomScale, offsetX, offsetY }) {
-    this.animator.stop();
+    this.#stopMotion();
     this.#apply(settle(this.pyramid, { ...this.#baseRequest(), zoomScale, offsetX, offsetY }));
   }
 
   /** Animates to a view, settled by rules 3 and 4; ends with endScrollingAnimation (and endZooming). */
   animateTo(target, duration = ZOOM_DURATION) {
+    this.#stopMotion();
     const from = { zoomScale: this.zoomScale, offsetX: this.offsetX, offsetY: this.offsetY };
     const to = settle(this.pyramid, { ...this.#baseRequest(), ...target });
     const finish = () => {
@@ -225,12 +227,25 @@ export class ScrollView {
    * straight line (`viewBetween`), so every frame shows some of the image.
    */
   #ease(from, to, ms, finish) {
+    const at = (elapsed) => viewBetween(from, to, easeOutCubic(Math.min(1, elapsed / ms)));
+    // A transparent image's tiles are placed anew at every frame of a zoom (their clips follow the zoomScale shown,
+    // TileLayer.update): its frames are not known ahead.
+    const played = this.layer.transparent ? null : this.#play(sampleTimes(ms).map((t) => ({ t, ...at(t) })), ms);
     this.animator.run((elapsed) => {
-      const t = Math.min(1, elapsed / ms);
-      if (t >= 1) { finish(); return false; }
-      Object.assign(this, viewBetween(from, to, easeOutCubic(t)));
+      if (elapsed >= ms) { finish(); return false; }
+      Object.assign(this, at(elapsed));
       return true;
-    }, { eased: true });
+    }, { eased: true, played });
+  }
+
+  /**
+   * Hands a motion whose every frame is known (`{t, zoomScale, offsetX, offsetY}` at `sampleTimes(duration)`) to the
+   * compositor: the content's and the indicators' transforms (PlayedMotion.js). Null where it cannot play them.
+   */
+  #play(frames, duration) {
+    if (!canPlay) return null;
+    return new PlayedMotion([this.layer.play(frames, duration),
+      ...this.indicators.play(frames.map((f) => ({ t: f.t, ...this.#indicatorView(f) })), duration)]);
   }
 
   #go(target, animated) {
@@ -308,8 +323,7 @@ export class ScrollView {
 
   /** A finger (or the mouse button) went down on the content: tracking, not yet dragging. */
   beginDrag() {
-    this.#stopDeceleration();
-    this.animator.stop();
+    this.#stopMotion();
     this.tracking = true;
     const ranges = this.#ranges();
     // Resume from where a bounce was: the finger position that would show the current offset.
@@ -363,8 +377,7 @@ export class ScrollView {
   // Pinching ---------------------------------------------------------------------------------
 
   beginPinch(centre) {
-    this.#stopDeceleration();
-    this.animator.stop();
+    this.#stopMotion();
     if (this.dragging) this.endDrag(0, 0);
     this.tracking = true;
     this.zooming = true;
@@ -414,12 +427,11 @@ export class ScrollView {
     const { level } = resolutionFor(this.pyramid, z, this.scale);
     const centre = { x: (this.offsetX + this.width / 2) / z, y: (this.offsetY + this.height / 2) / z };
     const tiles = level === null ? [] : tilesCovering(this.pyramid, level, visible, z, centre);
+    const driven = this.animator.driven;
     this.layer.update({ zoomScale: z, offsetX: this.offsetX, offsetY: this.offsetY, level, tiles,
                         viewWidth: this.width, viewHeight: this.height, scale: this.scale, pinching: Boolean(this.pinchStart),
-                        animating: this.animator.eased });
-    this.indicators.update({ width: this.width, height: this.height, offsetX: this.offsetX, offsetY: this.offsetY,
-                             contentWidth: this.pyramid.width * z, contentHeight: this.pyramid.height * z,
-                             insets: this.insets, indicatorInsets: this.indicatorInsets ?? this.insets });
+                        animating: this.animator.eased, driven });
+    if (!driven) this.indicators.update(this.#indicatorView(this));
     this.#announce();
     this.onChange?.(this);
   }
@@ -444,6 +456,13 @@ export class ScrollView {
       this.fullyLoaded = complete;
       if (complete) this.events.emit('fullyLoaded', this.#where());
     }
+  }
+
+  /** What the scroll indicators show for a view. */
+  #indicatorView({ zoomScale: z, offsetX, offsetY }) {
+    return { width: this.width, height: this.height, offsetX, offsetY,
+             contentWidth: this.pyramid.width * z, contentHeight: this.pyramid.height * z,
+             insets: this.insets, indicatorInsets: this.indicatorInsets ?? this.insets };
   }
 
   #where() {
@@ -475,11 +494,19 @@ export class ScrollView {
 
   /** Ends any motion where it stands, settled into the allowed range. */
   #settleNow() {
-    this.#stopDeceleration();
-    this.animator.stop();
+    this.#stopMotion();
     this.tracking = false;
     this.dragging = false;
     this.#apply(settle(this.pyramid, this.request()));
+  }
+
+  /**
+   * Stops an animation or a glide where the screen shows it (the animator renders it there), and says a glide
+   * ended.
+   */
+  #stopMotion() {
+    this.animator.stop();
+    this.#stopDeceleration();
   }
 
   #stopDeceleration() {
@@ -496,11 +523,15 @@ export class ScrollView {
     // An axis that does not move comes to rest where it is, at once.
     const end = settle(this.pyramid, { ...this.#baseRequest(), zoomScale: this.zoomScale, offsetX: ax.end, offsetY: ay.end });
     const slow = Math.max(ax.slowAfter(GLIDE_FETCH_SPEED), ay.slowAfter(GLIDE_FETCH_SPEED));
-    this.layer.expect(end, Math.max(ax.duration, ay.duration), { after: slow });
+    const duration = Math.max(ax.duration, ay.duration);
+    this.layer.expect(end, duration, { after: slow });
+    // Its whole curve is known now too: the compositor plays it, and each frame's step only reads where it is.
+    const played = this.#play(sampleTimes(duration).map((t) => ({ t, zoomScale: this.zoomScale, offsetX: ax.at(t),
+                                                                   offsetY: ay.at(t) })), duration);
     this.animator.run((elapsed) => {
       this.offsetX = ax.at(elapsed);
       this.offsetY = ay.at(elapsed);
-      if (ax.done && ay.done) {
+      if (elapsed >= duration) {
         Object.assign(this, settle(this.pyramid, this.request()));
         // Rendered by the animator right after this step (its scroll event still decelerating, as
         // UIScrollView's last didScroll is); the delegate hears of the end after that frame.
@@ -512,6 +543,6 @@ export class ScrollView {
         return false;
       }
       return true;
-    });
+    }, { played });
   }
 }

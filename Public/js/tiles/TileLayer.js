@@ -2,6 +2,7 @@ import { tileFrame, visibleRect, resolutionFor, tilesCovering } from '../geometr
 import { TileCache } from './TileCache.js';
 import { TileLoader } from './TileLoader.js';
 import { writeStyles } from '../dom/Styles.js';
+import { playTransforms } from '../dom/PlayedMotion.js';
 
 /**
  * Fills a URL template such as /dzi/a_files/{level}/{col}_{row}.jpeg?v=3; a function template (a IIIF
@@ -180,7 +181,7 @@ export class TileLayer {
   /**
    * Lays out the view: `zoomScale`, the offset shown (may be rubber-banded), the viewport size, the screen
    * `scale`, and the tiles (rule 9 and 10) of `level` (null: the preview level's tiles are enough); `pinching`
-   * while two fingers zoom it.
+   * while two fingers zoom it; `driven` while the compositor moves the content (`play`).
    */
   update(view) {
     const previous = this.view;
@@ -196,7 +197,9 @@ export class TileLayer {
     const { zoomScale, scale } = this.view, p = this.placement;
     const kept = p && p.scale === scale && p.level === this.level
       && (p.zoomScale === zoomScale || (view.animating && !this.transparent));
-    if (!kept) this.placement = { zoomScale, scale, level: this.level };
+    // While the compositor plays the zoom (`driven`), the content's scale from the placement's zoomScale was fixed at
+    // its start (`play`): a level that changes on the way places the tiles anew (their stacking) at that zoomScale.
+    if (!kept) this.placement = { zoomScale: view.driven && p ? p.zoomScale : zoomScale, scale, level: this.level };
     // Most frames of a pan need the tiles of the frame before, in the same order: kept, and asked for already. A
     // wait (a pinch, a glide's fast part) or an expectation is looked at again at every frame.
     const same = sameTiles(tiles, this.neededTiles);
@@ -205,14 +208,29 @@ export class TileLayer {
       this.needed = new Map(tiles.map((t) => [keyOfTile(t), t]));
     }
     this.#follow(previous);
-    const k = zoomScale / this.placement.zoomScale;
-    this.content.style.transform = `translate(${-view.offsetX}px, ${-view.offsetY}px)${k === 1 ? '' : ` scale(${k})`}`;
+    // `driven`: the compositor moves the content (`play`), and a write here would cost the frame a style pass.
+    if (!view.driven) writeStyles(this.content, { transform: this.#contentTransform(view) });
     const asked = `${this.direction?.x},${this.direction?.y}|${this.expected?.from}`;
     if (!same || asked !== this.asked || this.stillTimer !== null || this.expected || view.pinching) {
       this.asked = asked;
       this.#request();
     }
     this.#layout();
+  }
+
+  /**
+   * Hands the content's motion through `views` (`{t, zoomScale, offsetX, offsetY}`, sampled by `sampleTimes`) to the
+   * compositor, its scale from the zoomScale the tiles are placed at now (kept until it ends: `update`); the page
+   * renders with `driven` meanwhile. The animation.
+   */
+  play(views, duration) {
+    return playTransforms(this.content, views, duration, (view) => this.#contentTransform(view));
+  }
+
+  /** The content's transform for a view: its offset, and its scale from the zoomScale the tiles are placed at. */
+  #contentTransform({ zoomScale, offsetX, offsetY }) {
+    const k = zoomScale / this.placement.zoomScale;
+    return `translate(${-offsetX}px, ${-offsetY}px)${k === 1 ? '' : ` scale(${k})`}`;
   }
 
   /** Removes everything: the page shows another image now. */

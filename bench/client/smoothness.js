@@ -50,11 +50,12 @@ export class Smoothness {
     if (moved.length === 0) return { moved: false };
     const end = moved[moved.length - 1][0];
     const inside = this.frames.filter(([t]) => t >= start && t <= end).map(([t]) => t);
-    let late = 0;
-    for (let i = 1; i < inside.length; i++) if (inside[i] - inside[i - 1] > 25) late++;
+    const lateAt = []; // ms from the start to each late frame: where in the gesture they fall
+    for (let i = 1; i < inside.length; i++) if (inside[i] - inside[i - 1] > 25) lateAt.push(Math.round(inside[i] - start));
+    const late = lateAt.length;
     let longTaskMs = 0;
     for (const [s, d] of this.longTasks) longTaskMs += Math.max(0, Math.min(s + d, end) - Math.max(s, start));
-    return { moved: true, ms: end - start, frames: inside.length - 1, late, longTaskMs,
+    return { moved: true, ms: end - start, frames: inside.length - 1, late, lateAt, longTaskMs,
              markName: this.markName, markTime: this.markTime,
              worstGapMs: Math.max(0, ...inside.slice(1).map((t, i) => t - inside[i])) };
   }

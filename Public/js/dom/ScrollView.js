@@ -227,15 +227,14 @@ export class ScrollView {
    * straight line (`viewBetween`), so every frame shows some of the image.
    */
   #ease(from, to, ms, finish) {
-    const at = (elapsed) => viewBetween(from, to, easeOutCubic(Math.min(1, elapsed / ms)));
-    // A transparent image's tiles are placed anew at every frame of a zoom (their clips follow the zoomScale shown,
-    // TileLayer.update): its frames are not known ahead.
-    const played = this.layer.transparent ? null : this.#play(sampleTimes(ms).map((t) => ({ t, ...at(t) })), ms);
+    // Stepped by the page, not played by the compositor as a glide is: a double tap played so (the content's scale
+    // animated) had more of its frames drawn late on a slowed phone CPU, not fewer (docs/benchmarks.md).
     this.animator.run((elapsed) => {
-      if (elapsed >= ms) { finish(); return false; }
-      Object.assign(this, at(elapsed));
+      const t = Math.min(1, elapsed / ms);
+      if (t >= 1) { finish(); return false; }
+      Object.assign(this, viewBetween(from, to, easeOutCubic(t)));
       return true;
-    }, { eased: true, played });
+    }, { eased: true });
   }
 
   /**

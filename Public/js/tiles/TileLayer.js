@@ -197,9 +197,7 @@ export class TileLayer {
     const { zoomScale, scale } = this.view, p = this.placement;
     const kept = p && p.scale === scale && p.level === this.level
       && (p.zoomScale === zoomScale || (view.animating && !this.transparent));
-    // While the compositor plays the zoom (`driven`), the content's scale from the placement's zoomScale was fixed at
-    // its start (`play`): a level that changes on the way places the tiles anew (their stacking) at that zoomScale.
-    if (!kept) this.placement = { zoomScale: view.driven && p ? p.zoomScale : zoomScale, scale, level: this.level };
+    if (!kept) this.placement = { zoomScale, scale, level: this.level };
     // Most frames of a pan need the tiles of the frame before, in the same order: kept, and asked for already. A
     // wait (a pinch, a glide's fast part) or an expectation is looked at again at every frame.
     const same = sameTiles(tiles, this.neededTiles);
@@ -220,8 +218,8 @@ export class TileLayer {
 
   /**
    * Hands the content's motion through `views` (`{t, zoomScale, offsetX, offsetY}`, sampled by `sampleTimes`) to the
-   * compositor, its scale from the zoomScale the tiles are placed at now (kept until it ends: `update`); the page
-   * renders with `driven` meanwhile. The animation.
+   * compositor at the tiles' current placement (a glide's: its zoomScale does not change); the page renders with
+   * `driven` meanwhile. The animation.
    */
   play(views, duration) {
     return playTransforms(this.content, views, duration, (view) => this.#contentTransform(view));

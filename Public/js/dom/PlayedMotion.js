@@ -1,9 +1,11 @@
 /**
  * A motion whose every frame is known when it starts (a glide: its whole curve follows from the release), handed to
- * the compositor as Web Animations of the transforms it moves: the content's and the scroll indicators'. The main
- * thread then writes nothing at its frames, so it costs them no style pass, no commit of the page's layers (one a
- * tile) and no layerization: on a phone's slowed CPU those were most of a glide's frame, and a frame late whenever a
- * tile's decode or a fetch's start took the main thread too (docs/benchmarks.md, "On a phone").
+ * the compositor as Web Animations of the transforms it moves: the content's and the scroll indicators'. The
+ * screen's frames of the motion then do not wait for the main thread (a tile's decode, a fetch starting), and the
+ * page writes no style at them, so they cost it no layerization of the tile layers. The main thread still takes a
+ * style pass and a commit at each frame it makes (the browser brings the animations' values into its style): on a
+ * slowed phone CPU the glide's drawn frames were late a third as often, the page's own frames not less often
+ * (docs/benchmarks.md, "On a phone").
  *
  * The curve is sampled every `SAMPLE_MS` and played straight between samples: a bounce's spring, the tightest curve
  * a glide has, then strays from its own curve by under a point.

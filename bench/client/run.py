@@ -565,7 +565,7 @@ def main():
                            capture_output=True, text=True).stdout.strip()
     when = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
     report = (f'Client vs OpenSeadragon 4.1.0, {args.size}x{args.size} (Perlin noise, seed {args.seed}, cells '
-              f'{args.cells}), '
+              f'{",".join(map(str, cells))}), '
               f'{VIEW["width"]}x{VIEW["height"]}, '
               f'{len(plan)} steps, commit {commit}{" (+ local changes)" if dirty else ""}, {when}'
               f'{", cold: no derived tiles at the start of each run but those a fresh build leaves (the fit level in AVIF)" if args.cold else ", warm: derived tiles made before"}'

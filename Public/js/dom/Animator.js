@@ -43,7 +43,7 @@ export class Animator {
     // Stopped mid-way (a finger caught a glide): the page's view, its last step's, is the one the animations show at
     // this frame's time; rendered before they are cancelled.
     if (this.played) this.#finish();
-    this.eased = false;
+    else this.eased = false;
   }
 
   /** The last frame: rendered by the page, then the compositor's animations (if any) give way to it. */

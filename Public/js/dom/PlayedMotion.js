@@ -4,7 +4,7 @@
  * screen's frames of the motion then do not wait for the main thread (a tile's decode, a fetch starting), and the
  * page writes no style at them, so they cost it no layerization of the tile layers. The main thread still takes a
  * style pass and a commit at each frame it makes (the browser brings the animations' values into its style): on a
- * slowed phone CPU the glide's drawn frames were late a third as often, the page's own frames not less often
+ * slowed phone CPU the glide's drawn frames were late a third to a half as often, the page's own frames not less often
  * (docs/benchmarks.md, "On a phone").
  *
  * The curve is sampled every `SAMPLE_MS` and played straight between samples: a bounce's spring, the tightest curve

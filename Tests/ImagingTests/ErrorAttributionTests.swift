@@ -31,12 +31,20 @@ import Testing
         try Self.writeTruncatedJPEG(to: alone)
         try Self.writeTruncatedJPEG(to: trunc)
         try TestImages.writeAlphaTIFF(width: 700, height: 500, to: alpha)
-        let aloneReason = try #require(Self.failure(building: alone, in: folder))
-        #expect(Self.failure(building: alpha, in: folder) == nil)
-        let reason = try #require(Self.failure(building: trunc, in: folder))
-        // The same failure as alone, with its own file's name where the other has its name.
-        #expect(reason == aloneReason.replacingOccurrences(of: alone, with: trunc), "alone: \(aloneReason)\nafter alpha.tif: \(reason)")
-        #expect(!reason.contains("bad seek"), "\(reason)")
+        // The same failure as alone, with its own file's name where the other has its name. Suites
+        // running beside this one may fail at the same moment and lend either build a line that names
+        // no file (attributed by elimination; see VipsErrorLedger): a stale line of alpha.tif's would
+        // be there at every attempt, such a loan hardly ever twice.
+        var seen: [String] = []
+        for _ in 0..<3 {
+            let aloneReason = try #require(Self.failure(building: alone, in: folder))
+            #expect(Self.failure(building: alpha, in: folder) == nil)
+            let reason = try #require(Self.failure(building: trunc, in: folder))
+            #expect(!reason.contains("bad seek"), "\(reason)")
+            if reason == aloneReason.replacingOccurrences(of: alone, with: trunc) { return }
+            seen.append("alone: \(aloneReason)\nafter alpha.tif: \(reason)")
+        }
+        Issue.record("never the same failure as alone:\n\(seen.joined(separator: "\n--\n"))")
     }
 
     /// Found in a gallery: a truncated JPEG failed with "source: bad seek to 348" before its own
@@ -61,8 +69,10 @@ import Testing
             let reason = try #require(Self.failure(building: trunc, in: folder))
             // None of the decodes' lines. (Not `reason == alone`: suites running beside this one in the
             // test process fail operations of their own, whose lines that name no file at all can only
-            // be attributed by elimination; see VipsErrorLedger.)
-            #expect(!reason.contains("bad seek") && !reason.contains("source:"), "alone: \(alone)\nnow: \(reason)")
+            // be attributed by elimination; see VipsErrorLedger. Such as libtiff's "source input: Not a
+            // TIFF" and "vips__tiff_openin_source: ...": so the decodes' lines are told by how they begin.)
+            let decodes = reason.split(separator: "\n").filter { VipsErrorLedger.isNameless(String($0)) }
+            #expect(decodes.isEmpty && !reason.contains("bad seek"), "alone: \(alone)\nnow: \(reason)")
         }
     }
 

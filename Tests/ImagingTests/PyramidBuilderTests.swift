@@ -155,6 +155,45 @@ import Testing
         }
     }
 
+    /// No tile carries the source's profile, EXIF or orientation: an orientation in a tile would have browsers turn
+    /// it, a profile would be a second conversion. (SourceImage takes them off the pixels, and libvips 8.14's dzsave
+    /// writes none into its tiles anyway: either alone passes this.)
+    @Test(arguments: ["p3", "srgb", "exif"])
+    func noTileCarriesTheSourcesMetadata(tag: String) throws {
+        try Vips.start()
+        let folder = try TestImages.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plain = folder + "/plain.jpg", source = folder + "/\(tag).jpg"
+        try TestImages.writeJPEG(width: 700, height: 500, to: plain)
+        if tag == "exif" {
+            try Data(SourceImageTests.withOrientation([UInt8](Data(contentsOf: URL(fileURLWithPath: plain))), 1))
+                .write(to: URL(fileURLWithPath: source))
+        } else {
+            try SourceImageTests.vips(["icc_transform", plain, source + "[Q=95]", tag, "--input-profile", "srgb"])
+        }
+        let stored = try VImage.open(source)
+        #expect(stored.stringField(tag == "exif" ? "exif-data" : "icc-profile-data") != nil, "the source is tagged")
+        let out = folder + "/pyramid"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let pyramid = try PyramidBuilder().build(source: source, into: out)
+        // The preview is saved by libvips's jpegsave, which writes an EXIF block of its own (orientation 1): only
+        // a profile would change what it shows.
+        #expect(try VImage.open("\(out)/\(PyramidBuilder.previewName)").stringField("icc-profile-data") == nil, "\(tag): preview")
+        var files: [String] = []
+        for level in pyramid.levels {
+            let grid = pyramid.tileGrid(ofLevel: level)
+            for row in 0..<grid.rows {
+                for column in 0..<grid.columns { files.append("\(out)/image_files/\(level)/\(column)_\(row).jpeg") }
+            }
+        }
+        for file in files {
+            let image = try VImage.open(file)
+            for field in ["icc-profile-data", "exif-data", "orientation"] {
+                #expect(image.stringField(field) == nil, "\(tag): \(file) carries \(field)")
+            }
+        }
+    }
+
     @Test func bracketsInFileNamesAreNotLoaderOptions() throws {
         let folder = try TestImages.folder()
         let source = folder + "/odd[page=3].png"

@@ -297,6 +297,41 @@ def test_a_glide_is_played_by_the_compositor(session, server):
     assert after[-1]['shownX'] == pytest.approx(state['offsetX'], abs=0.01), 'the content is where the view came to rest'
 
 
+def test_a_played_glide_keeps_only_the_samples_a_straight_line_cannot_skip(session):
+    """The keyframes handed to the compositor are the samples of the glide's curve that a straight line cannot skip
+    within a quarter of a point (PlayedMotion's keptSamples): played straight between them, the glide is within that of
+    every 8 ms sample, on a long glide in the open and on one that bounces at an edge; and they are a fraction of the
+    samples (the browser parses each keyframe at the release)."""
+    session.open()
+    results = session.page.evaluate("""async () => {
+        const { sampleTimes, keptSamples, TOLERANCE } = await import('/js/dom/PlayedMotion.js');
+        const { MomentumAxis } = await import('/js/dom/Animator.js');
+        const glides = {
+            open: [new MomentumAxis(1000, 2.2, 0, 100000), new MomentumAxis(500, -0.7, 0, 100000)],
+            bounce: [new MomentumAxis(1000, 3.5, 0, 1400), new MomentumAxis(300, 0.4, 0, 100000)],
+        };
+        return Object.fromEntries(Object.entries(glides).map(([name, [ax, ay]]) => {
+            const duration = Math.max(ax.duration, ay.duration);
+            const samples = sampleTimes(duration).map((t) => ({ t, x: ax.at(t), y: ay.at(t) }));
+            const kept = keptSamples(samples, (s) => [s.x, s.y]);
+            let worst = 0;
+            for (const s of samples) {
+                const j = kept.findIndex((k) => k.t >= s.t);
+                const b = kept[j], a = kept[Math.max(0, j - 1)];
+                const k = b.t === a.t ? 0 : (s.t - a.t) / (b.t - a.t);
+                worst = Math.max(worst, Math.abs(a.x + (b.x - a.x) * k - s.x), Math.abs(a.y + (b.y - a.y) * k - s.y));
+            }
+            return [name, { samples: samples.length, kept: kept.length, worst, tolerance: TOLERANCE,
+                            ends: kept[0] === samples[0] && kept.at(-1) === samples.at(-1),
+                            ordered: kept.every((k, i) => i === 0 || k.t > kept[i - 1].t) }];
+        }));
+    }""")
+    for name, r in results.items():
+        assert r['ends'] and r['ordered'], f'{name}: the first and last samples kept, in order'
+        assert r['worst'] <= r['tolerance'] + 1e-9, f'{name}: strays {r["worst"]:.3f} points from its samples'
+        assert r['samples'] > 100 and r['kept'] < r['samples'] / 3, f'{name}: {r["kept"]} of {r["samples"]} samples kept'
+
+
 def test_a_finger_stops_a_played_glide_where_it_is_shown(session, server):
     """Caught mid-glide, the view stops where the screen showed it (the animation's time, not the page's last frame),
     and the content's own transform takes over from the cancelled animation: nothing jumps back."""

@@ -9,7 +9,7 @@ import { Animator, MomentumAxis } from './Animator.js';
 import { Emitter } from './Emitter.js';
 import { ScrollIndicators } from './ScrollIndicators.js';
 import { motionDuration } from './Motion.js';
-import { PlayedMotion, sampleTimes, canPlay } from './PlayedMotion.js';
+import { PlayedMotion, sampleTimes, keptSamples, canPlay } from './PlayedMotion.js';
 
 const ZOOM_DURATION = 300;
 /**
@@ -238,8 +238,9 @@ export class ScrollView {
   }
 
   /**
-   * Hands a motion whose every frame is known (`{t, zoomScale, offsetX, offsetY}` at `sampleTimes(duration)`) to the
-   * compositor: the content's and the indicators' transforms (PlayedMotion.js). Null where it cannot play them.
+   * Hands a motion whose every frame is known (`{t, zoomScale, offsetX, offsetY}` at `sampleTimes(duration)`, or the
+   * ones `keptSamples` keeps of them) to the compositor: the content's and the indicators' transforms
+   * (PlayedMotion.js). Null where it cannot play them.
    */
   #play(frames, duration) {
     if (!canPlay) return null;
@@ -525,8 +526,8 @@ export class ScrollView {
     const duration = Math.max(ax.duration, ay.duration);
     this.layer.expect(end, duration, { after: slow });
     // Its whole curve is known now too: the compositor plays it, and each frame's step only reads where it is.
-    const played = this.#play(sampleTimes(duration).map((t) => ({ t, zoomScale: this.zoomScale, offsetX: ax.at(t),
-                                                                   offsetY: ay.at(t) })), duration);
+    const samples = sampleTimes(duration).map((t) => ({ t, zoomScale: this.zoomScale, offsetX: ax.at(t), offsetY: ay.at(t) }));
+    const played = this.#play(keptSamples(samples, (s) => [s.offsetX, s.offsetY]), duration);
     this.animator.run((elapsed) => {
       this.offsetX = ax.at(elapsed);
       this.offsetY = ay.at(elapsed);

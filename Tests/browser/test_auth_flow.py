@@ -125,7 +125,7 @@ def test_sign_in_through_the_prompt_draws_the_private_image_and_signing_out_brin
         page.wait_for_function("document.querySelector('.auth-tier:not([hidden])')?.complete", timeout=20000)
         tier = page.evaluate("(() => { const i = document.querySelector('.auth-tier'); return [i.naturalWidth, i.naturalHeight, i.src]; })()")
         assert max(tier[:2]) == PREVIEW and tier[2].endswith(f'/auth/degraded/{PRIVATE}.jpeg'), tier
-        assert not page.query_selector('.pager canvas'), 'nothing of the image is drawn before signing in'
+        assert not page.query_selector('.pager .tile'), 'nothing of the image is drawn before signing in'
 
         popup = sign_in(page, PASSWORD)
         if not popup.is_closed():  # the sign-in page closes the window a script opened, maybe already
@@ -178,7 +178,7 @@ def test_sign_in_through_the_prompt_draws_the_private_image_and_signing_out_brin
         out.wait_for_selector('text=You are signed out')
         out.close()
         wait_prompt(page)
-        assert not page.query_selector('.pager canvas'), 'the image is gone once signed out'
+        assert not page.query_selector('.pager .tile'), 'the image is gone once signed out'
         records = [status for _, url, status, _ in seen if url.endswith(source)]
         assert records[-1] == 401, records
 
@@ -200,7 +200,7 @@ def test_a_wrong_password_leaves_the_prompt_with_a_message_and_draws_nothing(bro
         assert page.is_visible('.auth-error')
         assert page.text_content('.auth-error-heading') == 'Not signed in'
         assert page.text_content('.auth-error-note') == 'Sign in to see this image.'
-        assert not page.query_selector('.pager canvas')
+        assert not page.query_selector('.pager .tile')
         assert not [url for _, url, _, _ in seen if '_files/' in url], 'no tile was asked for'
         bearer = [auth for _, url, _, auth in seen if '/auth/probe/' in url and auth]
         assert not bearer, 'no token, so no probe with one'

@@ -215,7 +215,7 @@ def test_fully_loaded_means_every_needed_tile_is_drawn(session, server):
     session.page.wait_for_function("window.__events.v.some((e) => e.type === 'fullyLoaded')", timeout=20000)
     missing = session.page.evaluate("""() => {
         const sv = window.__viewers.v.scrollView;
-        const drawn = new Set([...document.querySelectorAll('#v canvas.tile.loaded')]
+        const drawn = new Set([...document.querySelectorAll('#v .tile.loaded')]
             .map((tile) => new URL(tile.dataset.url, location.href).href));
         return sv.viewport().tiles.map((t) => new URL(t.url, location.href).href).filter((url) => !drawn.has(url));
     }""")

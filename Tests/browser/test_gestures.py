@@ -406,7 +406,7 @@ def test_an_animated_zoom_scales_the_content_not_each_tile(session, server):
         new MutationObserver((records) => {
             for (const r of records) {
                 if (r.target === content && r.target.style.transform.includes('scale')) window.restyled.scaled++;
-                if (r.target.matches('canvas.tile')) window.restyled.tiles.add(document.timeline.currentTime);
+                if (r.target.matches('.tile')) window.restyled.tiles.add(document.timeline.currentTime);
             }
         }).observe(content, { subtree: true, attributes: true, attributeFilter: ['style'] });
     }''')

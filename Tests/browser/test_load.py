@@ -18,9 +18,9 @@ FLOOR = """() => {
   for (const content of document.querySelectorAll('.page .content')) {
     const box = content.closest('.page').getBoundingClientRect();
     if (box.right <= 0 || box.left >= innerWidth) continue;
-    if (!content.querySelector('canvas.tile')) continue;
+    if (!content.querySelector('.tile')) continue;
     found.drawn++;
-    if (!content.querySelector('canvas.tile.base, canvas.tile.preview')) found.floorless++;
+    if (!content.querySelector('.tile.base, .tile.preview')) found.floorless++;
   }
   return found;
 }"""
@@ -95,7 +95,7 @@ def test_no_frame_draws_tiles_without_the_base_or_the_preview_under_them(browser
 NAVIGATOR_PICTURE = """() => {
   const pixels = (source) => {
     const c = document.createElement('canvas');
-    c.width = source.width; c.height = source.height;
+    c.width = source.naturalWidth ?? source.width; c.height = source.naturalHeight ?? source.height;
     const g = c.getContext('2d');
     g.drawImage(source, 0, 0);
     return g.getImageData(0, 0, c.width, c.height).data;

@@ -1,17 +1,17 @@
 """Memory on a phone (issue 44, goal 4), the part a test can hold: a page the gallery leaves gives back its decoded
-pixels at once. Paging on through every image, each page recycled for another image takes its tiles' canvases out
-of the document and empties them (width and height 0: the pixels go now, not when the element is collected).
+pixels at once. Paging on through every image, each page recycled for another image takes its tiles' images out
+of the document and empties them (no source, no pixels: they go now, not when the element is collected).
 Counted in elements, never timed; the five-minute session is `bench/client/run`'s to measure."""
 from conftest import IMAGES
 
-# The canvases of the page that the next turn recycles (the one before the page on screen), kept on the window.
+# The tiles' images of the page that the next turn recycles (the one before the page on screen), kept on the window.
 KEEP_LEAVING = """() => {
   const page = window.tilescope.gallery.carousel.previous;
-  window.__leaving = [...page.element.querySelectorAll('canvas.tile')];
-  return { id: page.element.dataset.imageId, canvases: window.__leaving.length };
+  window.__leaving = [...page.element.querySelectorAll('.tile')];
+  return { id: page.element.dataset.imageId, images: window.__leaving.length };
 }"""
 
-RELEASED = """() => window.__leaving.map((c) => ({ connected: c.isConnected, width: c.width, height: c.height }))"""
+RELEASED = """() => window.__leaving.map((c) => ({ connected: c.isConnected, source: c.getAttribute('src'), width: c.naturalWidth }))"""
 
 
 def test_a_page_left_releases_its_decoded_tiles(session):
@@ -21,12 +21,12 @@ def test_a_page_left_releases_its_decoded_tiles(session):
         leaving = session.page.evaluate(KEEP_LEAVING)
         session.page.evaluate('window.tilescope.gallery.next()')
         session.wait_idle()
-        kept = [c for c in session.page.evaluate(RELEASED) if c['connected'] or c['width'] or c['height']]
-        assert not kept, f'page of {leaving["id"]}: {len(kept)} of {leaving["canvases"]} canvases kept after it was left'
-        checked += leaving['canvases']
-        on_screen = session.page.evaluate("document.querySelectorAll('canvas.tile').length")
+        kept = [c for c in session.page.evaluate(RELEASED) if c['connected'] or c['source'] or c['width']]
+        assert not kept, f'page of {leaving["id"]}: {len(kept)} of {leaving["images"]} tiles kept after it was left'
+        checked += leaving['images']
+        on_screen = session.page.evaluate("document.querySelectorAll('.tile').length")
         assert on_screen > 0
-    assert checked > len(IMAGES), f'only {checked} canvases were on the pages left: the test shows nothing'
+    assert checked > len(IMAGES), f'only {checked} tiles were on the pages left: the test shows nothing'
 
 
 # What every page of the carousel holds decoded: its cache's tiles, and of those the ones neither its view needs

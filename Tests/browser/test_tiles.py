@@ -270,7 +270,7 @@ def test_the_preview_image_is_the_preview_level(browser, server, request):
 
 # The loader on its own, with a-land's tile at `level`, column c, row 0, as `tile(c)` (the two tests below).
 LOADER_ON_A_LAND = """
-            const { TileLoader } = await import('/js/tiles/TileLoader.js');
+            const { TileLoader, releaseImage } = await import('/js/tiles/TileLoader.js');
             const image = await (await fetch('/api/images/a-land')).json();
             const tile = (c) => ({ key: `${level}/${c}/0`,
                                    url: image.urls.tiles.replace('{level}', level).replace('{col}', c).replace('{row}', '0') });
@@ -279,14 +279,14 @@ LOADER_ON_A_LAND = """
 
 def test_a_decode_does_not_hold_a_download_slot(browser, server, request):
     """With one slot, the second tile's request starts as soon as the first tile's bytes are in, before that tile
-    is decoded and drawn: the network does not wait for createImageBitmap."""
+    is decoded and drawn: the network does not wait for the decode."""
     with page_session(browser, server.base, request.node) as session:
         open_layer(session, server, 'a-land')
         result = session.page.evaluate("""async (level) => {""" + LOADER_ON_A_LAND + """
             return await new Promise((resolve) => {
                 const atLoad = [];
-                const loader = new TileLoader({ concurrency: 1, onLoad: (tile, bitmap) => {
-                    bitmap.close();
+                const loader = new TileLoader({ concurrency: 1, onLoad: (tile, image) => {
+                    releaseImage(image);
                     atLoad.push(loader.requests);
                     if (atLoad.length === 2) resolve(atLoad);
                 } });
@@ -296,6 +296,39 @@ def test_a_decode_does_not_hold_a_download_slot(browser, server, request):
     assert result == [2, 2], f'requests started when each tile was decoded: {result}'
 
 
+def test_a_released_tile_leaves_no_node_behind(browser, server, request):
+    """A tile the layer lets go of (`releaseImage`) gives its pixels back and leaves nothing in the page once
+    collected: a hundred tiles decoded, shown, taken off and released, then two collections, and the renderer's
+    count of DOM nodes is back where it was (an image whose `src` was removed kept 6 nodes of alt text each)."""
+    with page_session(browser, server.base, request.node) as session:
+        open_layer(session, server, 'a-land')
+        cdp = session.page.context.new_cdp_session(session.page)
+
+        def nodes():
+            for _ in range(2):
+                cdp.send('HeapProfiler.collectGarbage')
+            return cdp.send('Memory.getDOMCounters')['nodes']
+
+        before = nodes()
+        widths = session.page.evaluate("""async () => {
+            const { decodedImage, releaseImage } = await import('/js/tiles/TileLoader.js');
+            const blob = await (await fetch(window.t.layer.image.urls.preview)).blob();
+            const widths = [];
+            for (let i = 0; i < 100; i++) {
+                const image = await decodedImage(blob);
+                document.body.append(image);
+                await new Promise((resolve) => requestAnimationFrame(resolve));
+                image.remove();
+                releaseImage(image);
+                widths.push(image.naturalWidth);
+            }
+            return widths;
+        }""")
+        after = nodes()
+    assert widths == [0] * 100, 'a released image keeps its pixels'
+    assert after - before < 20, f'{after - before} DOM nodes left after 100 tiles were released'
+
+
 def test_requests_start_in_idle_time_and_a_wish_replaced_before_starts_nothing(browser, server, request):
     """`want` starts no request in its caller's task (a frame's): they start in the page's idle time, so a wish
     replaced within the same task, as a gesture's next frame replaces it, never reaches the network."""
@@ -303,7 +336,7 @@ def test_requests_start_in_idle_time_and_a_wish_replaced_before_starts_nothing(b
         open_layer(session, server, 'a-land')
         result = session.page.evaluate("""async (level) => {""" + LOADER_ON_A_LAND + """
             const loaded = [];
-            const loader = new TileLoader({ onLoad: (t, bitmap) => { bitmap.close(); loaded.push(t.key); } });
+            const loader = new TileLoader({ onLoad: (t, image) => { releaseImage(image); loaded.push(t.key); } });
             loader.want([0, 1].map(tile));
             const inTask = loader.requests;
             loader.want([2, 3].map(tile));

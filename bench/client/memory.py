@@ -8,12 +8,12 @@ Every `SAMPLE_S` seconds, through the DevTools protocol and /proc:
 - the page's JS heap in use (`Performance.getMetrics`' JSHeapUsedSize),
 - DOM nodes and JS event listeners (`Memory.getDOMCounters`),
 - the renderer process's and the GPU process's proportional set size (PSS, /proc/PID/smaps_rollup; the pids from
-  the browser's `SystemInfo.getProcessInfo`): the renderer's holds the JS heap and the decoded tiles (an ImageBitmap
-  is decoded into the renderer's memory, a canvas's backing store too), the GPU process's the textures drawn from
+  the browser's `SystemInfo.getProcessInfo`): the renderer's holds the JS heap and the decoded tiles (the client's
+  tile images and OpenSeadragon's are decoded into the renderer's memory), the GPU process's the textures drawn from
   them. The goal's "JS heap and decoded-image memory" is at most the renderer's PSS, so that is the figure the
   150 MB is judged on, the JS heap beside it;
-- what each viewer says it holds decoded (the client: bytes of decoded tiles in its caches and the canvases with
-  pixels; OpenSeadragon: tiles in its cache).
+- what each viewer says it holds decoded (the client: bytes of decoded tiles in its caches and the tile images
+  with pixels; OpenSeadragon: tiles in its cache).
 At the start of the last two minutes and at the end the heap is collected first (`HeapProfiler.collectGarbage`), so
 the growth over the last two minutes is what stays (retained JS heap, renderer PSS), and the slope of the renderer's
 PSS over every sample of those two minutes is given beside it.
@@ -47,8 +47,8 @@ TILESCOPE_DRIVER = """() => {
       encodedMB: layers().reduce((n, l) => n + l.loader.blobs.bytes, 0) / 2 ** 20,
       tilesCached: layers().reduce((n, l) => n + l.cache.size, 0),
       onScreenPageMB: (gallery.carousel.current.scrollView?.layer.cache.bytes ?? 0) / 2 ** 20,
-      canvases: document.querySelectorAll('canvas').length,
-      canvasesWithPixels: [...document.querySelectorAll('canvas')].filter((c) => c.width > 0).length,
+      tileImages: document.querySelectorAll('img.tile').length,
+      tileImagesWithPixels: [...document.querySelectorAll('img.tile')].filter((i) => i.naturalWidth > 0).length,
     }),
   };
 }"""

@@ -12,7 +12,7 @@
  * else the JPEG tile re-encoded losslessly is the answer. Its first encoding costs the server a sixth to two
  * fifths of a second of CPU, so a tile not made yet is answered at once with the JPEG tile's bytes (`image/jpeg`
  * under the AVIF URL, cached ten seconds) and made behind the reply (docs/api.md#tile-formats): a cold view is as quick as
- * a JPEG one, a warm one is the smaller. The loader decodes by content (`createImageBitmap` of the bytes), so
+ * a JPEG one, a warm one is the smaller. The loader decodes by content (an image element of the bytes), so
  * a JPEG answer is drawn like any other. WebP (smaller, softer) for browsers without AVIF; JPEG, which every
  * browser shows, is what is left.
  */

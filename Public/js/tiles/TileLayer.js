@@ -1,6 +1,6 @@
 import { tileFrame, visibleRect, resolutionFor, tilesCovering } from '../geometry/Viewport.js';
 import { TileCache } from './TileCache.js';
-import { TileLoader } from './TileLoader.js';
+import { TileLoader, releaseImage } from './TileLoader.js';
 import { writeStyles } from '../dom/Styles.js';
 import { playTransforms } from '../dom/PlayedMotion.js';
 
@@ -74,7 +74,7 @@ export class TileLayer {
     this.cache = new TileCache(maxBytes);
     this.loader = new TileLoader({
       concurrency,
-      onLoad: (tile, bitmap) => this.#loaded(tile, bitmap),
+      onLoad: (tile, image) => this.#loaded(tile, image),
       onError: (tile) => this.#failed(tile),
     });
     this.content = document.createElement('div');
@@ -131,7 +131,7 @@ export class TileLayer {
   /** The base tile has arrived: some picture lies under the whole image. */
   get hasPicture() { return this.cache.peek(keyOf(this.baseLevel, 0, 0)) !== undefined; }
 
-  /** The base tile's element (a canvas) once it has arrived, else null: the navigator draws its mini-map from it. */
+  /** The base tile's element (an image) once it has arrived, else null: the navigator draws its mini-map from it. */
   get baseElement() { return this.cache.peek(keyOf(this.baseLevel, 0, 0))?.element ?? null; }
 
   /**
@@ -357,25 +357,18 @@ export class TileLayer {
 
   // What to draw -------------------------------------------------------------------------------
 
-  #loaded(t, bitmap) {
-    const canvas = document.createElement('canvas');
-    canvas.width = bitmap.width;
-    canvas.height = bitmap.height;
-    // An opaque image's tiles are opaque canvases: what lies under one (the base, coarser levels) need not be blended
-    // with it at each frame, in software where there is no GPU (measured with the layout of `#arrived`: benchmarks.md).
-    canvas.getContext('bitmaprenderer', { alpha: this.transparent }).transferFromImageBitmap(bitmap);
-    canvas.className = t.whole ? 'tile loaded preview' : t.level === this.baseLevel ? 'tile loaded base' : 'tile loaded';
-    canvas.dataset.url = t.url;
+  /** A tile's decoded image (`decodedImage`) arrives: kept, and drawn at the next layout. */
+  #loaded(t, image) {
+    const width = image.naturalWidth, height = image.naturalHeight;
+    image.className = t.whole ? 'tile loaded preview' : t.level === this.baseLevel ? 'tile loaded base' : 'tile loaded';
+    image.dataset.url = t.url;
+    image.draggable = false;
     // Its CSS size is its pixels' once and for all: `#place` scales it with its transform, about its corner, from
     // the content's corner, out of the flow (set here, not only in the style sheet: the placement is wrong without
     // them; in flow a tile lay after the ones inserted before it, wherever its transform put it).
-    canvas.style.position = 'absolute';
-    canvas.style.left = '0';
-    canvas.style.top = '0';
-    canvas.style.width = `${canvas.width}px`;
-    canvas.style.height = `${canvas.height}px`;
-    canvas.style.transformOrigin = '0 0';
-    const tile = { ...t, element: canvas, loaded: true, drawn: false, bytes: canvas.width * canvas.height * 4 };
+    writeStyles(image, { position: 'absolute', left: '0', top: '0', width: `${width}px`, height: `${height}px`,
+                         transformOrigin: '0 0' });
+    const tile = { ...t, element: image, width, height, loaded: true, drawn: false, bytes: width * height * 4 };
     this.cache.set(tile.key, tile);
     this.#trim(); // at once: the layout waits for the next frame, the cache's bound does not
     this.#arrived();
@@ -445,9 +438,7 @@ export class TileLayer {
 
   #release(tile) {
     this.#hide(tile);
-    // Frees the decoded pixels now rather than when the element is collected.
-    tile.element.width = 0;
-    tile.element.height = 0;
+    releaseImage(tile.element);
   }
 
   /** Where a tile lies in content points; the preview covers its whole level. */
@@ -541,6 +532,6 @@ export class TileLayer {
   #box(tile) {
     const f = this.#frame(tile, this.placement.zoomScale);
     const x = this.transparent ? this.#snap(f.x) : f.x, y = this.transparent ? this.#snap(f.y) : f.y;
-    return { x, y, scaleX: (f.x + f.width - x) / tile.element.width, scaleY: (f.y + f.height - y) / tile.element.height };
+    return { x, y, scaleX: (f.x + f.width - x) / tile.width, scaleY: (f.y + f.height - y) / tile.height };
   }
 }

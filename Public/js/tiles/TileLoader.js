@@ -6,9 +6,10 @@ import { knownTileAccept, tileAccept } from './TileFormat.js';
  * Fetches tiles in the order the view wants them, at most `concurrency` downloads at a time (a slot frees when
  * the bytes are in, so the network does not wait for decodes), each cancellable.
  *
- * `fetch` with an AbortController, then `createImageBitmap`, instead of `img.src`: removing an image's `src`
- * does not always stop its download, an aborted fetch does. Tiles that are wanted but not started yet wait here,
- * not in the browser's queue, so a view that moves on before they start never requests them at all.
+ * `fetch` with an AbortController, then the bytes handed to an image element (`decodedImage`), instead of
+ * `img.src` from the tile's URL: removing an image's `src` does not always stop its download, an aborted fetch
+ * does. Tiles that are wanted but not started yet wait here, not in the browser's queue, so a view that moves on
+ * before they start never requests them at all.
  *
  * The JPEG bytes of every fetched tile are kept (bounded in bytes, least recently used out): a tile that comes
  * back into view after its decoded pixels were evicted is decoded again from them, without a request. They are
@@ -20,12 +21,36 @@ import { knownTileAccept, tileAccept } from './TileFormat.js';
  */
 export const DEFAULT_BLOB_BYTES = 48 * 1024 * 1024;
 
+/**
+ * A tile's bytes as an image element, decoded before it is put on the page (`decode()`, off the main thread). An
+ * image element, not an `ImageBitmap` in a canvas: each canvas was composited as a layer of its own, and during a
+ * fling every frame's commit carried 56-85 of them; images are painted into their parent's one layer (benchmarks.md,
+ * "Tiles as images").
+ */
+export function decodedImage(blob) {
+  const image = new Image();
+  image.alt = '';
+  const url = URL.createObjectURL(blob);
+  image.src = url;
+  // Loaded, the element holds the bytes itself; the URL, left, would keep the blob for the page's whole life.
+  return image.decode().finally(() => URL.revokeObjectURL(url)).then(() => image);
+}
+
+/**
+ * Lets an image's pixels go now, not when the element is collected. An empty `src`, not no `src`: an image whose
+ * `src` was removed grew a tree of 6 nodes for its alt text, and the trees stayed after every collection (500
+ * images released so left 3,000 nodes in Chromium; a 5-minute gallery session 39,770).
+ */
+export function releaseImage(image) {
+  image.src = '';
+}
+
 export class TileLoader {
   constructor({ concurrency = 6, onLoad, onError, blobBytes = DEFAULT_BLOB_BYTES } = {}) {
     this.concurrency = concurrency;
     this.blobs = new TileCache(blobBytes); // key -> { key, blob, bytes }
     this.requests = 0; // network requests started, for the curious and the benchmark
-    this.onLoad = onLoad; // (tile descriptor, ImageBitmap)
+    this.onLoad = onLoad; // (tile descriptor, decoded image element)
     this.onError = onError; // (tile descriptor, error)
     this.queue = []; // descriptors wanted and not started, first wanted first
     this.inFlight = new Map(); // key -> { tile, controller, downloading }: downloading or decoding
@@ -106,12 +131,12 @@ export class TileLoader {
       this.#pump();
     });
     body
-      .then((blob) => idly(() => (current() ? createImageBitmap(blob) : null)))
-      .then((bitmap) => {
-        if (bitmap === null) return; // cancelled before its decode started
-        if (!current()) { bitmap.close(); return; } // cancelled while decoding
+      .then((blob) => idly(() => (current() ? decodedImage(blob) : null)))
+      .then((image) => {
+        if (image === null) return; // cancelled before its decode started
+        if (!current()) { releaseImage(image); return; } // cancelled while decoding
         this.inFlight.delete(tile.key);
-        this.onLoad?.(tile, bitmap);
+        this.onLoad?.(tile, image);
       })
       .catch((error) => {
         if (controller.signal.aborted || !current()) return; // cancelled on purpose

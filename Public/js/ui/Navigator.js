@@ -5,9 +5,9 @@ import { setHidden, writeStyles } from '../dom/Styles.js';
  * the view is zoomed in beyond fit. Pressing on it centres the view there; dragging moves the view along.
  * `onMove(imagePoint)` asks the viewer to centre that image point.
  *
- * The mini-map is copied from the tile layer's own base tile (a canvas) into the navigator's canvas, not asked for
- * again: an <img> of the same URL was a second request for it (its Accept header differs from the layer's fetch,
- * and tile answers vary by Accept) and a second decode.
+ * The mini-map is copied from the tile layer's own base tile (its decoded image) into the navigator's canvas, not
+ * asked for again: an <img> of the same URL was a second request for it (its Accept header differs from the
+ * layer's fetch, and tile answers vary by Accept) and a second decode.
  */
 export class Navigator {
   constructor(element, { onMove, enabled = true }) {
@@ -17,7 +17,7 @@ export class Navigator {
     this.rect = element.querySelector('.navigator-rect');
     this.onMove = onMove;
     this.layout = null;
-    this.drawn = null; // the base tile's canvas the mini-map was copied from
+    this.drawn = null; // the base tile's image the mini-map was copied from
     this.grab = null;
     this.listening = new AbortController();
     const on = (name, fn) => element.addEventListener(name, fn, { signal: this.listening.signal });
@@ -60,8 +60,8 @@ export class Navigator {
   #draw(base) {
     if (base === this.drawn) return;
     this.drawn = base;
-    this.image.width = base?.width ?? 0;
-    this.image.height = base?.height ?? 0;
+    this.image.width = base?.naturalWidth ?? 0;
+    this.image.height = base?.naturalHeight ?? 0;
     if (base) this.image.getContext('2d').drawImage(base, 0, 0);
   }
 

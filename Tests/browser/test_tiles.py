@@ -299,7 +299,7 @@ def test_a_decode_does_not_hold_a_download_slot(browser, server, request):
 def test_a_released_tile_leaves_no_node_behind(browser, server, request):
     """A tile the layer lets go of (`releaseImage`) gives its pixels back and leaves nothing in the page once
     collected: a hundred tiles decoded, shown, taken off and released, then two collections, and the renderer's
-    count of DOM nodes is back where it was (an image whose `src` was removed kept 6 nodes of alt text each)."""
+    count of DOM nodes is back where it was (an image whose `src` was removed left 6 nodes each)."""
     with page_session(browser, server.base, request.node) as session:
         open_layer(session, server, 'a-land')
         cdp = session.page.context.new_cdp_session(session.page)

@@ -1,10 +1,10 @@
 /**
- * Work that can wait for the main thread to be idle: between frames, not in them. On a phone a tile's `fetch()`
- * call and its decode call (then `createImageBitmap`) cost the main thread a millisecond or more each (in a profile of the
- * gestures, half the samples in the long promise reactions were `fetch` itself), and they ran wherever the previous tile's
- * answer landed, often just before a frame was due. Here they run in `requestIdleCallback`'s slices, in the order
- * given, as many as fit (at least one a slice, so a page that is never idle still moves on, and after `WAIT_MS`
- * they run anyway). Where the browser has no `requestIdleCallback`, a zero-delay timer stands in.
+ * Work that can wait for the main thread to be idle: between frames, not in them. On a phone a tile's `fetch()` call
+ * and its decode call (then `createImageBitmap`) cost the main thread a millisecond or more each (in a profile of
+ * the gestures, half the samples in the long promise reactions were `fetch` itself), and they ran wherever the
+ * previous tile's answer landed, often just before a frame was due. Here they run in `requestIdleCallback`'s slices,
+ * in the order given, as many as fit (at least one a slice, so a page that is never idle still moves on, and after
+ * `WAIT_MS` they run anyway). Where the browser has no `requestIdleCallback`, a zero-delay timer stands in.
  */
 const WAIT_MS = 50; // the longest a job waits for an idle slice
 const LEFT_MS = 2; // a slice with less left than this starts no further job

@@ -58,7 +58,8 @@ function straight(samples, values, a, b, tolerance) {
 
 /**
  * Plays frames (`{t, ...}`, at `sampleTimes(duration)`, or the ones `keptSamples` keeps of them) on `element`, each
- * frame's transform `transformOf(frame)`. It holds its last frame once over (`fill`): the page renders that view and cancels it (the Animator).
+ * frame's transform `transformOf(frame)`. It holds its last frame once over (`fill`): the page renders that view and
+ * cancels it (the Animator).
  */
 export function playTransforms(element, frames, duration, transformOf) {
   const keyframes = frames.map((frame) => ({ offset: Math.min(1, frame.t / duration), transform: transformOf(frame) }));

@@ -526,7 +526,8 @@ export class ScrollView {
     const duration = Math.max(ax.duration, ay.duration);
     this.layer.expect(end, duration, { after: slow });
     // Its whole curve is known now too: the compositor plays it, and each frame's step only reads where it is.
-    const samples = sampleTimes(duration).map((t) => ({ t, zoomScale: this.zoomScale, offsetX: ax.at(t), offsetY: ay.at(t) }));
+    const samples = sampleTimes(duration).map((t) => ({ t, zoomScale: this.zoomScale, offsetX: ax.at(t),
+                                                        offsetY: ay.at(t) }));
     const played = this.#play(keptSamples(samples, (s) => [s.offsetX, s.offsetY]), duration);
     this.animator.run((elapsed) => {
       this.offsetX = ax.at(elapsed);

@@ -368,7 +368,7 @@ export class TileLayer {
     // them; in flow a tile lay after the ones inserted before it, wherever its transform put it).
     writeStyles(image, { position: 'absolute', left: '0', top: '0', width: `${width}px`, height: `${height}px`,
                          transformOrigin: '0 0' });
-    const tile = { ...t, element: image, width, height, loaded: true, drawn: false, bytes: width * height * 4 };
+    const tile = { ...t, element: image, loaded: true, drawn: false, bytes: width * height * 4 };
     this.cache.set(tile.key, tile);
     this.#trim(); // at once: the layout waits for the next frame, the cache's bound does not
     this.#arrived();
@@ -532,6 +532,7 @@ export class TileLayer {
   #box(tile) {
     const f = this.#frame(tile, this.placement.zoomScale);
     const x = this.transparent ? this.#snap(f.x) : f.x, y = this.transparent ? this.#snap(f.y) : f.y;
-    return { x, y, scaleX: (f.x + f.width - x) / tile.width, scaleY: (f.y + f.height - y) / tile.height };
+    return { x, y, scaleX: (f.x + f.width - x) / tile.element.naturalWidth,
+             scaleY: (f.y + f.height - y) / tile.element.naturalHeight };
   }
 }

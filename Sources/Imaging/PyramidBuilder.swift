@@ -339,29 +339,53 @@ public struct PyramidBuilder: Sendable {
     /// `png`: from the PNG tiles, alpha kept, saved as PNG.
     private func writePreview(of pyramid: Pyramid, tilesFolder: String, to path: String, png: Bool = false) throws {
         let level = pyramid.previewLevel(maxSide: previewMaxSide)
-        let grid = pyramid.tileGrid(ofLevel: level)
         let size = pyramid.size(ofLevel: level)
+        if !png {
+            let pixels = try stitchedLevel(level, of: pyramid, tilesFolder: tilesFolder)
+            try Data(try pixels.jpegData(quality: quality)).write(to: URL(fileURLWithPath: path))
+            return
+        }
+        let grid = pyramid.tileGrid(ofLevel: level)
         var pieces: [VImage] = []
         for row in 0..<grid.rows {
             for column in 0..<grid.columns {
-                let path = "\(tilesFolder)/\(level)/\(column)_\(row).\(png ? "png" : "jpeg")"
-                // Our own tiles: libjpeg's loader named, not the file's format sniffed through every loader.
-                let tile = png ? try VImage.open(path) : try VImage.openJPEG(path, shrink: 1)
-                let rect = pyramid.tileRect(level: level, column: column, row: row)
-                let x = column * tileSize - rect.x
-                let y = row * tileSize - rect.y
-                let width = min(tileSize, size.width - column * tileSize)
-                let height = min(tileSize, size.height - row * tileSize)
-                pieces.append(try tile.crop(x: x, y: y, width: width, height: height))
+                let piece = tilePiece(of: pyramid, level: level, column: column, row: row)
+                pieces.append(try VImage.open("\(tilesFolder)/\(level)/\(column)_\(row).png").crop(
+                    x: piece.x, y: piece.y, width: piece.width, height: piece.height))
             }
         }
         // arrayjoin spaces cells by the largest piece (a full tile), padding the short last
         // column and row; cutting back to the level size removes that padding.
         let preview = try VImage.join(pieces, across: grid.columns).crop(x: 0, y: 0, width: size.width, height: size.height)
-        if png {
-            try Data(try preview.pngData()).write(to: URL(fileURLWithPath: path))
-        } else {
-            try preview.saveJPEG(to: path, quality: quality)
+        try Data(try preview.pngData()).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// A level's whole picture from its JPEG tiles, decoded by libjpeg-turbo straight into one buffer
+    /// (`JPEGTile`): the pixels libvips's jpegload gives for the same tiles. Why not libvips's load, crop and
+    /// join: for a photo's preview (a dozen tiles) that pipeline's set-up was most of the 20 ms this step took
+    /// after the full pass, a fixed cost every photo's build pays over dzsave's (docs/benchmarks.md).
+    func stitchedLevel(_ level: Int, of pyramid: Pyramid, tilesFolder: String) throws -> RegionPixels {
+        let size = pyramid.size(ofLevel: level)
+        let grid = pyramid.tileGrid(ofLevel: level)
+        let bands = try JPEGTile.components("\(tilesFolder)/\(level)/0_0.jpeg")
+        let pixels = try RegionPixels(width: size.width, height: size.height, bands: bands)
+        for row in 0..<grid.rows {
+            for column in 0..<grid.columns {
+                let piece = tilePiece(of: pyramid, level: level, column: column, row: row)
+                let offset = (row * tileSize) * pixels.stride + (column * tileSize) * bands
+                try JPEGTile.decode("\(tilesFolder)/\(level)/\(column)_\(row).jpeg", rect: piece,
+                                    into: pixels.buffer.bytes + offset, stride: pixels.stride, bands: bands)
+            }
         }
+        return pixels
+    }
+
+    /// The part of a tile that is its own, overlap cut away: where it lies in the tile's pixels.
+    private func tilePiece(of pyramid: Pyramid, level: Int, column: Int, row: Int) -> PixelRect {
+        let size = pyramid.size(ofLevel: level)
+        let rect = pyramid.tileRect(level: level, column: column, row: row)
+        return PixelRect(x: column * tileSize - rect.x, y: row * tileSize - rect.y,
+                         width: min(tileSize, size.width - column * tileSize),
+                         height: min(tileSize, size.height - row * tileSize))
     }
 }

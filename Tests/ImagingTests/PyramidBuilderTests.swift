@@ -73,6 +73,43 @@ import Testing
         }
     }
 
+    /// The preview stitched by libjpeg-turbo straight into one buffer (`stitchedLevel`) is what libvips makes of
+    /// the same tiles (each loaded, cropped to its own part, joined, saved at the tiles' quality): the same
+    /// pixels, colour and grey. The test fails if a piece lands a pixel off, a tile is decoded otherwise than
+    /// libvips's jpegload does, or the encoder's settings differ from jpegsave's.
+    @Test(arguments: [1, 3]) func stitchedPreviewIsLibvipsOwnStitching(bands: Int) throws {
+        try Vips.start()
+        let folder = try TestImages.folder("stitchedPreview\(bands)")
+        let (width, height) = (2900, 1300)  // short last column and row at the preview level (725 x 325)
+        let colour = TestImages.pixels(width: width, height: height)
+        let pixels = bands == 3 ? colour : stride(from: 0, to: colour.count, by: 3).map { colour[$0 + 2] }
+        let source = folder + "/source.png"
+        try Data(try VImage.fromPixels(pixels, width: width, height: height, bands: bands).pngData())
+            .write(to: URL(fileURLWithPath: source))
+        let out = folder + "/pyramid"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let pyramid = try PyramidBuilder().build(source: source, into: out)
+
+        let level = pyramid.previewLevel()
+        let grid = pyramid.tileGrid(ofLevel: level)
+        let size = pyramid.size(ofLevel: level)
+        var pieces: [VImage] = []
+        for row in 0..<grid.rows {
+            for column in 0..<grid.columns {
+                let rect = pyramid.tileRect(level: level, column: column, row: row)
+                pieces.append(try VImage.open("\(out)/image_files/\(level)/\(column)_\(row).jpeg").crop(
+                    x: column * 254 - rect.x, y: row * 254 - rect.y, width: min(254, size.width - column * 254),
+                    height: min(254, size.height - row * 254)))
+            }
+        }
+        let expected = folder + "/expected.jpeg"
+        try VImage.join(pieces, across: grid.columns).crop(x: 0, y: 0, width: size.width, height: size.height)
+            .saveJPEG(to: expected, quality: 85)
+        let preview = try VImage.open(out + "/preview.jpeg")
+        #expect(preview.bands == bands)
+        #expect(try preview.pixels() == (try VImage.open(expected).pixels()))
+    }
+
     /// A JPEG's base comes before the full pass only where a 1/8-scale decode reaches its preview level: over
     /// 4096 px with the 1024 preview. A phone's 4032x3024 photo takes its base from the full pass, and the
     /// reduced decode refuses it however it is called.

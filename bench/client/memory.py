@@ -111,6 +111,38 @@ def idle_renderer_pss(browser, base):
     return pss
 
 
+def allocators_mb(browser_cdp, page, pids):
+    """What holds a process's memory, by Chromium's own accounting: one detailed memory dump
+    (`Tracing.requestMemoryDump`, the `disabled-by-default-memory-infra` category) and its top-level allocators'
+    effective sizes in MB (an allocator's memory owned by another counted once, where it is owned), summed over `pids`,
+    and their parts one level down (`cc/tile_memory`, say): a top-level size includes its parts'.
+    The names are Chromium's: `cc` the compositor's tiles and decoded images for raster, `discardable` memory the
+    system may take back, `partition_alloc` Blink's and the DOM's heaps, `v8` the JS heap, `skia` its caches."""
+    events, done = [], []
+    browser_cdp.on('Tracing.dataCollected', lambda e: events.extend(e['value']))
+    browser_cdp.on('Tracing.tracingComplete', lambda e: done.append(True))
+    browser_cdp.send('Tracing.start', {'traceConfig': {'includedCategories': ['disabled-by-default-memory-infra'],
+                                                       'memoryDumpConfig': {'triggers': []}},
+                                       'transferMode': 'ReportEvents'})
+    browser_cdp.send('Tracing.requestMemoryDump', {'deterministic': True, 'levelOfDetail': 'detailed'})
+    browser_cdp.send('Tracing.end')
+    for _ in range(300):
+        if done:
+            break
+        page.wait_for_timeout(100)
+    sizes = {}
+    for event in events:
+        if event.get('ph') != 'v' or event.get('pid') not in pids:
+            continue
+        for name, dump in event.get('args', {}).get('dumps', {}).get('allocators', {}).items():
+            attrs = dump.get('attrs', {})
+            size = attrs.get('effective_size', attrs.get('size'))
+            if name.count('/') > 1 or not size:
+                continue
+            sizes[name] = sizes.get(name, 0) + int(size['value'], 16) / 2 ** 20
+    return dict(sorted(sizes.items(), key=lambda item: -item[1]))
+
+
 def one_run(browser, base, viewer, minutes, log):
     browser_cdp = browser.new_browser_cdp_session()
     before = set(processes(browser_cdp).get('renderer', []))
@@ -152,16 +184,22 @@ def one_run(browser, base, viewer, minutes, log):
         elif elapsed - samples[-1]['t'] >= SAMPLE_S:
             samples.append(sample(page, cdp, renderers, gpu, started))
     samples.append(sample(page, cdp, renderers, gpu, started, collect=True))
+    allocators = allocators_mb(browser_cdp, page, set(renderers))
     context.close()
     browser_cdp.detach()
     if errors:
         raise SystemExit(f'{viewer}: page errors: {errors}')
     result = summary(viewer, samples, last_two, pages)
     result['renderers'] = len(renderers)
+    result['renderer_allocators_mb'] = {name: mb for name, mb in allocators.items() if '/' not in name}
+    result['renderer_allocator_parts_mb'] = {name: mb for name, mb in allocators.items() if '/' in name and mb > 1}
     log(f"memory {viewer:10} {pages} pages: peak JS heap {result['peak_js_heap_mb']:.1f} MB, renderer PSS "
         f"{result['peak_renderer_pss_mb']:.0f} MB, GPU PSS {result['peak_gpu_pss_mb']:.0f} MB; last two minutes "
         f"retained JS heap {result['retained_js_growth_mb']:+.1f} MB, renderer PSS {result['renderer_growth_mb']:+.1f} MB "
         f"({result['renderer_slope_mb_per_min']:+.1f} MB/min)")
+    log(f"memory {viewer:10} renderer at the end, by Chromium's allocators: "
+        + ', '.join(f'{name} {mb:.1f}' for name, mb in list(result['renderer_allocators_mb'].items())[:8]) + ' MB; parts: '
+        + ', '.join(f'{name} {mb:.1f}' for name, mb in list(result['renderer_allocator_parts_mb'].items())[:12]) + ' MB')
     return result
 
 
@@ -205,9 +243,9 @@ def summary(viewer, samples, last_two, pages):
     }
 
 
-def run(browser, base, runs, minutes, log):
+def run(browser, base, runs, minutes, log, viewers=tuple(MEMORY_VIEWERS)):
     results = []
-    viewers = list(MEMORY_VIEWERS)
+    viewers = [v for v in MEMORY_VIEWERS if v in viewers]
     for run_index in range(runs):
         idle = idle_renderer_pss(browser, base)
         log(f'memory: an idle renderer of the same server: {idle:.0f} MB PSS')
@@ -240,6 +278,11 @@ def table(results, runs, minutes):
             ('last two minutes: GPU process PSS growth', lambda r: r['gpu_growth_mb'], '{:+.1f} MB'),
             ('last two minutes: DOM nodes, start -> end', lambda r: (r['nodes_start'], r['nodes_end']), None),
             ('last two minutes: JS listeners, start -> end', lambda r: (r['listeners_start'], r['listeners_end']), None)]
+    # What holds the renderer's memory at the end, by Chromium's allocators: those over 2 MB in any run.
+    names = sorted({name for r in results for name, mb in r.get('renderer_allocators_mb', {}).items() if mb > 2},
+                   key=lambda name: -max(r.get('renderer_allocators_mb', {}).get(name, 0) for r in results))
+    rows += [(f'renderer at the end: `{name}`', lambda r, name=name: r.get('renderer_allocators_mb', {}).get(name, 0),
+              '{:.1f} MB') for name in names]
     lines = [f'| medians of {runs}, {minutes:g} min | ' + ' | '.join(MEMORY_VIEWERS) + ' |',
              '|---|' + '---:|' * len(MEMORY_VIEWERS)]
     for label, f, fmt in rows:

@@ -413,7 +413,11 @@ def memory_bench(args):
         wait_for_encodings(server.base)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=args.chromium, args=['--no-sandbox', '--force-color-profile=srgb'])
-            results = memory.run(browser, server.base, args.runs, args.minutes, lambda line: print(line, file=sys.stderr))
+            # --viewers picks the sessions too: `tilescope`, and `osd` for OpenSeadragon's (its canvas drawer).
+            chosen = args.viewers.split(',')
+            viewers = [v for v in memory.MEMORY_VIEWERS if v in chosen or (v == 'osd-canvas' and 'osd' in chosen)]
+            results = memory.run(browser, server.base, args.runs, args.minutes, lambda line: print(line, file=sys.stderr),
+                                 viewers)
             browser.close()
     finally:
         server.stop()

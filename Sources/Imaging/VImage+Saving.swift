@@ -34,6 +34,22 @@ extension VImage {
         return Array(UnsafeRawBufferPointer(start: bytes, count: length))
     }
 
+    /// JPEG XL, lossy (libjxl's VarDCT; libvips maps `quality` to its distance) at encoder `effort` (1-9), in
+    /// memory. Both numbers are the caller's constants, never a request's.
+    public func jpegXLData(quality: Int, effort: Int) throws -> [UInt8] {
+        precondition((1...100).contains(quality) && (1...9).contains(effort))
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        try VipsErrorLedger.inMemory { token in
+            guard ts_save_buffer(pointer, ".jxl[Q=\(quality),effort=\(effort),strip]", &buffer, &length) == 0 else {
+                throw VipsError.take(or: "cannot encode jpeg xl", source: token)
+            }
+        }
+        guard let bytes = buffer else { throw VipsError(message: "cannot encode jpeg xl") }
+        defer { g_free(bytes) }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+    }
+
     private func encode(
         _ save: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32
     ) throws -> [UInt8] {

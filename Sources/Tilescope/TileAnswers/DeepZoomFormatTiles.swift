@@ -52,19 +52,39 @@ struct DeepZoomFormatTiles: Sendable {
                  bytes: isJPEG ? .keptJPEG : .encoded)
     }
 
-    /// Where the stored tile's JPEG XL is kept (`JPEGXLAnswers`). It is there only where it is the tile's smallest
+    /// Where the tile's JPEG XL is kept (`JPEGXLAnswers`). It is there only where it is the tile's smallest
     /// answer, so a client that accepts it gets it first: made with the tile when smaller than the encoding kept
-    /// (`keepJPEGXL`: on bench/client's grainy image, at levels 12 and 13, smaller than most AVIF tiles), or on
-    /// such a client's first request of a tile kept as JPEG when smaller than that JPEG.
+    /// (`keepJPEGXL`: the stored tile recompressed, or beside an AVIF a lossy one at the AVIF's picture), or on
+    /// such a client's first request of a tile kept as JPEG (the recompression) when smaller than that JPEG.
     func jxlPath(level: Int, column: Int, row: Int) -> String {
         "\(versionFolder)/formats/\(format.folderName)/\(level)/\(column)_\(row).jxl"
     }
 
-    /// Keeps the stored tile `jpeg`'s JPEG XL beside the encoding just kept if it is smaller than its `limit`
-    /// bytes: 3 ms more for an encoding of 40 to 400.
-    func keepJPEGXL(of jpeg: [UInt8], ifSmallerThan limit: Int, level: Int, column: Int, row: Int) {
-        guard let jxl = JPEGXLAnswers.smaller(jpeg, than: limit, name: "\(level)/\(column)_\(row)") else { return }
-        DerivedFile.publish(jxl, at: jxlPath(level: level, column: column, row: row), versionFolder: versionFolder)
+    /// Keeps a JPEG XL beside the encoding just kept if one is smaller than its `limit` bytes: the smaller of the
+    /// stored tile `jpeg` recompressed without loss (3 ms) and, given the `reference` pixels the encoding was made
+    /// from, a lossy one of them whose picture reaches the stored tile's (`TileQualities.sourceJPEGXL`, 13-16 ms
+    /// an attempt). Where it is lossy, a JPEG XL client gets the AVIF's promise (the JPEG's picture or better
+    /// against the same pixels) in fewer bytes. A lossy encoding that fails is logged and left out: the
+    /// recompression, or the encoding kept, still answers.
+    func keepJPEGXL(of jpeg: [UInt8], ifSmallerThan limit: Int, reference: RegionPixels.Copy?, level: Int,
+                    column: Int, row: Int) {
+        let name = "\(level)/\(column)_\(row)"
+        var best = JPEGXLAnswers.smaller(jpeg, than: limit, name: name)
+        if let reference {
+            do {
+                if let lossy = try TileQualities.sourceJPEGXL.first(
+                    of: reference.pixels, bands: reference.bands, width: reference.width, height: reference.height,
+                    image: { try VImage.fromPixels(reference.pixels, width: reference.width, height: reference.height,
+                                                   bands: reference.bands) },
+                    reaching: jpeg, under: best?.count ?? limit) {
+                    best = lossy
+                }
+            } catch {
+                Log.info("cannot make the lossy JPEG XL of tile \(name): \(error)")
+            }
+        }
+        guard let best else { return }
+        DerivedFile.publish(best, at: jxlPath(level: level, column: column, row: row), versionFolder: versionFolder)
     }
 
     /// The kept JPEG of a tile, and its JPEG XL (`{column}_{row}.jxl` beside, `-jxl` tag) for the clients that
@@ -82,9 +102,13 @@ struct DeepZoomFormatTiles: Sendable {
     func write(level: Int, column: Int, row: Int, from jpegPath: String, jpegQuality: Int,
                pyramid: PyramidRegionReader) throws -> (bytes: [UInt8], isJPEG: Bool) {
         let bytes: [UInt8]?
+        // The pixels an AVIF is made from: what a lossy JPEG XL of the tile is made from and measured against.
+        var reference: RegionPixels.Copy?
         switch format {
         case .avif where level < pyramid.pyramid.maxLevel:
-            bytes = try pyramid.tileFromFinerLevel(level: level, column: column, row: row).image()
+            let pixels = try pyramid.tileFromFinerLevel(level: level, column: column, row: row)
+            reference = pixels.copy()
+            bytes = try pixels.image()
                 .avifData(quality: TileQualities.finerLevelAVIFQuality, effort: TileQualities.finerLevelAVIFEffort)
         case .avif, .jpeg, .png:  // PNG: a transparent image's, stored (`TransparentAnswers`)
             bytes = nil
@@ -98,7 +122,8 @@ struct DeepZoomFormatTiles: Sendable {
         let kept = KeptJPEG.optimized([UInt8](jpeg), tile: "\(level)/\(column)_\(row)")
         if let bytes, bytes.count < kept.count {
             DerivedFile.publish(bytes, at: path(level: level, column: column, row: row), versionFolder: versionFolder)
-            keepJPEGXL(of: [UInt8](jpeg), ifSmallerThan: bytes.count, level: level, column: column, row: row)
+            keepJPEGXL(of: [UInt8](jpeg), ifSmallerThan: bytes.count, reference: reference, level: level, column: column,
+                       row: row)
             return (bytes, false)
         }
         DerivedFile.publish(kept, at: self.jpegPath(level: level, column: column, row: row), versionFolder: versionFolder)
@@ -120,7 +145,10 @@ struct DeepZoomFormatTiles: Sendable {
         let kept = KeptJPEG.optimized(jpeg, tile: "\(level)/\(column)_\(row)")
         if let tile, let avif = try Self.sourceAVIF(tile, reaching: jpeg, under: kept.count) {
             DerivedFile.publish(avif, at: target, versionFolder: versionFolder)
-            keepJPEGXL(of: jpeg, ifSmallerThan: avif.count, level: level, column: column, row: row)
+            keepJPEGXL(of: jpeg, ifSmallerThan: avif.count,
+                       reference: RegionPixels.Copy(pixels: tile.pixels, width: tile.rect.width,
+                                                    height: tile.rect.height, bands: tile.bands),
+                       level: level, column: column, row: row)
             return true
         }
         DerivedFile.publish(kept, at: keptPath, versionFolder: versionFolder)
@@ -131,7 +159,7 @@ struct DeepZoomFormatTiles: Sendable {
     /// bytes whose SSIM against the tile's source pixels reaches the stored tile `jpeg`'s; nil if none does.
     static func sourceAVIF(_ tile: SourceTileRows.Tile, reaching jpeg: [UInt8], under limit: Int) throws -> [UInt8]? {
         let (width, height) = (tile.rect.width, tile.rect.height)
-        return try TileQualities.sourceAVIF.firstAVIF(
+        return try TileQualities.sourceAVIF.first(
             of: tile.pixels, bands: tile.bands, width: width, height: height,
             image: { try VImage.fromPixels(tile.pixels, width: width, height: height, bands: tile.bands) },
             reaching: jpeg, under: limit)

@@ -28,9 +28,12 @@ enum DeepZoomTileFormat: String, CaseIterable, Sendable {
         case .png: return "png"
         case .webp: return "webp"
         case .avif:
-            let source = TileQualities.sourceAVIF
+            // The lossy JPEG XL kept beside an AVIF tile is named too: a folder made before it has the stored
+            // tile's recompression beside its AVIF tiles (or nothing), never to be taken for the lossy one.
+            let source = TileQualities.sourceAVIF, jpegXL = TileQualities.sourceJPEGXL
             return "avif-finer-q\(TileQualities.finerLevelAVIFQuality)-e\(TileQualities.finerLevelAVIFEffort)"
                 + "-source-q\(source.qualities.map(String.init).joined(separator: "-"))-e\(source.effort)"
+                + "-jxl-q\(jpegXL.qualities.map(String.init).joined(separator: "-"))-e\(jpegXL.effort)"
         }
     }
 

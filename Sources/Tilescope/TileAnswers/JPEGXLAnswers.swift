@@ -11,7 +11,8 @@ import Imaging
 /// The final one is made on its first such request and kept beside, as `{name}.jxl`; sent only while smaller
 /// than the kept JPEG (on a grey tile with little in it, it can be a few bytes larger), else the JPEG goes.
 /// The stand-in is made per request, like the JPEG it replaces: it lives ten seconds. A tile whose AVIF or
-/// WebP was kept gets its `.jxl` with it where that is smaller still (`DeepZoomFormatTiles.keepJPEGXL`).
+/// WebP was kept gets its `.jxl` with it where that is smaller still (`DeepZoomFormatTiles.keepJPEGXL`): beside
+/// an AVIF, the smaller of this recompression and a lossy JPEG XL at the AVIF's picture.
 ///
 /// These answers depend on `Accept`, so every answer of these routes says `Vary: Accept`; each kind of bytes
 /// has an ETag of its own (`-jxl`). The plain `.jpeg` tile URLs never vary: they are the stored files.

@@ -1,18 +1,24 @@
 import Imaging
 
-/// AVIF qualities tried in turn, lowest first, until the encoding's picture reaches the stored JPEG's: the
-/// check that the deepest level's tiles (against the source's pixels, `SourceTilePass`) and the preview
-/// (against the finer level shrunk, `PreviewAVIF`) pass before their AVIF is kept. Picture is luma SSIM
-/// against the reference pixels (`LumaSSIM`), the JPEG measured the same way.
+/// Qualities of one encoder tried in turn, lowest first, until the encoding's picture reaches the stored JPEG's:
+/// the check that the deepest level's AVIF tiles (against the source's pixels, `SourceTilePass`), the preview
+/// (against the finer level shrunk, `PreviewAVIF`) and the lossy JPEG XL tiles (against the pixels their AVIF
+/// was made from, `DeepZoomFormatTiles.keepJPEGXL`) pass before they are kept. Picture is luma SSIM against the
+/// reference pixels (`LumaSSIM`), the JPEG measured the same way.
 struct SSIMQualityLadder: Sendable {
+    enum Encoder: Sendable {
+        case avif, jpegXL
+    }
+
     let qualities: [Int]
     let effort: Int
+    var encoder: Encoder = .avif
 
-    /// The first AVIF of `reference` (encoded from `image()`, made only once the JPEG is known to be a picture
+    /// The first encoding of `reference` (encoded from `image()`, made only once the JPEG is known to be a picture
     /// of the reference's size) smaller than `limit` bytes whose SSIM against the reference reaches `jpeg`'s;
     /// nil if none does, or if the JPEG is not a picture of the reference's size.
-    func firstAVIF(of reference: [UInt8], bands: Int, width: Int, height: Int, image: () throws -> VImage,
-                   reaching jpeg: [UInt8], under limit: Int) throws -> [UInt8]? {
+    func first(of reference: [UInt8], bands: Int, width: Int, height: Int, image: () throws -> VImage,
+               reaching jpeg: [UInt8], under limit: Int) throws -> [UInt8]? {
         func picture(_ bytes: [UInt8]) throws -> Double? {
             let decoded = try VImage.decoding(bytes)
             guard decoded.width == width, decoded.height == height else { return nil }
@@ -22,9 +28,10 @@ struct SSIMQualityLadder: Sendable {
         guard let target = try picture(jpeg) else { return nil }
         let image = try image()
         for quality in qualities {
-            let avif = try image.avifData(quality: quality, effort: effort)
-            guard avif.count < limit else { return nil }  // a higher quality only adds bytes
-            if let score = try picture(avif), score >= target { return avif }
+            let encoded = try encoder == .avif ? image.avifData(quality: quality, effort: effort)
+                : image.jpegXLData(quality: quality, effort: effort)
+            guard encoded.count < limit else { return nil }  // a higher quality only adds bytes
+            if let score = try picture(encoded), score >= target { return encoded }
         }
         return nil
     }

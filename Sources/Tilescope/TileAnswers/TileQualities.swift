@@ -62,4 +62,14 @@ enum TileQualities {
     /// codes bench/client's tiles in 81.9 % of the stored JPEG's bytes at 2.7-2.9 ms of CPU a tile; 8 in 81.4 %
     /// at 6.3 ms, 9 in 81.1 % at 16.6 ms, 3 in 81.9 % at 4.5 ms, 1 in 87.2 % (level 12's 289 tiles, 2026-12-04).
     static let jpegXLEffort = 7
+
+    /// Lossy JPEG XL for a tile whose AVIF was kept, from the same pixels (the source's at the deepest level, the
+    /// finer level's shrunk below it), tried in turn until the tile's SSIM against them reaches the stored tile's
+    /// (`DeepZoomFormatTiles.keepJPEGXL`), for the clients that accept JPEG XL. On bench/client's kind of grainy
+    /// image (bench/formats/candidates.py, 2026-12-07, two of the memory session's 4096x3072 images, 12 and 24
+    /// tiles a level): at the deepest level Q88 reaches the stored tiles' mean SSIM in 57 % of their bytes, where
+    /// the AVIF there takes 76-78 %; a level below, Q90 in 67-68 % against the AVIF's 80-84 %. Effort 7 (libjxl's
+    /// default): 13-17 ms a tile, against 10 ms at effort 5 (56 and 70 %: no better below the deepest level), and
+    /// 40-217 ms for the AVIF.
+    static let sourceJPEGXL = SSIMQualityLadder(qualities: [86, 88, 90, 92], effort: 7, encoder: .jpegXL)
 }

@@ -97,6 +97,11 @@ CANDIDATES = [
     ("AVIF effort 4", "finer",
      lambda im, q: im.heifsave_buffer(Q=q, compression="av1", bitdepth=8, effort=4, strip=True),
      [70, 75, 78, 80, 83, 85, 88]),
+    # JPEG XL's lossy VarDCT mode (libjxl through libvips's jxlsave; Q maps to its distance), which Chromium
+    # decodes here: what the lossless recompression the server sends today leaves on the table.
+    ("JPEG XL effort 7", "source", lambda im, q: im.jxlsave_buffer(Q=q, effort=7, strip=True), [85, 86, 87, 88, 89, 90]),
+    ("JPEG XL effort 5", "source", lambda im, q: im.jxlsave_buffer(Q=q, effort=5, strip=True), [86, 87, 88, 89, 90]),
+    ("JPEG XL effort 7", "finer", lambda im, q: im.jxlsave_buffer(Q=q, effort=7, strip=True), [85, 86, 87, 88, 89, 90]),
     # Same pixels, same quantised coefficients as the stored tile; only the entropy coding differs (what
     # jpegtran -optimize -progressive does losslessly to the stored file).
     ("JPEG Q85, optimized Huffman + progressive", "source",

@@ -296,6 +296,31 @@ def test_a_decode_does_not_hold_a_download_slot(browser, server, request):
     assert result == [2, 2], f'requests started when each tile was decoded: {result}'
 
 
+def test_a_tile_shown_again_from_its_kept_bytes_is_its_first_images_url_again(browser, server, request):
+    """A tile decoded again from the bytes the loader kept (no second request) gets the very URL its first image had:
+    Chromium keeps about a tile's bytes in the renderer for every image of a URL of its own, and nothing more for an
+    image of a URL it has loaded (benchmarks.md, "What holds the renderer's memory"). Once the bytes are let go
+    (`forgetBytes`) the URL is revoked, and the tile is fetched and decoded anew."""
+    with page_session(browser, server.base, request.node) as session:
+        open_layer(session, server, 'a-land')
+        result = session.page.evaluate("""async (level) => {""" + LOADER_ON_A_LAND + """
+            const loaded = [];
+            let next = null;
+            const loader = new TileLoader({ onLoad: (t, image) => { loaded.push(image.src); releaseImage(image); next?.(); } });
+            const once = () => new Promise((resolve) => { next = resolve; loader.want([tile(0)]); });
+            await once();
+            loader.want([]);
+            await once();
+            const requestsBefore = loader.requests;
+            loader.forgetBytes();
+            await once();
+            return { urls: loaded, requests: [requestsBefore, loader.requests] };
+        }""", 10)
+    first, again, anew = result['urls']
+    assert first.startswith('blob:') and again == first, result
+    assert anew != first and result['requests'] == [1, 2], result
+
+
 def test_a_released_tile_leaves_no_node_behind(browser, server, request):
     """A tile the layer lets go of (`releaseImage`) gives its pixels back and leaves nothing in the page once
     collected: a hundred tiles decoded, shown, taken off and released, then two collections, and the renderer's

@@ -2,12 +2,14 @@
 256 x 256 noise JPEGs, each decoded, shown for two frames and released, in a fresh page per way; then two
 collections, and Chromium's own accounting of the renderer's memory before and after (`memory.allocators_mb`).
 
-    .venv/bin/python bench/client/image_memory.py [--rounds 20] [--ways bitmap,canvas2d,blob,data,http] [--low-end]
+    .venv/bin/python bench/client/image_memory.py [--rounds 20] [--ways bitmap,canvas2d,blob,again,data,http] [--low-end]
 
 Ways: `bitmap` an ImageBitmap in a `bitmaprenderer` canvas (the client before 2026-12-07), `canvas2d` one drawn into
 a software 2D canvas (`willReadFrequently`; a composited layer each, like `bitmap`), `blob` an image of a
-`blob:` URL revoked once decoded (the client since), `data` an image of a `data:` URL, `http` an image whose `src`
-is a URL of the page's server (as a viewer that sets a tile's URL). `--low-end`: Chromium's low-end device mode
+`blob:` URL of its own revoked once decoded (the client until 2026-12-07 10:40 UTC), `again` 64 tiles shown again and
+again, each an image of the one URL its bytes are kept under (the client since; the only way whose images are not all
+distinct), `data` an image of a `data:` URL, `http` an image whose `src` is a URL of the page's server (as a viewer that
+sets a tile's URL). `--low-end`: Chromium's low-end device mode
 (a phone's smaller caches). The page (`image-memory.html`) and its 64 JPEGs are served on a loopback port.
 """
 import argparse
@@ -51,7 +53,7 @@ def noise_jpegs(folder):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--rounds', type=int, default=20)
-    parser.add_argument('--ways', default='bitmap,canvas2d,blob,data,http')
+    parser.add_argument('--ways', default='bitmap,canvas2d,blob,again,data,http')
     parser.add_argument('--low-end', action='store_true')
     parser.add_argument('--chromium', default='/usr/bin/chromium')
     args = parser.parse_args()

@@ -235,6 +235,7 @@ export class TileLayer {
   destroy() {
     clearTimeout(this.stillTimer);
     this.loader.abortAll();
+    this.loader.forgetBytes(); // their URLs would keep the bytes for the page's life
     for (const tile of this.shown) tile.element.remove();
     this.shown.clear();
     this.cache.clear((tile) => this.#release(tile));
@@ -254,7 +255,7 @@ export class TileLayer {
       this.cache.delete(tile.key);
       this.#release(tile);
     }
-    this.loader.blobs.clear(() => {});
+    this.loader.forgetBytes();
     if (this.view) this.#layout();
   }
 

@@ -22,18 +22,36 @@ import { knownTileAccept, tileAccept } from './TileFormat.js';
 export const DEFAULT_BLOB_BYTES = 48 * 1024 * 1024;
 
 /**
- * A tile's bytes as an image element, decoded before it is put on the page (`decode()`, off the main thread). An
+ * A tile's bytes (a Blob, or the `blob:` URL they are kept under, `keptBytes`) as an image element, decoded before it
+ * is put on the page (`decode()`, off the main thread). An
  * image element, not an `ImageBitmap` in a canvas: each canvas was composited as a layer of its own, and during a
  * fling every frame's commit carried 56-85 of them; images are painted into their parent's one layer (benchmarks.md,
  * "Tiles as images").
  */
-export function decodedImage(blob) {
+export function decodedImage(source) {
   const image = new Image();
   image.alt = '';
-  const url = URL.createObjectURL(blob);
+  const own = typeof source !== 'string';
+  const url = own ? URL.createObjectURL(source) : source;
   image.src = url;
-  // Loaded, the element holds the bytes itself; the URL, left, would keep the blob for the page's whole life.
-  return image.decode().finally(() => URL.revokeObjectURL(url)).then(() => image);
+  const decoded = image.decode().then(() => image);
+  // Loaded, the element holds the bytes itself; a URL of its own, left, would keep the blob for the page's life.
+  return own ? decoded.finally(() => URL.revokeObjectURL(url)) : decoded;
+}
+
+/**
+ * A kept tile's bytes under one `blob:` URL for as long as they are kept (`forget` revokes it), so that a tile shown
+ * again is its first image's URL again. Why: Chromium 156 keeps about its bytes in the renderer for every image it
+ * loads from a URL of its own, after the element, the URL and collections are gone (31 KB an image of a 31 KB JPEG,
+ * 94 MB for 3,000), while images of a URL it has loaded before add nothing (benchmarks.md, "What holds the
+ * renderer's memory").
+ */
+function keptBytes(key, blob) {
+  return { key, blob, bytes: blob.size, url: URL.createObjectURL(blob) };
+}
+
+function forget(kept) {
+  URL.revokeObjectURL(kept.url);
 }
 
 /**
@@ -126,12 +144,12 @@ export class TileLoader {
     const request = { tile, controller, downloading: !kept };
     this.inFlight.set(tile.key, request);
     const current = () => this.inFlight.get(tile.key) === request;
-    const body = kept ? Promise.resolve(kept.blob) : this.#fetch(tile, controller.signal).finally(() => {
+    const body = kept ? Promise.resolve(kept) : this.#fetch(tile, controller.signal).finally(() => {
       request.downloading = false;
       this.#pump();
     });
     body
-      .then((blob) => idly(() => (current() ? decodedImage(blob) : null)))
+      .then((bytes) => idly(() => (current() ? this.#decoded(bytes) : null)))
       .then((image) => {
         if (image === null) return; // cancelled before its decode started
         if (!current()) { releaseImage(image); return; } // cancelled while decoding
@@ -156,9 +174,26 @@ export class TileLoader {
         return response.blob();
       })
       .then((blob) => {
-        this.blobs.set(tile.key, { key: tile.key, blob, bytes: blob.size });
-        this.blobs.trim(() => false, () => {});
-        return blob;
+        const before = this.blobs.peek(tile.key);
+        if (before) forget(before);
+        const kept = keptBytes(tile.key, blob);
+        this.blobs.set(tile.key, kept);
+        this.blobs.trim(() => false, forget);
+        return kept;
       });
+  }
+
+  /** The kept bytes decoded under their URL, or under one of their own once they are let go (the URL revoked). */
+  #decoded(bytes) {
+    if (this.blobs.peek(bytes.key) !== bytes) return decodedImage(bytes.blob);
+    return decodedImage(bytes.url).catch((error) => {
+      if (this.blobs.peek(bytes.key) === bytes) throw error;
+      return decodedImage(bytes.blob); // let go while it loaded
+    });
+  }
+
+  /** Lets every kept tile's bytes go. */
+  forgetBytes() {
+    this.blobs.clear(forget);
   }
 }

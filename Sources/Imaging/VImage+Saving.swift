@@ -21,31 +21,26 @@ extension VImage {
     /// numbers are the caller's constants, never a request's.
     public func avifData(quality: Int, effort: Int) throws -> [UInt8] {
         precondition((1...100).contains(quality) && (0...9).contains(effort))
-        var buffer: UnsafeMutableRawPointer?
-        var length = 0
-        let suffix = ".heif[compression=av1,Q=\(quality),bitdepth=8,effort=\(effort),strip]"
-        try VipsErrorLedger.inMemory { token in
-            guard ts_save_buffer(pointer, suffix, &buffer, &length) == 0 else {
-                throw VipsError.take(or: "cannot encode avif", source: token)
-            }
-        }
-        guard let bytes = buffer else { throw VipsError(message: "cannot encode avif") }
-        defer { g_free(bytes) }
-        return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+        return try saved(as: ".heif[compression=av1,Q=\(quality),bitdepth=8,effort=\(effort),strip]", named: "avif")
     }
 
     /// JPEG XL, lossy (libjxl's VarDCT; libvips maps `quality` to its distance) at encoder `effort` (1-9), in
     /// memory. Both numbers are the caller's constants, never a request's.
     public func jpegXLData(quality: Int, effort: Int) throws -> [UInt8] {
         precondition((1...100).contains(quality) && (1...9).contains(effort))
+        return try saved(as: ".jxl[Q=\(quality),effort=\(effort),strip]", named: "jpeg xl")
+    }
+
+    /// The image saved in memory by the saver that libvips picks for `suffix` (its options in brackets).
+    private func saved(as suffix: String, named format: String) throws -> [UInt8] {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         try VipsErrorLedger.inMemory { token in
-            guard ts_save_buffer(pointer, ".jxl[Q=\(quality),effort=\(effort),strip]", &buffer, &length) == 0 else {
-                throw VipsError.take(or: "cannot encode jpeg xl", source: token)
+            guard ts_save_buffer(pointer, suffix, &buffer, &length) == 0 else {
+                throw VipsError.take(or: "cannot encode \(format)", source: token)
             }
         }
-        guard let bytes = buffer else { throw VipsError(message: "cannot encode jpeg xl") }
+        guard let bytes = buffer else { throw VipsError(message: "cannot encode \(format)") }
         defer { g_free(bytes) }
         return Array(UnsafeRawBufferPointer(start: bytes, count: length))
     }

@@ -27,8 +27,9 @@ let package = Package(
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         // C glue, one target per library, so that Imaging never sees libmicrohttpd nor HTTPServer libvips.
         // Imaging's: non-variadic wrappers for libvips's variadic calls and macros, and the two callbacks
-        // libvips needs in C (freeing wrapped pixels, forwarding progress). Nothing else.
-        .target(name: "CVipsShims", dependencies: ["CVips"]),
+        // libvips needs in C (freeing wrapped pixels, forwarding progress), and its start-up with the format
+        // modules loaded later (GModule). Nothing else.
+        .target(name: "CVipsShims", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("gmodule-2.0")]),
         // HTTPServer's: non-variadic wrappers for libmicrohttpd (starting a daemon, its info unions), its
         // panic handler (C: it reads errno first), the event loop's eventfd/epoll/thread-name helpers, and the
         // hot responses: a table of answers the Swift path computed, from which the access callback answers

@@ -1,4 +1,8 @@
+// dladdr (ts_vips_load_modules) is a GNU extension.
+#define _GNU_SOURCE
 #include "CVipsShims.h"
+#include <dlfcn.h>
+#include <gmodule.h>
 #include <string.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -18,6 +22,47 @@ int ts_vips_init(const char *argv0) {
     // is still initialising them.
     vips_class_map_all(g_type_from_name("VipsObject"), ts_touch_class, NULL);
     return 0;
+}
+
+int ts_vips_init_without_modules(const char *argv0) {
+    // libvips reads its modules from $VIPSHOME's library folder when VIPSHOME is set: /dev/null has none.
+    // Set only for the call, so that nothing else in the process (nor a child) sees it.
+    const char *set = getenv("VIPSHOME");
+    char *saved = set ? strdup(set) : NULL;
+    setenv("VIPSHOME", "/dev/null", 1);
+    int result = ts_vips_init(argv0);
+    if (saved) {
+        setenv("VIPSHOME", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("VIPSHOME");
+    }
+    return result;
+}
+
+int ts_vips_load_modules(void) {
+    // Where libvips keeps them: vips-modules-MAJOR.MINOR in the folder of the libvips.so this process loaded.
+    Dl_info library;
+    if (!dladdr((void *) vips_init, &library) || !library.dli_fname) return 0;
+    char *libdir = g_path_get_dirname(library.dli_fname);
+    char *folder = g_strdup_printf("%s/vips-modules-%d.%d", libdir, VIPS_MAJOR_VERSION, VIPS_MINOR_VERSION);
+    int loaded = 0;
+    GDir *listing = g_dir_open(folder, 0, NULL);
+    if (listing) {
+        const char *name;
+        while ((name = g_dir_read_name(listing))) {
+            if (!g_str_has_suffix(name, "." G_MODULE_SUFFIX)) continue;
+            char *path = g_build_filename(folder, name, NULL);
+            // As libvips does: the module's g_module_check_init registers its classes and keeps it resident.
+            if (g_module_open(path, G_MODULE_BIND_LAZY)) loaded += 1;
+            g_free(path);
+        }
+        g_dir_close(listing);
+    }
+    g_free(folder);
+    g_free(libdir);
+    vips_class_map_all(g_type_from_name("VipsObject"), ts_touch_class, NULL);
+    return loaded;
 }
 
 VipsImage *ts_image_open(const char *path, int sequential, int fail) {

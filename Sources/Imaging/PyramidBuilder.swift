@@ -86,7 +86,7 @@ public struct PyramidBuilder: Sendable {
         passWritten: () -> Void = {},
         finished: (PyramidPart) throws -> Void
     ) throws -> Pyramid {
-        try Vips.start()
+        try Vips.start(toRead: source)
         // The staging folder too: dzsave's write errors name it, not the source.
         return try VipsErrorLedger.attributed(to: source) { try VipsErrorLedger.attributed(to: folder) {
             do {

@@ -22,15 +22,9 @@ enum SourceRowReaders {
     /// server answering tiles meanwhile should hold; libjpeg holds a few rows. Other formats go through
     /// libvips, refused beyond `maxVipsRowBytes` a row.
     static func open(_ source: String, maxVipsRowBytes: Int) throws -> SourceRowReader {
-        if isJPEG(source), try SourceImage.isShownAsStored(VImage.open(source, sequential: true, strict: true)),
+        if SourceSignature.isJPEG(source), try SourceImage.isShownAsStored(VImage.open(source, sequential: true, strict: true)),
            let reader = try JPEGRowReader.open(source) { return reader }
         return try VipsRowReader(source, maxRowBytes: maxVipsRowBytes)
-    }
-
-    private static func isJPEG(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: 3)).map { [UInt8]($0) == [0xFF, 0xD8, 0xFF] } ?? false
     }
 }
 

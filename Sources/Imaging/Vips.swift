@@ -1,11 +1,20 @@
 import CVipsShims
 import CVips
 import Foundation
+import Synchronization
 
 /// Process-wide libvips start-up and settings.
 public enum Vips {
+    /// When libvips's format modules (HEIF and AVIF, JPEG XL, PDF, slides, ImageMagick) are loaded. libvips
+    /// loads them all as it starts, and that was 26 ms of a 61 ms `vips --version` here, more than the rest
+    /// of its start: a server pays it once, but `tilescope build` pays it per process, and a photo's whole
+    /// build takes 0.3 s (docs/benchmarks.md). A JPEG is read by libvips itself and needs none of them.
+    private enum FormatModules { case atStart, onDemand, loaded }
+    private static let formatModules = Mutex(FormatModules.atStart)
+
     private static let started: Bool = {
-        guard ts_vips_init("tilescope") == 0 else { return false }
+        let onDemand = formatModules.withLock { $0 == .onDemand }
+        guard (onDemand ? ts_vips_init_without_modules("tilescope") : ts_vips_init("tilescope")) == 0 else { return false }
         // libvips keeps its default thread count (the cores, or VIPS_CONCURRENCY): dzsave
         // builds use those threads, and IIIF renders, one per worker thread, measured no
         // cheaper with VIPS_CONCURRENCY=1 (docs/iiif.md), so nothing here overrides it.
@@ -15,6 +24,32 @@ public enum Vips {
     /// Starts libvips once; safe to call from any thread, any number of times.
     public static func start() throws {
         guard started else { throw VipsError.take(or: "libvips failed to start") }
+    }
+
+    /// Starts libvips with its format modules left out until a source needs one (`start(toRead:)`): for a
+    /// process that only builds the sources it was given. No effect once libvips has started.
+    public static func startWithFormatModulesOnDemand() throws {
+        formatModules.withLock { if $0 == .atStart { $0 = .onDemand } }
+        try start()
+    }
+
+    /// Starts libvips, and loads its format modules first if they were left out and `source` may need one:
+    /// anything but a JPEG, told by its first bytes before any loader sniffs it, since with a module missing
+    /// libvips would pick another loader (a slide's TIFF read as a plain TIFF, say) rather than fail.
+    /// Call it from the one thread that opens the source, before anything else in the process uses libvips.
+    public static func start(toRead source: String) throws {
+        try start()
+        let load = formatModules.withLock { state in
+            guard state == .onDemand, !SourceSignature.isJPEG(source) else { return false }
+            state = .loaded
+            return true
+        }
+        if load { _ = ts_vips_load_modules() }
+    }
+
+    /// Whether libvips's format modules are loaded, or were at its start (tests).
+    public static var formatModulesLoaded: Bool {
+        formatModules.withLock { $0 != .onDemand }
     }
 
     public static var version: String {

@@ -12,6 +12,14 @@
 /// VIPS_INIT is a macro.
 int ts_vips_init(const char *argv0);
 
+/// VIPS_INIT without libvips's format modules (HEIF, JPEG XL, PDF, slides, ImageMagick): libvips loads every
+/// module at start-up, which costs a process more than its own start. `ts_vips_load_modules` loads them later.
+int ts_vips_init_without_modules(const char *argv0);
+
+/// Loads libvips's format modules from the folder beside the libvips that is loaded (as libvips itself would
+/// at start-up), then initialises their classes on this thread. Returns how many were loaded.
+int ts_vips_load_modules(void);
+
 /// Opens an image lazily (header only). `sequential` chooses VIPS_ACCESS_SEQUENTIAL,
 /// which lets whole-image pipelines (dzsave) stream without a full decode.
 /// The path is taken literally: "[...]" in it is never parsed as loader options.

@@ -9,7 +9,8 @@ a software 2D canvas (`willReadFrequently`; a composited layer each, like `bitma
 `blob:` URL of its own revoked once decoded (the client until 2026-12-07 10:40 UTC), `again` 64 tiles shown again and
 again, each an image of the one URL its bytes are kept under (the client since; the only way whose images are not all
 distinct), `data` an image of a `data:` URL, `http` an image whose `src` is a URL of the page's server (as a viewer that
-sets a tile's URL). `--low-end`: Chromium's low-end device mode
+sets a tile's URL), `onload` a `blob:` image waited for by its load event instead of `decode()`, `svg` an SVG `<image>`
+of a `blob:` URL, `block` ImageBitmaps drawn into one 2D canvas for all the round's tiles (one layer). `--low-end`: Chromium's low-end device mode
 (a phone's smaller caches). The page (`image-memory.html`) and its 64 JPEGs are served on a loopback port.
 """
 import argparse

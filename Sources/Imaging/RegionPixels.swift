@@ -54,25 +54,9 @@ public final class RegionPixels {
         return Array(UnsafeBufferPointer(start: buffer.bytes, count: width * height * bands))
     }
 
-    /// 8-bit interleaved pixels with their size, as plain values: what outlives a `RegionPixels` handed to libvips.
-    public struct Copy: Sendable {
-        public let pixels: [UInt8]
-        public let width: Int
-        public let height: Int
-        public let bands: Int
-
-        public init(pixels: [UInt8], width: Int, height: Int, bands: Int) {
-            precondition(pixels.count == width * height * bands)
-            self.pixels = pixels
-            self.width = width
-            self.height = height
-            self.bands = bands
-        }
-    }
-
     /// The pixels copied out, before `image()` takes them over.
-    public func copy() -> Copy {
-        Copy(pixels: bytes, width: width, height: height, bands: bands)
+    public func copy() -> PlainPixels {
+        PlainPixels(pixels: bytes, width: width, height: height, bands: bands)
     }
 
     /// A libvips image that takes the memory over: these pixels are not to be used after it.

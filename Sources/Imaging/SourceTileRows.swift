@@ -19,6 +19,11 @@ public final class SourceTileRows {
         public let rect: PixelRect
         public let bands: Int
         public let pixels: [UInt8]
+
+        /// The same pixels with their size (not copied).
+        public var picture: PlainPixels {
+            PlainPixels(pixels: pixels, width: rect.width, height: rect.height, bands: bands)
+        }
     }
 
     public let pyramid: Pyramid

@@ -66,17 +66,14 @@ struct DeepZoomFormatTiles: Sendable {
     /// an attempt). Where it is lossy, a JPEG XL client gets the AVIF's promise (the JPEG's picture or better
     /// against the same pixels) in fewer bytes. A lossy encoding that fails is logged and left out: the
     /// recompression, or the encoding kept, still answers.
-    func keepJPEGXL(of jpeg: [UInt8], ifSmallerThan limit: Int, reference: RegionPixels.Copy?, level: Int,
+    func keepJPEGXL(of jpeg: [UInt8], ifSmallerThan limit: Int, reference: PlainPixels?, level: Int,
                     column: Int, row: Int) {
         let name = "\(level)/\(column)_\(row)"
         var best = JPEGXLAnswers.smaller(jpeg, than: limit, name: name)
         if let reference {
             do {
-                if let lossy = try TileQualities.sourceJPEGXL.first(
-                    of: reference.pixels, bands: reference.bands, width: reference.width, height: reference.height,
-                    image: { try VImage.fromPixels(reference.pixels, width: reference.width, height: reference.height,
-                                                   bands: reference.bands) },
-                    reaching: jpeg, under: best?.count ?? limit) {
+                if let lossy = try TileQualities.sourceJPEGXL.first(of: reference, reaching: jpeg,
+                                                                    under: best?.count ?? limit) {
                     best = lossy
                 }
             } catch {
@@ -103,7 +100,7 @@ struct DeepZoomFormatTiles: Sendable {
                pyramid: PyramidRegionReader) throws -> (bytes: [UInt8], isJPEG: Bool) {
         let bytes: [UInt8]?
         // The pixels an AVIF is made from: what a lossy JPEG XL of the tile is made from and measured against.
-        var reference: RegionPixels.Copy?
+        var reference: PlainPixels?
         switch format {
         case .avif where level < pyramid.pyramid.maxLevel:
             let pixels = try pyramid.tileFromFinerLevel(level: level, column: column, row: row)
@@ -145,10 +142,7 @@ struct DeepZoomFormatTiles: Sendable {
         let kept = KeptJPEG.optimized(jpeg, tile: "\(level)/\(column)_\(row)")
         if let tile, let avif = try Self.sourceAVIF(tile, reaching: jpeg, under: kept.count) {
             DerivedFile.publish(avif, at: target, versionFolder: versionFolder)
-            keepJPEGXL(of: jpeg, ifSmallerThan: avif.count,
-                       reference: RegionPixels.Copy(pixels: tile.pixels, width: tile.rect.width,
-                                                    height: tile.rect.height, bands: tile.bands),
-                       level: level, column: column, row: row)
+            keepJPEGXL(of: jpeg, ifSmallerThan: avif.count, reference: tile.picture, level: level, column: column, row: row)
             return true
         }
         DerivedFile.publish(kept, at: keptPath, versionFolder: versionFolder)
@@ -158,10 +152,6 @@ struct DeepZoomFormatTiles: Sendable {
     /// The first AVIF of `tile` up the deepest level's ladder (`TileQualities.sourceAVIF`) smaller than `limit`
     /// bytes whose SSIM against the tile's source pixels reaches the stored tile `jpeg`'s; nil if none does.
     static func sourceAVIF(_ tile: SourceTileRows.Tile, reaching jpeg: [UInt8], under limit: Int) throws -> [UInt8]? {
-        let (width, height) = (tile.rect.width, tile.rect.height)
-        return try TileQualities.sourceAVIF.first(
-            of: tile.pixels, bands: tile.bands, width: width, height: height,
-            image: { try VImage.fromPixels(tile.pixels, width: width, height: height, bands: tile.bands) },
-            reaching: jpeg, under: limit)
+        try TileQualities.sourceAVIF.first(of: tile.picture, reaching: jpeg, under: limit)
     }
 }

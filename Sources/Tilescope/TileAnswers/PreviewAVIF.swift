@@ -77,9 +77,7 @@ struct PreviewAVIF: Sendable {
     /// bytes whose SSIM against `pixels` reaches `jpeg`'s; nil if none does, or if the JPEG is not a picture of
     /// their size.
     static func avif(of pixels: RegionPixels, reaching jpeg: [UInt8], under limit: Int) throws -> [UInt8]? {
-        try TileQualities.previewAVIF.first(of: pixels.bytes, bands: pixels.bands, width: pixels.width,
-                                                height: pixels.height, image: { try pixels.image() },
-                                                reaching: jpeg, under: limit)
+        try TileQualities.previewAVIF.first(of: pixels.copy(), reaching: jpeg, under: limit)
     }
 }
 

@@ -14,19 +14,17 @@ struct SSIMQualityLadder: Sendable {
     let effort: Int
     var encoder: Encoder = .avif
 
-    /// The first encoding of `reference` (encoded from `image()`, made only once the JPEG is known to be a picture
-    /// of the reference's size) smaller than `limit` bytes whose SSIM against the reference reaches `jpeg`'s;
-    /// nil if none does, or if the JPEG is not a picture of the reference's size.
-    func first(of reference: [UInt8], bands: Int, width: Int, height: Int, image: () throws -> VImage,
-               reaching jpeg: [UInt8], under limit: Int) throws -> [UInt8]? {
+    /// The first encoding of `reference` smaller than `limit` bytes whose SSIM against it reaches `jpeg`'s; nil if
+    /// none does, or if the JPEG is not a picture of the reference's size.
+    func first(of reference: PlainPixels, reaching jpeg: [UInt8], under limit: Int) throws -> [UInt8]? {
         func picture(_ bytes: [UInt8]) throws -> Double? {
             let decoded = try VImage.decoding(bytes)
-            guard decoded.width == width, decoded.height == height else { return nil }
-            return LumaSSIM.score(reference, bands: bands, try decoded.pixels(), bands: decoded.bands,
-                                  width: width, height: height)
+            guard decoded.width == reference.width, decoded.height == reference.height else { return nil }
+            return LumaSSIM.score(reference.pixels, bands: reference.bands, try decoded.pixels(), bands: decoded.bands,
+                                  width: reference.width, height: reference.height)
         }
         guard let target = try picture(jpeg) else { return nil }
-        let image = try image()
+        let image = try reference.image()
         for quality in qualities {
             let encoded = try encoder == .avif ? image.avifData(quality: quality, effort: effort)
                 : image.jpegXLData(quality: quality, effort: effort)

@@ -24,20 +24,23 @@ int ts_vips_init(const char *argv0) {
     return 0;
 }
 
-int ts_vips_init_without_modules(const char *argv0) {
+void ts_vips_hide_modules(int hide) {
     // libvips reads its modules from $VIPSHOME's library folder when VIPSHOME is set: /dev/null has none.
-    // Set only for the call, so that nothing else in the process (nor a child) sees it.
-    const char *set = getenv("VIPSHOME");
-    char *saved = set ? strdup(set) : NULL;
-    setenv("VIPSHOME", "/dev/null", 1);
-    int result = ts_vips_init(argv0);
-    if (saved) {
+    static char *saved = NULL;
+    static int had = 0;
+    if (hide) {
+        const char *set = getenv("VIPSHOME");
+        had = set != NULL;
+        saved = set ? strdup(set) : NULL;
+        setenv("VIPSHOME", "/dev/null", 1);
+    } else if (had) {
         setenv("VIPSHOME", saved, 1);
         free(saved);
+        saved = NULL;
+        had = 0;
     } else {
         unsetenv("VIPSHOME");
     }
-    return result;
 }
 
 int ts_vips_load_modules(void) {

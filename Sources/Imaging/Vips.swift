@@ -13,8 +13,7 @@ public enum Vips {
     private static let formatModules = Mutex(FormatModules.atStart)
 
     private static let started: Bool = {
-        let onDemand = formatModules.withLock { $0 == .onDemand }
-        guard (onDemand ? ts_vips_init_without_modules("tilescope") : ts_vips_init("tilescope")) == 0 else { return false }
+        guard ts_vips_init("tilescope") == 0 else { return false }
         // libvips keeps its default thread count (the cores, or VIPS_CONCURRENCY): dzsave
         // builds use those threads, and IIIF renders, one per worker thread, measured no
         // cheaper with VIPS_CONCURRENCY=1 (docs/iiif.md), so nothing here overrides it.
@@ -26,11 +25,28 @@ public enum Vips {
         guard started else { throw VipsError.take(or: "libvips failed to start") }
     }
 
-    /// Starts libvips with its format modules left out until a source needs one (`start(toRead:)`): for a
-    /// process that only builds the sources it was given. No effect once libvips has started.
-    public static func startWithFormatModulesOnDemand() throws {
+    /// Starts libvips with its format modules left out until a source needs one (`start(toRead:)`), for a process
+    /// that only builds the sources it was given, and runs `work` on another core meanwhile: what a process does
+    /// before its first build need not wait for libvips. The environment is changed for the start (VIPSHOME) and
+    /// put back after both, so that it changes while neither runs. Call it before any other thread uses libvips.
+    public static func startWithFormatModulesOnDemand<T: Sendable>(beside work: @Sendable () throws -> T) throws -> T {
         formatModules.withLock { if $0 == .atStart { $0 = .onDemand } }
-        try start()
+        let found = Mutex<Result<T, any Error>?>(nil)
+        let started = Mutex<Result<Void, any Error>?>(nil)
+        ts_vips_hide_modules(1)
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+            if part == 0 {
+                let result = Result { try work() }
+                found.withLock { $0 = result }
+            } else {
+                let result = Result { try start() }
+                started.withLock { $0 = result }
+            }
+        }
+        ts_vips_hide_modules(0)
+        try started.withLock { $0 }?.get()
+        guard let result = found.withLock({ $0 }) else { throw VipsError(message: "the work beside libvips's start did not run") }
+        return try result.get()
     }
 
     /// Starts libvips, and loads its format modules first if they were left out and `source` may need one:

@@ -1,7 +1,6 @@
 import Catalog
 import Foundation
 import Imaging
-import Synchronization
 
 /// `tilescope build`: builds pyramids for the given source files into the data folder,
 /// exactly as the server would (same store, same ids from the same catalog, same crash safety).
@@ -36,7 +35,9 @@ public struct BuildCommand: PyramidSettings {
         }
         let store = try FilePyramidStore(dataFolder: dataFolder)
         let (sources, dataFolder) = (sources, dataFolder)
-        let (ids, catalogSeconds) = try Self.whileVipsStarts {
+        // The catalog's one transaction (SQLite and a durable commit) needs nothing of libvips: on a second core
+        // while libvips starts, its format modules left for the sources that need them (a JPEG needs none).
+        let (ids, catalogSeconds) = try Vips.startWithFormatModulesOnDemand {
             let started = ProcessInfo.processInfo.systemUptime
             return (try Self.ids(of: sources, dataFolder: dataFolder), ProcessInfo.processInfo.systemUptime - started)
         }
@@ -114,26 +115,6 @@ public struct BuildCommand: PyramidSettings {
             }
         }
         return failures
-    }
-
-    /// Runs `lookup` (the catalog's one transaction: SQLite and a durable commit) on one core while libvips
-    /// starts on another, only the modules a source needs loaded later (`PyramidBuilder.build`; a JPEG needs
-    /// none): neither needs the other, and each is a few milliseconds of a photo's 0.3 s build.
-    static func whileVipsStarts<T: Sendable>(_ lookup: @Sendable () throws -> T) throws -> T {
-        let found = Mutex<Result<T, any Error>?>(nil)
-        let started = Mutex<Result<Void, any Error>?>(nil)
-        DispatchQueue.concurrentPerform(iterations: 2) { part in
-            if part == 0 {
-                let result = Result { try lookup() }
-                found.withLock { $0 = result }
-            } else {
-                let result = Result { try Vips.startWithFormatModulesOnDemand() }
-                started.withLock { $0 = result }
-            }
-        }
-        try started.withLock { $0 }?.get()
-        guard let ids = found.withLock({ $0 }) else { throw VipsError(message: "the catalog lookup did not run") }
-        return try ids.get()
     }
 
     /// The ids the catalog in `dataFolder` keeps for the sources' names. Every image file in the

@@ -12,9 +12,10 @@
 /// VIPS_INIT is a macro.
 int ts_vips_init(const char *argv0);
 
-/// VIPS_INIT without libvips's format modules (HEIF, JPEG XL, PDF, slides, ImageMagick): libvips loads every
-/// module at start-up, which costs a process more than its own start. `ts_vips_load_modules` loads them later.
-int ts_vips_init_without_modules(const char *argv0);
+/// `hide` 1: points VIPSHOME where libvips finds none of its format modules (HEIF, JPEG XL, PDF, slides,
+/// ImageMagick), so that a VIPS_INIT meanwhile loads none (`ts_vips_load_modules` loads them later); 0: puts
+/// VIPSHOME back as it was. It changes the environment: call it while no other thread reads it.
+void ts_vips_hide_modules(int hide);
 
 /// Loads libvips's format modules from the folder beside the libvips that is loaded (as libvips itself would
 /// at start-up), then initialises their classes on this thread. Returns how many were loaded.

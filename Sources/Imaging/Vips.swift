@@ -55,17 +55,12 @@ public enum Vips {
     /// Call it from the one thread that opens the source, before anything else in the process uses libvips.
     public static func start(toRead source: String) throws {
         try start()
-        let load = formatModules.withLock { state in
-            guard state == .onDemand, !SourceSignature.isJPEG(source) else { return false }
+        // Loaded under the lock: another thread about to open a source waits until they are in.
+        formatModules.withLock { state in
+            guard state == .onDemand, !SourceSignature.isJPEG(source) else { return }
+            _ = ts_vips_load_modules()
             state = .loaded
-            return true
         }
-        if load { _ = ts_vips_load_modules() }
-    }
-
-    /// Whether libvips's format modules are loaded, or were at its start (tests).
-    public static var formatModulesLoaded: Bool {
-        formatModules.withLock { $0 != .onDemand }
     }
 
     public static var version: String {

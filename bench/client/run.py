@@ -23,7 +23,7 @@ load and the three zooms).
 
 Usage: run.py --binary PATH --osd PATH/openseadragon.min.js [--size 16384] [--seed 1] [--cells 512,48,6] [--runs 3]
               [--scales 1,2]
-              [--viewers osd,tilescope,osd-webp,osd-avif] [--cold | --prepare] [--network A|B] [--cpu 4] [--steps N]
+              [--viewers osd,tilescope,osd-webp,osd-avif] [--cold | --prepare] [--network A|B [--http2]] [--cpu 4] [--steps N]
        run.py ... --phone [--runs 3] [--cpu 4]          (issue 44, goal 1: phone.py)
        run.py ... --phone --beside REF [--runs 5]       (the client against its Public/ at REF, alternating)
        run.py ... --memory [--runs 3] [--minutes 5]     (issue 44, goal 4: memory.py)
@@ -49,6 +49,8 @@ import throttle
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / 'Tests' / 'browser'))
+import http2_front  # noqa: E402 (the browser tests' HTTP/2 front)
 OUT = ROOT / 'bench' / 'out' / 'client'
 VIEW = {'width': 1280, 'height': 800}
 TILE = '_files/'
@@ -258,7 +260,8 @@ def wait_for_encodings(base, timeout=3600):
 
 def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, cpu=1, quick_ms=None):
     cpu_before = cpu_seconds(pid) if pid else 0.0
-    context = browser.new_context(viewport=VIEW, device_scale_factor=scale)
+    # The certificate of `--http2`'s front is made for the run.
+    context = browser.new_context(viewport=VIEW, device_scale_factor=scale, ignore_https_errors=True)
     page = context.new_page()
     throttle.apply(page, network, cpu)
     errors = []
@@ -463,6 +466,9 @@ def main():
                         help="issue 44's throttled connection for every measured page (A: 150 ms, 1.6 Mbit/s down; "
                              "B: 400 ms, 400 kbit/s)")
     parser.add_argument('--cpu', type=float, default=1, help='CPU slowdown of every measured page (4: a phone)')
+    parser.add_argument('--http2', action='store_true',
+                        help='both viewers through an HTTP/2 front (nginx with TLS, Tests/browser/http2_front.py) '
+                             'instead of the server\'s own HTTP/1.1')
     parser.add_argument('--steps', type=int, default=0, help='only the first N views of the run (0: all)')
     parser.add_argument('--quick', type=int, default=0, metavar='MS',
                         help='issue 44, goal 3: after the load, go through the views one every MS ms without waiting '
@@ -504,6 +510,7 @@ def main():
     make_image(images / f'perlin-{named}.jpg', args.size, seed=args.seed, cells=cells)
     data = OUT / f'data-{named}'
     server = Server(args.binary, images, data, public_folder(args.osd, args.beside))
+    front = None
     try:
         print(f'building or loading the {args.size}x{args.size} pyramid...', file=sys.stderr)
         image = server.ready_image()
@@ -526,16 +533,21 @@ def main():
         if args.phone:
             return phone_bench(args, server, image)
         plan = steps(args.size)[:args.steps or None]
+        # What the browser talks to: the server itself, or the HTTP/2 front before it (the server's own address
+        # stays the one its /metrics are read from).
+        front = http2_front.Front(server.port, free_port()) if args.http2 else None
+        base = front.base if front else server.base
         throttled = bool(args.network) or args.cpu != 1
         results = []
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=args.chromium, args=['--no-sandbox', '--force-color-profile=srgb'])
+            browser = p.chromium.launch(executable_path=args.chromium, args=['--no-sandbox', '--force-color-profile=srgb']
+                                        + (front.browser_args() if front else []))
             for scale in scales:
                 # Untimed: the server makes an AVIF or WebP tile on its first request and keeps it; this run
                 # makes the ones the views need, so that no measured run pays for making them (but see --cold).
                 # The AVIF tiles are made behind the replies (a JPEG answers meanwhile): wait until they are.
                 if not args.cold:
-                    one_run(browser, server.base, 'tilescope', image, scale, plan)
+                    one_run(browser, base, 'tilescope', image, scale, plan)
                     waited = wait_for_encodings(server.base)
                     print(f'DPR {scale}: derived tiles made {waited:.0f} s after the untimed run', file=sys.stderr)
                 if args.prepare:
@@ -550,7 +562,7 @@ def main():
                             print(f'  (waited {waited:.0f} s for the server to make the tiles queued before)', file=sys.stderr)
                         if args.cold:
                             forget_derived_tiles(data / 'pyramids', keep_level=fit)
-                        r = one_run(browser, server.base, viewer, image, scale, plan, pid=server.process.pid,
+                        r = one_run(browser, base, viewer, image, scale, plan, pid=server.process.pid,
                                     network=args.network, cpu=args.cpu, quick_ms=args.quick)
                         r['cold'] = args.cold
                         results.append(r)
@@ -561,6 +573,8 @@ def main():
                               f"view deviation {r['view_deviation']:.1e}", file=sys.stderr)
             browser.close()
     finally:
+        if front:
+            front.stop()
         server.stop()
     if args.prepare:
         return
@@ -573,7 +587,8 @@ def main():
               f'{VIEW["width"]}x{VIEW["height"]}, '
               f'{len(plan)} steps, commit {commit}{" (+ local changes)" if dirty else ""}, {when}'
               f'{", cold: no derived tiles at the start of each run but those a fresh build leaves (the fit level in AVIF)" if args.cold else ", warm: derived tiles made before"}'
-              f', {throttle.describe(args.network, args.cpu)}\n'
+              f', {throttle.describe(args.network, args.cpu)}'
+              f'{", through an HTTP/2 front (nginx, TLS)" if args.http2 else ", HTTP/1.1 from the server itself"}\n'
               'Ratios in brackets: the client to OpenSeadragon with its defaults (JPEG tiles), which the goals of '
               'issue 15 are judged against; in an extra column, the client to OpenSeadragon on WebP or AVIF tiles.\n\n'
               + (f'Quick: after the load, the {len(plan) - 1} views one every {args.quick} ms, none waited for; '
@@ -581,7 +596,8 @@ def main():
               + table(results, scales, args.runs, viewers,
                       ([plan[0], ('quick run', plan[-1][1])] if args.quick else plan) if throttled else None) + '\n')
     print(report)
-    name = (f"results-{args.network or 'loopback'}-cpu{args.cpu:g}" if throttled else 'results') + ('-quick' if args.quick else '')
+    name = ((f"results-{args.network or 'loopback'}-cpu{args.cpu:g}" if throttled else 'results')
+            + ('-quick' if args.quick else '') + ('-http2' if args.http2 else ''))
     (OUT / f'{name}.md').write_text(report)
     (OUT / f'{name}.json').write_text(json.dumps({'plan': plan, 'results': results}, indent=1))
     worst = max(r['view_deviation'] for r in results)

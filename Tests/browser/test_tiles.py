@@ -296,6 +296,55 @@ def test_a_decode_does_not_hold_a_download_slot(browser, server, request):
     assert result == [2, 2], f'requests started when each tile was decoded: {result}'
 
 
+# A loader fetches a-land's tile (0, 0) of the finest level, then a second loader of the same page is asked for 24
+# others, every answer a second late (DevTools' latency): half a second after the wish, none is in and every request
+# the loader starts at once has started. Gives the first tile's protocol, both loaders' `concurrency` and the
+# requests the second had started then (the two tests of `downloadsAtOnce`, here and in test_http2.py).
+DOWNLOADS_AT_ONCE = """async (level) => {""" + LOADER_ON_A_LAND + """
+    const first = await new Promise((resolve) => {
+        const loader = new TileLoader({ onLoad: (t, image) => { releaseImage(image); resolve(loader); } });
+        loader.want([tile(0)]);
+    });
+    const protocol = performance.getEntriesByName(new URL(tile(0).url, location.href).href)[0].nextHopProtocol;
+    const at = (c, r) => ({ key: `${level}/${c}/${r}`, url: image.urls.tiles.replace('{level}', level)
+                                                             .replace('{col}', c).replace('{row}', r) });
+    const wanted = [];
+    for (let r = 1; r < 4; r++) for (let c = 0; c < 8; c++) wanted.push(at(c, r));
+    let arrived = 0;
+    const second = new TileLoader({ onLoad: (t, image) => { releaseImage(image); arrived++; } });
+    second.want(wanted);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const result = { protocol, first: first.concurrency, second: second.concurrency, started: second.requests, arrived };
+    second.abortAll();
+    return result;
+}"""
+
+
+def downloads_at_once(page):
+    """DOWNLOADS_AT_ONCE on `page` (a page of the server already), every answer a second late."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send('Network.enable')
+    cdp.send('Network.emulateNetworkConditions', {'offline': False, 'latency': 1000, 'downloadThroughput': -1,
+                                                  'uploadThroughput': -1})
+    return page.evaluate(DOWNLOADS_AT_ONCE, 12)  # a-land's finest level: 12 x 8 tiles
+
+
+def test_over_http1_the_loader_keeps_six_tiles_on_their_way(browser, server, request):
+    """Six downloads at a time over HTTP/1.1 (the browser's connections to a host; more would wait in its queue):
+    the loader learns the protocol from its first tile's Resource Timing entry, and a later loader of the page starts
+    with it. HTTP/2's sixteen are test_http2.py's; a loader given its concurrency keeps it."""
+    with page_session(browser, server.base, request.node) as session:
+        open_layer(session, server, 'a-land')
+        result = downloads_at_once(session.page)
+        given = session.page.evaluate("""async () => {
+            const { TileLoader, downloadsAtOnce } = await import('/js/tiles/TileLoader.js');
+            return { given: new TileLoader({ concurrency: 2 }).concurrency,
+                     byProtocol: ['http/1.1', 'h2', 'h3', '', undefined].map(downloadsAtOnce) };
+        }""")
+    assert result == {'protocol': 'http/1.1', 'first': 6, 'second': 6, 'started': 6, 'arrived': 0}, result
+    assert given == {'given': 2, 'byProtocol': [6, 16, 16, 6, 6]}, given
+
+
 def test_a_tile_shown_again_from_its_kept_bytes_is_its_first_images_url_again(browser, server, request):
     """A tile decoded again from the bytes the loader kept (no second request) gets the very URL its first image had:
     Chromium keeps about a tile's bytes in the renderer for every image of a URL of its own, and nothing more for an

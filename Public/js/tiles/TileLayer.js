@@ -68,7 +68,7 @@ const PINCH_STILL_MS = 150;
  * view needs at its level is drawn (the viewer's `fullyLoaded`).
  */
 export class TileLayer {
-  constructor(container, image, pyramid, { maxBytes, concurrency = 6, held = false } = {}) {
+  constructor(container, image, pyramid, { maxBytes, concurrency, held = false } = {}) {
     this.image = image;
     this.pyramid = pyramid;
     this.cache = new TileCache(maxBytes);

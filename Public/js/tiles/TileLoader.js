@@ -63,9 +63,37 @@ export function releaseImage(image) {
   image.src = '';
 }
 
+/**
+ * How many tiles may download at once over a connection speaking `protocol` (a Resource Timing `nextHopProtocol`).
+ * HTTP/1.1: six, the browser's connections to a host; more would only wait in its queue, where a tile the view no
+ * longer wants is still asked for. HTTP/2 and 3 carry every request on one connection, each answer a round trip
+ * after its request: six at a time make a view of forty small tiles wait seven round trips, sixteen three
+ * (benchmarks.md, "Behind an HTTP/2 front").
+ */
+export function downloadsAtOnce(protocol) {
+  return /^h[23]/.test(protocol ?? '') ? 16 : 6;
+}
+
+/**
+ * The protocol the page's latest tile came over: a new loader (the gallery's next page) starts with it, before its
+ * own first tile names its own, and a page whose buffer of Resource Timing entries is full keeps what it learned.
+ */
+let latestProtocol;
+
+/** The protocol a fetched URL's bytes came over, from its Resource Timing entry; undefined when it is not there. */
+function protocolOf(url) {
+  const entries = performance.getEntriesByName(url, 'resource');
+  return entries.length > 0 ? entries[entries.length - 1].nextHopProtocol || undefined : undefined;
+}
+
 export class TileLoader {
-  constructor({ concurrency = 6, onLoad, onError, blobBytes = DEFAULT_BLOB_BYTES } = {}) {
-    this.concurrency = concurrency;
+  /**
+   * `concurrency`: downloads at a time; by default `downloadsAtOnce` of the protocol the page's latest tile came over,
+   * then of this loader's own first tile's.
+   */
+  constructor({ concurrency, onLoad, onError, blobBytes = DEFAULT_BLOB_BYTES } = {}) {
+    this.concurrency = concurrency ?? downloadsAtOnce(latestProtocol);
+    this.protocolUnknown = concurrency === undefined; // until a tile's Resource Timing names its protocol
     this.blobs = new TileCache(blobBytes); // key -> { key, blob, bytes }
     this.requests = 0; // network requests started, for the curious and the benchmark
     this.onLoad = onLoad; // (tile descriptor, decoded image element)
@@ -171,9 +199,10 @@ export class TileLoader {
     return (known === undefined ? tileAccept().then(start) : start(known))
       .then((response) => {
         if (!response.ok) throw new Error(`HTTP ${response.status} for ${tile.url}`);
-        return response.blob();
+        return response.blob().then((blob) => [response.url, blob]);
       })
-      .then((blob) => {
+      .then(([url, blob]) => {
+        if (this.protocolUnknown) this.#learnProtocol(url);
         const before = this.blobs.peek(tile.key);
         if (before) forget(before);
         const kept = keptBytes(tile.key, blob);
@@ -181,6 +210,15 @@ export class TileLoader {
         this.blobs.trim(() => false, forget);
         return kept;
       });
+  }
+
+  /** Sets `concurrency` for the protocol `url` came over (its entry is written once its body is in). */
+  #learnProtocol(url) {
+    const protocol = protocolOf(url);
+    if (protocol === undefined) return;
+    latestProtocol = protocol;
+    this.protocolUnknown = false;
+    this.concurrency = downloadsAtOnce(protocol);
   }
 
   /** The kept bytes decoded under their URL, or under one of their own once they are let go (the URL revoked). */

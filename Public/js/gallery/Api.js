@@ -43,11 +43,27 @@ export async function galleryRing({ page, image } = {}) {
   return { ...ring, previous, current, next };
 }
 
+/** The ring an early `openGallery(id, { handOver: true })` asked for, kept for the next call with the same id. */
+let handedOver = null;
+
 /**
  * The ring to start on: around `imageId` if it still exists and is listed, else the first page; null for an empty
  * gallery. A private image (401) is never in the gallery's list (docs/access.md): the first page, as for an unknown id.
+ * `handOver`: the answer is also kept for the next call with the same `imageId`, which takes it instead of asking
+ * again (the gallery page opens its ring before the viewer's modules are in, js/main.js).
  */
-export async function openGallery(imageId) {
+export function openGallery(imageId, { handOver = false } = {}) {
+  if (handedOver && handedOver.imageId === imageId && !handOver) {
+    const { ring } = handedOver;
+    handedOver = null;
+    return ring;
+  }
+  const ring = openRing(imageId);
+  if (handOver) handedOver = { imageId, ring };
+  return ring;
+}
+
+async function openRing(imageId) {
   const attempts = imageId ? [{ image: imageId }, { page: 0 }] : [{ page: 0 }];
   for (const attempt of attempts) {
     try {

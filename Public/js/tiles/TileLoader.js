@@ -1,6 +1,7 @@
 import { idly, whenIdle } from '../dom/Idle.js';
 import { TileCache } from './TileCache.js';
 import { knownTileAccept, tileAccept } from './TileFormat.js';
+import { bytesOf, takePrefetched } from './EarlyPreview.js';
 
 /**
  * Fetches tiles in the order the view wants them, at most `concurrency` downloads at a time (a slot frees when
@@ -193,14 +194,7 @@ export class TileLoader {
   }
 
   #fetch(tile, signal) {
-    this.requests++;
-    const start = (accept) => fetch(tile.url, accept ? { signal, headers: { Accept: accept } } : { signal });
-    const known = knownTileAccept(); // known once `tileFormats()` has answered, as it has for any tile URL it made
-    return (known === undefined ? tileAccept().then(start) : start(known))
-      .then((response) => {
-        if (!response.ok) throw new Error(`HTTP ${response.status} for ${tile.url}`);
-        return response.blob().then((blob) => [response.url, blob]);
-      })
+    return this.#answer(tile, signal)
       .then(([url, blob]) => {
         if (this.protocolUnknown) this.#learnProtocol(url);
         const before = this.blobs.peek(tile.key);
@@ -210,6 +204,16 @@ export class TileLoader {
         this.blobs.trim(() => false, forget);
         return kept;
       });
+  }
+
+  /** The tile's answer, `[url, blob]`: the one `prefetch` asked for (EarlyPreview.js), else a request of this loader's. */
+  #answer(tile, signal) {
+    const prefetched = takePrefetched(tile.url);
+    if (prefetched) return prefetched;
+    this.requests++;
+    const start = (accept) => fetch(tile.url, accept ? { signal, headers: { Accept: accept } } : { signal });
+    const known = knownTileAccept(); // known once `tileFormats()` has answered, as it has for any tile URL it made
+    return (known === undefined ? tileAccept().then(start) : start(known)).then(bytesOf(tile.url));
   }
 
   /** Sets `concurrency` for the protocol `url` came over (its entry is written once its body is in). */

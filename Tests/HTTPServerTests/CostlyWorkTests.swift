@@ -12,6 +12,9 @@ import TestSupport
     struct CostlyHandler: HTTPHandler {
         static let gate = DispatchSemaphore(value: 0)
         static let entered = DispatchSemaphore(value: 0)
+        /// How long any step may take on a loaded machine (a whole suite beside other work once outlasted the ten
+        /// seconds the client's deficit used to last, and the test failed): every wait and budget below outlasts it.
+        static let patience = 120.0
 
         func handle(_ request: Request) -> Reply {
             guard let cost = request.query["cost"].flatMap({ Int($0) }) else {
@@ -21,7 +24,7 @@ import TestSupport
             return .costly(CostlyWork(client: request.client, pixels: cost) {
                 if gated {
                     CostlyHandler.entered.signal()
-                    _ = CostlyHandler.gate.wait(timeout: .now() + 20)
+                    _ = CostlyHandler.gate.wait(timeout: .now() + Self.patience)
                 }
                 return Response(status: 200, body: .bytes(Array("made by \(request.client.text)".utf8)))
             })
@@ -30,9 +33,11 @@ import TestSupport
 
     static func start() throws -> Server {
         var options = ServerOptions(host: "127.0.0.1", port: 0, pollThreads: 2, workerThreads: 2)
-        // 1,000 pixels a second: the first request of 10,000 spends the whole budget for ten seconds.
-        options.costly = FairQueueLimits(pixelsPerSecond: 1000, burstPixels: 1000, capacity: 16,
-                                         overBudgetWaitingPerClient: 1, normalPerClient: 1, maxWaitSeconds: 30)
+        // 100 pixels a second: the first request of 13,000 leaves its client 12,000 short, over budget for two
+        // minutes (`patience`), however slowly the steps after it come; no job waits long enough to expire.
+        options.costly = FairQueueLimits(pixelsPerSecond: 100, burstPixels: 1000, capacity: 16,
+                                         overBudgetWaitingPerClient: 1, normalPerClient: 1,
+                                         maxWaitSeconds: 10 * CostlyHandler.patience)
         let server = Server(options: options, handler: CostlyHandler())
         try server.start()
         return server
@@ -53,18 +58,20 @@ import TestSupport
             }.start()
         }
         // Within budget: a normal thread. Then over budget: both spare threads, then one waiting (its share).
-        send("/w?cost=10000&gate=1")
-        #expect(CostlyHandler.entered.wait(timeout: .now() + 10) == .success)
+        let patience = CostlyHandler.patience
+        send("/w?cost=13000&gate=1")
+        #expect(CostlyHandler.entered.wait(timeout: .now() + patience) == .success)
         for _ in 0..<2 {
             send("/w?cost=10&gate=1")
-            #expect(CostlyHandler.entered.wait(timeout: .now() + 10) == .success)
+            #expect(CostlyHandler.entered.wait(timeout: .now() + patience) == .success)
         }
         send("/w?cost=10&gate=1")
         try waitUntil { server.costlyCounts.waiting[1] == 1 }
         // Beyond its share: refused at once, with the seconds its bucket needs and a JSON reason.
         let refused = try RawHTTP.get(port, "/w?cost=10")
         #expect(refused.status == 429)
-        #expect(refused.header("retry-after").flatMap { Int($0) }.map { (1...20).contains($0) } == true)
+        // The seconds until its bucket is above zero: 12,000 short at 100 a second, less the time since.
+        #expect(refused.header("retry-after").flatMap { Int($0) }.map { (1...121).contains($0) } == true)
         #expect(refused.header("content-type") == "application/json")
         #expect(refused.text.contains(#""error":"too_many_requests""#))
         // Answers from memory never wait behind costly work.
@@ -75,7 +82,7 @@ import TestSupport
         #expect(other.status == 200 && other.text == "made by 127.0.0.2")
         #expect(try #require(other.header("server-timing")).hasPrefix("queue;dur="))
         for _ in 0..<4 { CostlyHandler.gate.signal() }
-        #expect(group.wait(timeout: .now() + 20) == .success)
+        #expect(group.wait(timeout: .now() + patience) == .success)
         let sent = statuses.withLock { $0 }
         #expect(sent == [200, 200, 200, 200], "\(sent)")
         // A job is counted done after its answer is handed over, so the count may lag its client by a moment.
@@ -84,7 +91,7 @@ import TestSupport
     }
 
     private func waitUntil(_ condition: () -> Bool) throws {
-        for _ in 0..<1000 where !condition() { usleep(10_000) }
+        for _ in 0..<Int(CostlyHandler.patience * 100) where !condition() { usleep(10_000) }
         guard condition() else { throw TestFailure("timed out") }
     }
 }

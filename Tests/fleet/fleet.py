@@ -17,7 +17,7 @@ import os
 import re
 import shutil
 import signal
-import socket
+import ports
 import subprocess
 import sys
 import tempfile
@@ -44,9 +44,7 @@ def check(condition, message):
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return ports.free_port()
 
 
 def request(port, method, path, body=None, headers=None, timeout=20, source=None):

@@ -13,7 +13,7 @@ import hmac
 import http.client
 import os
 import secrets
-import socket
+import ports
 import subprocess
 import time
 import urllib.parse
@@ -30,13 +30,7 @@ def find_weed(root):
 
 
 def free_ports(count):
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
+    return [ports.free_port() for _ in range(count)]
 
 
 class Seaweed:

@@ -5,7 +5,7 @@ import { prefetchPreview } from './tiles/EarlyPreview.js';
 /**
  * Opens the gallery's first ring at once, handed over to the viewer when it asks (`openGallery`'s `handOver`), and
  * asks for its image's preview as soon as the ring is in, where the view opens on it (EarlyPreview.js): the viewer's
- * modules (js/tilescope.js and its graph, 31 files) are still loading then. Not for a signed page, whose images come
+ * modules (js/tilescope.js and its graph, 36 files) are still loading then. Not for a signed page, whose images come
  * through its signed base (js/gallery/Signed.js), nor for a view the URL restores zoomed in.
  */
 function openEarly() {

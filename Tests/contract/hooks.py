@@ -1,20 +1,32 @@
 """schemathesis hooks for Tests/contract/run.sh (loaded through SCHEMATHESIS_HOOKS).
 
-libmicrohttpd, not Tilescope, reads a request head into its 16 KiB connection buffer, and a head
-that ends within a few hundred bytes of that buffer's end gets no answer, only a closed connection
-(docs/security.md, "What libmicrohttpd answers itself"; no hook can change it). schemathesis now
-and then generates a query that long (one run repeated `maxZoomScale` a hundred times, 15 KB) and
-reports the close as a network error. Cases whose query alone passes 8 KiB are left out here;
-long heads have their own tests in Tests/hostile/, which check that the server survives them.
+libmicrohttpd, not Tilescope, reads a request head into its 16 KiB connection buffer. A head
+larger than that is refused by libmicrohttpd itself (414 or 431 with a small HTML body), and one
+that ends within a few hundred bytes of the buffer's end gets no answer, only a closed connection
+(docs/security.md, "What libmicrohttpd answers itself"; no hook can change either). schemathesis
+now and then generates a head that long: one run repeated `maxZoomScale` a hundred times (a 15 KB
+query), another sent a rating's `Cookie` and `X-CSRF-Token` headers long enough for a 431. Cases
+whose query and headers together pass 8 KiB are left out here; long heads have their own tests in
+Tests/hostile/, which check that the server survives them.
 """
 from urllib.parse import urlencode
 
 import schemathesis
 
-QUERY_BUDGET = 8 * 1024
+HEAD_BUDGET = 8 * 1024
+
+
+def head_bytes(case):
+    """What the case's query, headers and cookies add to the request head, as UTF-8 bytes."""
+    size = len(urlencode(case.query or {}, doseq=True))
+    for name, value in (case.headers or {}).items():
+        size += len(f"{name}: {value}\r\n".encode("utf-8", "surrogatepass"))
+    cookies = case.cookies or {}
+    if cookies:
+        size += len("Cookie: \r\n") + len("; ".join(f"{k}={v}" for k, v in cookies.items()).encode("utf-8", "surrogatepass"))
+    return size
 
 
 @schemathesis.hook
 def filter_case(ctx, case):
-    query = case.query or {}
-    return len(urlencode(query, doseq=True)) <= QUERY_BUDGET
+    return head_bytes(case) <= HEAD_BUDGET

@@ -75,6 +75,26 @@ def test_client_geometry_follows_the_rules(session):
         assert order == expected, 'nearest the viewport centre first, then by row and column'
 
 
+def test_base_level_is_the_largest_level_in_one_tile(session):
+    """Pyramid.baseLevel (the tile under every view from the first frame) against rule 6's level sizes."""
+    session.open()
+    rng = random.Random(11)
+    cases = [(rng.choice([1, 253, 254, 255, 508, 509, rng.randint(1, 100000)]),
+              rng.choice([1, 254, 255, rng.randint(1, 100000)]), rng.choice([254, 256, 510, 1024]))
+             for _ in range(300)]
+    got = session.page.evaluate("""async (cases) => {
+        const { Pyramid } = await import('/js/geometry/Pyramid.js');
+        return cases.map(([w, h, t]) => new Pyramid(w, h, t, 1).baseLevel);
+    }""", cases)
+    for (w, h, tile), level in zip(cases, got):
+        assert level == geometry.preview_level(w, h, tile), (w, h, tile)
+        width, height = geometry.level_size(w, h, level)
+        assert width <= tile and height <= tile, (w, h, tile, level)
+        if level < geometry.max_level(w, h):
+            finer = geometry.level_size(w, h, level + 1)
+            assert finer[0] > tile or finer[1] > tile, (w, h, tile, level)
+
+
 def test_zoom_to_rect_and_tap_follow_the_rules(session):
     session.open()
     rng = random.Random(7)

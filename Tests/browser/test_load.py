@@ -27,7 +27,7 @@ FLOOR = """() => {
 
 
 def base_level(image):
-    """The largest level whose whole image is one tile (TileLayer.baseLevel)."""
+    """The largest level whose whole image is one tile (Pyramid.baseLevel)."""
     longest = max(image['width'], image['height'])
     level = (longest - 1).bit_length()
     while level > 0:

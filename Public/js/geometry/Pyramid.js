@@ -50,4 +50,9 @@ export class Pyramid {
     }
     return level;
   }
+
+  /** The largest level whose whole image is one tile: under every view from the first frame. */
+  get baseLevel() {
+    return this.previewLevel(this.tileSize);
+  }
 }

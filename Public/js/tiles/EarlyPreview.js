@@ -23,9 +23,8 @@ export function prefetchPreview(image, { view = { width: innerWidth, height: inn
   if (!url || image.previewSide || typeof image.urls.tiles !== 'string') return false;
   if (image.status !== undefined && image.status !== 'ready') return false;
   const pyramid = new Pyramid(image.width, image.height, image.tileSize, image.overlap);
-  // The base tile (the largest level in one tile: TileLayer's `baseLevel`), under every view from the first frame.
-  const base = pyramid.previewLevel(pyramid.tileSize);
-  prefetch(image.urls.tiles.replace('{level}', base).replace('{col}', 0).replace('{row}', 0));
+  // The base tile, under every view from the first frame.
+  prefetch(image.urls.tiles.replace('{level}', pyramid.baseLevel).replace('{col}', 0).replace('{row}', 0));
   if (!opensAtFit) return false;
   const { zoomScale } = settle(pyramid, { width: Math.max(1, view.width), height: Math.max(1, view.height), scale });
   if (resolutionFor(pyramid, zoomScale, scale).level !== null) return false;

@@ -80,7 +80,7 @@ export class TileLayer {
     this.content = document.createElement('div');
     this.content.className = 'content';
     container.append(this.content);
-    this.baseLevel = TileLayer.baseLevel(pyramid);
+    this.baseLevel = pyramid.baseLevel;
     this.previewLevel = pyramid.previewLevel();
     // Tilescope's own images have a preview image of the preview level (a foreign source's is one of its tiles).
     this.previewTile = !image.previewSide && image.urls?.preview
@@ -115,17 +115,6 @@ export class TileLayer {
     this.held = held;
     if (held) this.loader.keepStarted();
     else if (this.view) this.#request();
-  }
-
-  /** The largest level whose whole image is one tile. */
-  static baseLevel(pyramid) {
-    let level = pyramid.maxLevel;
-    while (level > 0) {
-      const size = pyramid.sizeOfLevel(level);
-      if (size.width <= pyramid.tileSize && size.height <= pyramid.tileSize) break;
-      level -= 1;
-    }
-    return level;
   }
 
   /** The base tile has arrived: some picture lies under the whole image. */

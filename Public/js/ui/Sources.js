@@ -51,7 +51,7 @@ export function withAbsoluteUrls(server, image) {
 
 /** The level whose whole image fits in one tile stands in for Tilescope's preview on a foreign pyramid. */
 function previewOf(width, height, tileSize, tileUrl) {
-  const level = new Pyramid(width, height, tileSize, 0).previewLevel(tileSize);
+  const level = new Pyramid(width, height, tileSize, 0).baseLevel;
   return { previewSide: tileSize, preview: tileUrl(level, 0, 0) };
 }
 

@@ -8,6 +8,7 @@ request of the view goes out at once on one connection. A deployment behind any 
 from it (docs/scale-out.md), so both viewers are measured there too, on the same server."""
 import base64
 import hashlib
+import os
 import subprocess
 import tempfile
 import time
@@ -44,10 +45,9 @@ class Front:
                         '-keyout', str(self.folder / 'key.pem'), '-out', str(self.folder / 'cert.pem')],
                        check=True, capture_output=True)
         config = self.folder / 'nginx.conf'
-        config.write_text(CONFIG.format(upstream=upstream_port, port=port, folder=self.folder))
         # As root nginx's workers would run as nobody, who cannot read the key in this private folder.
-        user = 'user root;\n' if subprocess.run(['id', '-u'], capture_output=True, text=True).stdout.strip() == '0' else ''
-        config.write_text(user + config.read_text())
+        user = 'user root;\n' if os.geteuid() == 0 else ''
+        config.write_text(user + CONFIG.format(upstream=upstream_port, port=port, folder=self.folder))
         self.process = subprocess.Popen(
             ['nginx', '-c', str(config), '-p', str(self.folder),
              '-g', f'daemon off; pid {self.folder}/nginx.pid; error_log {self.folder}/error.log;'],

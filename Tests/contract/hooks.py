@@ -6,7 +6,7 @@ that ends within a few hundred bytes of the buffer's end gets no answer, only a 
 (docs/security.md, "What libmicrohttpd answers itself"; no hook can change either). schemathesis
 now and then generates a head that long: one run repeated `maxZoomScale` a hundred times (a 15 KB
 query), another sent a rating's `Cookie` and `X-CSRF-Token` headers long enough for a 431. Cases
-whose query and headers together pass 8 KiB are left out here; long heads have their own tests in
+whose path, query and headers together pass 8 KiB are left out here; long heads have their own tests in
 Tests/hostile/, which check that the server survives them.
 """
 from urllib.parse import urlencode
@@ -17,8 +17,8 @@ HEAD_BUDGET = 8 * 1024
 
 
 def head_bytes(case):
-    """What the case's query, headers and cookies add to the request head, as UTF-8 bytes."""
-    size = len(urlencode(case.query or {}, doseq=True))
+    """What the case's path, query, headers and cookies add to the request head, as UTF-8 bytes."""
+    size = len(case.formatted_path.encode("utf-8", "surrogatepass")) + len(urlencode(case.query or {}, doseq=True))
     for name, value in (case.headers or {}).items():
         size += len(f"{name}: {value}\r\n".encode("utf-8", "surrogatepass"))
     cookies = case.cookies or {}

@@ -81,7 +81,7 @@ contract() {
   shift 2
   echo "== schemathesis $version, $label, against $base/openapi.json" >&2
   # Run from the temporary folder: schemathesis keeps a .schemathesis/ cache in its working directory.
-  # hooks.py leaves out cases whose path, query and headers pass 8 KiB: libmicrohttpd answers those heads itself (see there).
+  # hooks.py leaves out cases whose path, query and headers pass 7 KiB: libmicrohttpd answers those heads itself (see there).
   (cd "$work" && PYTHONPATH="$repo/Tests/contract" SCHEMATHESIS_HOOKS=hooks "$repo/.venv/bin/schemathesis" --config-file "$repo/Tests/contract/schemathesis.toml" \
     run "$base/openapi.json" \
     --checks all --max-examples "$MAX_EXAMPLES" --max-time "$budget" --seed "${CONTRACT_SEED:-1}" \

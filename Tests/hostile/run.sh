@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Hostile traffic against a real `tilescope serve` on loopback: 10,000 slow and idle clients, a flood of
-# 1,000 connections, the header deadline, a full server, unknown transfer codings, huge IIIF sizes.
+# 1,000 connections, the header deadline, a full server, unknown transfer codings, huge IIIF sizes,
+# request heads and header lines past libmicrohttpd's buffer.
 # Bounded: about two minutes on 2 cores. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

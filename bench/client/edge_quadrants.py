@@ -10,8 +10,11 @@ the two is applied to the bytes the client receives for that tile today (the sma
 Nothing is served this way; it estimates what the change would buy before building it.
 
 Usage, after `bench/client/run` made its data folder (the client's format ladder named there):
-    .venv/bin/python bench/client/edge_quadrants.py [bench/out/client/data-16384]
+    .venv/bin/python bench/client/edge_quadrants.py [bench/out/client/data-16384] [--network A [--runs 5]]
+With `--network`, each step's answers (today's, and with the quarters) are also fetched in Chromium under that
+connection, as the client fetches them, over HTTP/1.1 and over HTTP/2 (quarters_network.py).
 """
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -22,6 +25,7 @@ import pyvips
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'Tests' / 'browser'))
 import geometry  # noqa: E402 (the viewport rules, written again in Python)
+import throttle  # noqa: E402
 from run import VIEW, steps  # noqa: E402
 
 TILE, QUARTER, OVERLAP = 254, 127, 1
@@ -63,39 +67,55 @@ def quarter(tile, column, row, qx, qy):
     return tile.crop(left, top, width, height)
 
 
-def main():
-    data = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / 'bench' / 'out' / 'client' / 'data-16384'
+def plans(data):
+    """Per zoom step of `run.py` at DPR 1: (name, level, today's answers' bytes, the answers' bytes with edge quarters),
+    each list in the client's order (nearest the view's centre first; a tile's quarters where the tile was)."""
     version, formats = pyramid_folder(data)
     size = ElementTree.parse(version / 'image.dzi').getroot().find('{*}Size')
     width, height = int(size.get('Width')), int(size.get('Height'))
     assert width == height, 'run.py scripts its steps for a square image'
     image = {'width': width, 'height': height, 'tileSize': TILE, 'overlap': OVERLAP}
-    print('| zoom step (DPR 1) | level | tiles | KiB today | KiB with edge quarters | ratio | requests |')
-    print('|---|---:|---:|---:|---:|---:|---:|')
+    result = []
     for name, view in steps(width)[1:4]:
         answer = geometry.viewport(image, {**VIEW, 'scale': 1, **view})
         level = answer['level']
         s = geometry.level_scale(width, height, level)
         rect = answer['visibleRect']
         box = (rect['x'] * s, rect['y'] * s, (rect['x'] + rect['width']) * s, (rect['y'] + rect['height']) * s)
-        today = quartered = 0.0
-        requests = 0
+        today, quartered = [], []
         for t in answer['tiles']:
             column, row = t['column'], t['row']
             got = received(version, formats, level, column, row)
-            today += got
+            today.append(got)
             quarters = touched_quarters(column, row, box)
             if len(quarters) == 4:
-                quartered += got
-                requests += 1
+                quartered.append(got)
                 continue
             tile = pyvips.Image.new_from_file(str(version / 'image_files' / str(level) / f'{column}_{row}.jpeg'))
             whole = avif_bytes(tile)
-            parts = sum(avif_bytes(quarter(tile, column, row, qx, qy)) for qx, qy in quarters)
-            quartered += got * parts / whole
-            requests += len(quarters)
-        print(f'| {name} | {level} | {len(answer["tiles"])} | {today / 1024:,.0f} | {quartered / 1024:,.0f} | '
-              f'{quartered / today:.2f}x | {requests} |')
+            # Each quarter's share of the bytes the client gets for the tile, by its share of the re-encodings.
+            quartered += [round(got * avif_bytes(quarter(tile, column, row, qx, qy)) / whole) for qx, qy in quarters]
+        result.append((name, level, today, quartered))
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('data', nargs='?', default=str(ROOT / 'bench' / 'out' / 'client' / 'data-16384'))
+    parser.add_argument('--network', choices=sorted(throttle.NETWORKS),
+                        help='also time each plan in Chromium under this connection (quarters_network.py)')
+    parser.add_argument('--runs', type=int, default=5)
+    parser.add_argument('--chromium', default='/usr/bin/chromium')
+    args = parser.parse_args()
+    steps_planned = plans(Path(args.data))
+    print('| zoom step (DPR 1) | level | tiles | KiB today | KiB with edge quarters | ratio | requests |')
+    print('|---|---:|---:|---:|---:|---:|---:|')
+    for name, level, today, quartered in steps_planned:
+        print(f'| {name} | {level} | {len(today)} | {sum(today) / 1024:,.0f} | {sum(quartered) / 1024:,.0f} | '
+              f'{sum(quartered) / sum(today):.2f}x | {len(quartered)} |')
+    if args.network:
+        import quarters_network
+        quarters_network.report(steps_planned, args.network, args.runs, args.chromium)
 
 
 if __name__ == '__main__':

@@ -59,9 +59,14 @@ import Testing
         }
     }
 
+    /// Close-on-exec: other tests of this process spawn servers meanwhile (`posix_spawn` passes on every descriptor
+    /// without it), and a child that inherited the write end would hold it open, so the reader would see no end of
+    /// the pipe until that child exits (`lines()` gave nil once in a full suite). Set at once after `pipe`: Glibc's
+    /// module has no `pipe2`, which would set it in the same call.
     static func pipe() -> (read: Int32, write: Int32) {
         var ends: [Int32] = [0, 0]
         precondition(Glibc.pipe(&ends) == 0)
+        for end in ends { precondition(fcntl(end, F_SETFD, FD_CLOEXEC) == 0) }
         return (ends[0], ends[1])
     }
 

@@ -162,7 +162,6 @@ class Session:
         self.base = base
         self.problems = []
         self.cancelled = []
-        self.aborted_blobs = []
         self.allowed_failures = re.compile(r'$^')
         page.on('console', self._console)
         page.on('pageerror', lambda e: self.problems.append(f'page error: {e}'))
@@ -187,9 +186,8 @@ class Session:
             return
         # A `blob:` URL is the tile loader's own bytes in memory: its load fails only when it is aborted, as when the
         # page is left while the side pages' tiles decode (the next `open` here), an element is released, or the
-        # URL is let go while it loads (TileLoader retries from the blob). Not a cancelled request: kept apart.
+        # URL is let go while it loads (TileLoader retries from the blob). Not a failed request, nor a cancelled one.
         if 'ERR_ABORTED' in failure and request.url.startswith('blob:'):
-            self.aborted_blobs.append(request.url)
             return
         self.problems.append(f'request failed: {request.method} {request.url} {failure}')
 

@@ -1,6 +1,7 @@
-"""The network half of edge_quadrants.py: a zoom step's answers fetched in Chromium under DevTools throttling, as the
-client fetches them (nearest the centre first, six on their way over HTTP/1.1 and sixteen over HTTP/2: TileLoader's
-`downloadsAtOnce`), once with today's whole tiles and once with the edge tiles as quarters.
+"""The network half of the what-ifs edge_quadrants.py and third_levels.py: a step's answers fetched in Chromium under
+DevTools throttling, as the client fetches them (nearest the centre first, six on their way over HTTP/1.1 and sixteen
+over HTTP/2: TileLoader's `downloadsAtOnce`), once with today's answers and once with the other plan's (the edge tiles
+as quarters; the tiles of a level a third of an octave apart).
 
 The answers are random bytes of each answer's size from a small loopback server (HTTP/1.1, kept alive), and the same
 behind `Tests/browser/http2_front.py`'s nginx for HTTP/2: what is timed is the network's share alone, from the first
@@ -71,7 +72,7 @@ def time_plan(browser, base, network, sizes, at_once):
     return seconds
 
 
-def report(plans, network, runs, chromium):
+def report(plans, network, runs, chromium, other='with edge quarters', scale=1):
     server = ThreadingHTTPServer(('127.0.0.1', 0), Bytes)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     front = http2_front.Front(server.server_address[1], free_port())
@@ -80,7 +81,7 @@ def report(plans, network, runs, chromium):
                   ('HTTP/2, sixteen at once', front.base, 16)]
         print(f'\nThe answers alone under {throttle.describe(network, 1)}, '
               f'medians of {runs}, seconds from the first request to the last byte:\n')
-        print('| zoom step (DPR 1) | protocol | today | with edge quarters | ratio |')
+        print(f'| step (DPR {scale}) | protocol | today | {other} | ratio |')
         print('|---|---|---:|---:|---:|')
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium,

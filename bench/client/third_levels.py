@@ -19,7 +19,9 @@ before it is built. The mean SSIM (luma, libvips's own resampling as the referen
 same picture.
 
 Usage, after `bench/client/run` made its data folder:
-    .venv/bin/python bench/client/third_levels.py [bench/out/client/data-16384] [--sweep]
+    .venv/bin/python bench/client/third_levels.py [bench/out/client/data-16384] [--sweep] [--network A [--runs 5]]
+With `--network`, each step's answers at DPR 1 (`--network-scales 1,2` for both), today's and those estimated with
+levels between, are also fetched in Chromium under that connection, over HTTP/1.1 and HTTP/2 (quarters_network.py).
 `--sweep` also counts, without encoding, the tiles over 2,000 views spread evenly in log scale (1280x800 at DPR 1
 and 2, 390x844 at DPR 3): the mean number of tiles a view needs at each kind of pyramid.
 """
@@ -36,6 +38,7 @@ import pyvips
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'Tests' / 'browser'))
 import geometry  # noqa: E402 (the viewport rules, written again in Python)
+import throttle  # noqa: E402
 from edge_quadrants import pyramid_folder, received  # noqa: E402
 from run import VIEW, steps  # noqa: E402
 
@@ -114,14 +117,17 @@ def encoded(pixels, **settings):
 
 
 def tiles_bytes(image_size, pixels, width, height, visible, settings):
-    """(number of tiles, their AVIF bytes, their mean SSIM) covering `visible` in a level's pixels."""
-    total, scores = 0, []
+    """(each tile's AVIF bytes, their mean SSIM) for the tiles covering `visible` in a level's pixels, nearest the
+    view's centre first (as the client asks for them)."""
+    sizes, scores = [], []
     tiles = covering(*image_size, width, height, visible)
+    cx, cy = (visible['x'] + visible['width'] / 2) * width / image_size[0], (visible['y'] + visible['height'] / 2) * height / image_size[1]
+    tiles.sort(key=lambda t: ((t[2] + t[4] / 2 - cx) ** 2 + (t[3] + t[5] / 2 - cy) ** 2, t[1], t[0]))
     for _, _, left, top, w, h in tiles:
         size, score = encoded(pixels.crop(left, top, w, h).copy_memory(), **settings)
-        total += size
+        sizes.append(size)
         scores.append(score)
-    return len(tiles), total, sum(scores) / len(scores)
+    return sizes, sum(scores) / len(scores)
 
 
 def preview_rung(levels, preview_bytes):
@@ -152,28 +158,33 @@ def compare(data):
             today_scale, third = dyadic_scale(needed), third_scale(needed)
             if answer['resolution'] == 'low':
                 # Today the preview; with thirds the whole image at its third-of-an-octave level, one image too.
-                got = preview_bytes
+                got = [preview_bytes]
                 settings = {'Q': rung, 'effort': PREVIEW_EFFORT, 'compression': 'av1', 'strip': True}
                 pixels, _, _ = levels.made(today_scale)
                 now_bytes, now_ssim = encoded(pixels.copy_memory(), **settings)
                 pixels, w, h = levels.made(third)
                 new_bytes, new_ssim = encoded(pixels.copy_memory(), **settings)
-                now_count = new_count = 1
+                now_sizes, new_sizes = [now_bytes], [new_bytes]
                 label = f'preview {round(width * today_scale)} px -> {w} px'
             else:
                 level = answer['level']
-                got = sum(received(version, formats, level, t['column'], t['row']) for t in answer['tiles'])
+                got = [received(version, formats, level, t['column'], t['row']) for t in answer['tiles']]
                 # The deepest level's AVIF tiles are made from the source at their own quality: both sides alike.
                 settings = DEEPEST_AVIF if level == geometry.max_level(width, height) else AVIF
                 pixels, w, h = levels.made(today_scale)
-                now_count, now_bytes, now_ssim = tiles_bytes((width, height), pixels, w, h, visible, settings)
-                assert now_count == len(answer['tiles']), (now_count, len(answer['tiles']))
+                now_sizes, now_ssim = tiles_bytes((width, height), pixels, w, h, visible, settings)
+                assert len(now_sizes) == len(answer['tiles']), (len(now_sizes), len(answer['tiles']))
                 pixels, w, h = levels.made(third)
-                new_count, new_bytes, new_ssim = tiles_bytes((width, height), pixels, w, h, visible, settings)
+                new_sizes, new_ssim = tiles_bytes((width, height), pixels, w, h, visible, settings)
                 label = f'level {level} ({round(width * today_scale)} px) -> {w} px'
-            rows.append((f'{name}, DPR {scale}', needed, label, now_count, new_count, got, now_bytes, new_bytes,
-                         now_ssim, new_ssim))
-            print(f'  {rows[-1][0]}: {label}', file=sys.stderr)
+            # The plan with thirds in what the client would receive: each tile's encoding scaled by the step's ratio
+            # of what it receives today to what this encodes today.
+            factor = sum(got) / sum(now_sizes)
+            estimate = [round(size * factor) for size in new_sizes]
+            rows.append({'name': f'{name}, DPR {scale}', 'scale': scale, 'needed': needed, 'label': label,
+                         'got': got, 'now': now_sizes, 'new': new_sizes, 'estimate': estimate,
+                         'ssim': (now_ssim, new_ssim)})
+            print(f'  {rows[-1]["name"]}: {label}', file=sys.stderr)
     return rung, rows
 
 
@@ -209,6 +220,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('data', nargs='?', default=str(ROOT / 'bench' / 'out' / 'client' / 'data-16384'))
     parser.add_argument('--sweep', action='store_true')
+    parser.add_argument('--network', choices=sorted(throttle.NETWORKS),
+                        help='also time each plan in Chromium under this connection (quarters_network.py)')
+    parser.add_argument('--network-scales', type=lambda v: [int(x) for x in v.split(',')], default=[1],
+                        help='the DPRs whose steps are timed, such as 1,2 (default 1)')
+    parser.add_argument('--runs', type=int, default=5)
+    parser.add_argument('--chromium', default='/usr/bin/chromium')
     args = parser.parse_args()
     rung, rows = compare(Path(args.data))
     print(f'AVIF Q{AVIF["Q"]} effort {AVIF["effort"]} for tiles, the preview at its ladder\'s Q{rung} effort '
@@ -216,11 +233,16 @@ def main():
     print('| view | needed scale | today -> a third of an octave | tiles | KiB received today | encoded today / thirds '
           '| ratio | KiB with thirds (estimate) | SSIM today / thirds |')
     print('|---|---:|---|---:|---:|---:|---:|---:|---:|')
-    for name, needed, label, now_count, new_count, got, now_bytes, new_bytes, now_ssim, new_ssim in rows:
-        ratio = new_bytes / now_bytes
-        print(f'| {name} | {needed:.4f} | {label} | {now_count} -> {new_count} | {got / 1024:,.0f} | '
-              f'{now_bytes / 1024:,.0f} / {new_bytes / 1024:,.0f} | {ratio:.2f}x | {got * ratio / 1024:,.0f} | '
-              f'{now_ssim:.4f} / {new_ssim:.4f} |')
+    for row in rows:
+        now, new = sum(row['now']), sum(row['new'])
+        print(f'| {row["name"]} | {row["needed"]:.4f} | {row["label"]} | {len(row["now"])} -> {len(row["new"])} | '
+              f'{sum(row["got"]) / 1024:,.0f} | {now / 1024:,.0f} / {new / 1024:,.0f} | {new / now:.2f}x | '
+              f'{sum(row["estimate"]) / 1024:,.0f} | {row["ssim"][0]:.4f} / {row["ssim"][1]:.4f} |')
+    if args.network:
+        import quarters_network
+        for scale in args.network_scales:
+            plans = [(row['name'], None, row['got'], row['estimate']) for row in rows if row['scale'] == scale]
+            quarters_network.report(plans, args.network, args.runs, args.chromium, 'with levels between', scale)
     if args.sweep:
         print()
         print('| view | views | mean tiles, levels an octave apart | a third of an octave | ratio |')

@@ -5,9 +5,10 @@ import { knownTileAccept, tileAccept } from './TileFormat.js';
 /**
  * Asks for an image's base tile, and its preview where the view the viewer will open with (the whole image, at its
  * minimum zoomScale) shows the preview level (rule 8 answers `low`), as soon as its record is in, before the page's
- * viewer and the modules it needs have loaded; the viewer's layer then takes these bytes (`prefetch`). On a 150 ms,
+ * viewer and the modules it needs have been made; the viewer's layer then takes these bytes (`prefetch`). On a 150 ms,
  * 1.6 Mbit/s connection the record was in 0.37 s after the navigation and the preview asked for at 0.86 s, after the
- * modules' three round trips on HTTP/1.1's six connections (docs/benchmarks.md).
+ * modules' three round trips on HTTP/1.1's six connections, when the page loaded its modules as files
+ * (docs/benchmarks.md).
  *
  * `view` is the size the viewer will have, in CSS pixels: the window's by default. A viewer no larger (bars, insets,
  * a page that is part of the window) opens at the same zoomScale or a smaller one, which needs the preview as much,
@@ -40,15 +41,14 @@ function deviceScale() {
 /**
  * Answers asked for before any loader wanted them (`prefetch`), by absolute URL, each a promise of `[url, blob]`:
  * the first loader to want that URL takes it instead of asking again (`takePrefetched`). Here rather than in
- * TileLoader.js so that a page's first step needs only this module, the geometry and the API: one round of requests
- * on HTTP/1.1's six connections, not two.
+ * TileLoader.js so that a page's first step needs only this module, the geometry and the API (a page that loads its
+ * modules as files: one round of requests on HTTP/1.1's six connections, not two).
  */
 const early = new Map();
 
 /**
- * Asks for a tile now, before any loader exists to want it, with the `Accept` a loader's request would send, ahead
- * of the modules still queued for a connection (their preloads are `low`: index.html). Not cancellable: ask only for
- * what the view will want.
+ * Asks for a tile now, before any loader exists to want it, with the `Accept` a loader's request would send, at
+ * `high` priority. Not cancellable: ask only for what the view will want.
  */
 export function prefetch(url) {
   const key = absoluteUrl(url);

@@ -17,7 +17,13 @@ extension TilescopeApp {
         let fileExtension = path.last!.split(separator: ".").last.map { $0.lowercased() } ?? ""
         guard let type = Self.contentTypes[fileExtension] else { throw APIError.notFound("no such file") }
         let full = ([publicFolder] + path).joined(separator: "/")
-        guard let etag = Self.etag(ofFile: full) else { throw APIError.notFound("no such file: /\(path.joined(separator: "/"))") }
+        guard let etag = Self.etag(ofFile: full) else {
+            // The modules in one answer, made from the files (a real file of that name would be served instead).
+            if path == ModulePack.path, let pack = Self.modulePack.answer(publicFolder: publicFolder, request: request) {
+                return pack
+            }
+            throw APIError.notFound("no such file: /\(path.joined(separator: "/"))")
+        }
         let compressible = Self.compressible.contains(fileExtension)
         if compressible, DeflatedFiles.accepted(by: request) {
             // Its own ETag: a cache must not answer a request that does not take deflate with these bytes.
@@ -43,6 +49,7 @@ extension TilescopeApp {
     /// Text the client is made of, sent compressed to a browser that takes it (`DeflatedFiles`).
     static let compressible: Set<String> = ["html", "js", "mjs", "css", "json", "svg", "txt", "map"]
     static let deflated = DeflatedFiles()
+    static let modulePack = ModulePack()
 
     static func isPlainName(_ segment: String) -> Bool {
         !segment.isEmpty && !segment.hasPrefix(".") && segment.utf8.count <= 255

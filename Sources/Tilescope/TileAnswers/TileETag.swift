@@ -99,6 +99,8 @@ struct DocumentETag: Hashable, Sendable {
         case openAPI = "openapi-"
         /// A file of the browser client (`Public/`), by its stamp: no prefix.
         case clientFile = ""
+        /// The client's modules in one answer (`ModulePack`), by a hash of its bytes.
+        case modulePack = "modules-"
     }
 
     let kind: Kind

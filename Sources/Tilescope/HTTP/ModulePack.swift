@@ -1,0 +1,125 @@
+import Foundation
+import HTTPServer
+import Synchronization
+
+/// The browser client's modules in one answer: `GET /js/modules.json` is a JSON object from the path of every `.js`
+/// file under the public folder's `js/` (`"js/main.js"`) to its source. The gallery page makes each a module of its
+/// own from a blob, its relative imports rewritten to name the other modules' blobs (the module pack loader in
+/// index.html), so the page needs one request for its forty modules: over HTTP/1.1's six connections they came in
+/// seven waves of a round trip each, and on a 150 ms connection the first picture waited for the last wave
+/// (docs/benchmarks.md). The modules stay files too: a page or an embed that imports them by URL gets the same code.
+///
+/// Each module is its file with its comment lines left blank (`blankingCommentLines`): the client's comments are a
+/// third of its bytes after compression (65 KB -> 39 KB), and a blank line keeps every other line's number, so that
+/// an error's line is the file's. Built again only when a file under `js/` changes (the list of paths, sizes and
+/// modification times); compressed once per version for a client that takes deflate.
+final class ModulePack: Sendable {
+    private struct Built {
+        let stamp: String
+        let etag: DocumentETag
+        let plain: SharedBytes
+        let deflated: SharedBytes?
+    }
+
+    private let kept = Mutex<Built?>(nil)
+    /// A pack larger than this is not made (the page then loads its modules one by one): the client's is 220 KB.
+    static let largest = 4 << 20
+    static let path = ["js", "modules.json"]
+
+    /// The pack's answer, or nil if the folder has no module or one cannot be read as UTF-8 text.
+    func answer(publicFolder: String, request: Request) -> Response? {
+        guard let built = current(publicFolder: publicFolder) else { return nil }
+        let deflate = built.deflated != nil && DeflatedFiles.accepted(by: request)
+        // Its own ETag when compressed: a cache must not answer a request that does not take deflate with these bytes.
+        let tag = deflate ? String(built.etag.text.dropLast()) + "-deflate\"" : built.etag.text
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", "application/json"), ("ETag", tag), ("Cache-Control", HTTPCaching.revalidate),
+            ("Vary", "Accept-Encoding"),
+        ]
+        if HTTPCaching.notModified(request, etag: tag) { return Response(status: 304, headers: headers) }
+        if deflate, let bytes = built.deflated {
+            headers.append(("Content-Encoding", "deflate"))
+            return Response(status: 200, headers: headers, body: .shared(bytes))
+        }
+        return Response(status: 200, headers: headers, body: .shared(built.plain))
+    }
+
+    private func current(publicFolder: String) -> Built? {
+        let files = Self.modules(under: publicFolder)
+        guard !files.isEmpty else { return nil }
+        let stamp = files.map { "\($0.path) \($0.stamp)" }.joined(separator: "\n")
+        if let built = kept.withLock({ $0 }), built.stamp == stamp { return built }
+        var sources: [String: String] = [:]
+        var total = 0
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: publicFolder + "/" + file.path),
+                  let text = String(data: data, encoding: .utf8) else { return nil }
+            total += data.count
+            guard total <= Self.largest else { return nil }
+            sources[file.path] = Self.blankingCommentLines(text)
+        }
+        guard let json = try? JSONSerialization.data(withJSONObject: sources, options: [.sortedKeys]) else { return nil }
+        let plain = [UInt8](json)
+        let built = Built(stamp: stamp, etag: DocumentETag(.modulePack, body: plain), plain: SharedBytes(copying: plain),
+                          deflated: DeflatedFiles.deflate(plain).map { SharedBytes(copying: $0) })
+        kept.withLock { $0 = built }
+        return built
+    }
+
+    /// Every regular `.js` file under `js/`, by its path from the public folder and its stamp (size and modification
+    /// time), in path order. Symbolic links and dot-led names are left out, as the static files' plain names are.
+    static func modules(under publicFolder: String) -> [(path: String, stamp: String)] {
+        var found: [(path: String, stamp: String)] = []
+        var folders = ["js"]
+        while let folder = folders.popLast() {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: publicFolder + "/" + folder) else {
+                continue
+            }
+            for name in names where TilescopeApp.isPlainName(name) {
+                let path = folder + "/" + name
+                var info = stat()
+                guard lstat(publicFolder + "/" + path, &info) == 0 else { continue }
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR: folders.append(path)
+                case S_IFREG where name.hasSuffix(".js"):
+                    found.append((path, "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"))
+                default: break
+                }
+            }
+        }
+        return found.sorted { $0.path < $1.path }
+    }
+
+    /// `source` with every line that is only a comment made empty: a line that starts with `//`, and the lines of a
+    /// block from one that starts with `/*` to the one that ends with `*/`. Nothing inside a template literal that
+    /// spans lines (the HTML of Chrome.js) is touched: such a literal is followed by the count of backticks on the
+    /// lines of code. Where that count does not come back even at the end (a backtick in a string or a trailing
+    /// comment, say), or a block's last line has code after its `*/`, the source is returned as it is.
+    static func blankingCommentLines(_ source: String) -> String {
+        var lines = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var inTemplate = false
+        var blockStart: Int?
+        for index in lines.indices {
+            let trimmed = lines[index].trimmingCharacters(in: .whitespaces)
+            if let start = blockStart {
+                guard let end = trimmed.range(of: "*/") else { continue }
+                guard trimmed[end.upperBound...].isEmpty else { return source }
+                for line in start...index { lines[line] = "" }
+                blockStart = nil
+            } else if !inTemplate && trimmed.hasPrefix("//") {
+                lines[index] = ""
+            } else if !inTemplate && trimmed.hasPrefix("/*") {
+                blockStart = index
+                // A block that closes on its own line: the same rule, at once.
+                if let end = trimmed.range(of: "*/", range: trimmed.index(trimmed.startIndex, offsetBy: 2)..<trimmed.endIndex) {
+                    guard trimmed[end.upperBound...].isEmpty else { return source }
+                    lines[index] = ""
+                    blockStart = nil
+                }
+            } else if lines[index].utf8.reduce(0, { $0 + ($1 == UInt8(ascii: "`") ? 1 : 0) }) % 2 == 1 {
+                inTemplate.toggle()
+            }
+        }
+        return inTemplate || blockStart != nil ? source : lines.joined(separator: "\n")
+    }
+}

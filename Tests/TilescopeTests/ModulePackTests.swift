@@ -31,7 +31,7 @@ import Testing
     @Test func holdsEveryModuleFileAndNothingElse() throws {
         let root = try folder()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let response = try #require(ModulePack().answer(publicFolder: root, request: Request(method: "GET", rawPath: "/js/modules.json")))
+        let response = try #require(try ModulePack().answer(publicFolder: root, request: Request(method: "GET", rawPath: "/js/modules.json")))
         #expect(try pack(response) == ["js/a.js": "export const a = 1;\n",
                                        "js/ui/b.js": "import { a } from '../a.js';\nexport const b = a;\n"])
         #expect(response.header("Content-Type") == "application/json")
@@ -42,12 +42,12 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         let modules = ModulePack()
         let plain = Request(method: "GET", rawPath: "/js/modules.json")
-        let first = try #require(modules.answer(publicFolder: root, request: plain))
+        let first = try #require(try modules.answer(publicFolder: root, request: plain))
         let tag = try #require(first.headers.first { $0.name == "ETag" }?.value)
         let held = Request(method: "GET", rawPath: "/js/modules.json", headers: ["if-none-match": tag])
-        #expect(modules.answer(publicFolder: root, request: held)?.status == 304)
+        #expect(try modules.answer(publicFolder: root, request: held)?.status == 304)
         try "export const a = 2;\n".write(toFile: root + "/js/a.js", atomically: true, encoding: .utf8)
-        let second = try #require(modules.answer(publicFolder: root, request: held))
+        let second = try #require(try modules.answer(publicFolder: root, request: held))
         #expect(second.status == 200)
         #expect(try pack(second)["js/a.js"] == "export const a = 2;\n")
         #expect(second.headers.first { $0.name == "ETag" }?.value != tag)
@@ -57,8 +57,8 @@ import Testing
         let root = try folder()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let modules = ModulePack()
-        let plain = try #require(modules.answer(publicFolder: root, request: Request(method: "GET", rawPath: "/js/modules.json")))
-        let compressed = try #require(modules.answer(publicFolder: root, request: Request(
+        let plain = try #require(try modules.answer(publicFolder: root, request: Request(method: "GET", rawPath: "/js/modules.json")))
+        let compressed = try #require(try modules.answer(publicFolder: root, request: Request(
             method: "GET", rawPath: "/js/modules.json", headers: ["accept-encoding": "gzip, deflate"])))
         // A pack this small may not shrink: then it goes as it is, and says nothing of deflate.
         if compressed.headers.contains(where: { $0.name == "Content-Encoding" }) {
@@ -71,8 +71,8 @@ import Testing
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pack-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root + "/js", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
-        #expect(ModulePack().answer(publicFolder: root, request: Request(method: "GET", rawPath: "/js/modules.json")) == nil)
-        #expect(ModulePack().answer(publicFolder: root + "/missing", request: Request(method: "GET", rawPath: "/")) == nil)
+        #expect(try ModulePack().answer(publicFolder: root, request: Request(method: "GET", rawPath: "/js/modules.json")) == nil)
+        #expect(try ModulePack().answer(publicFolder: root + "/missing", request: Request(method: "GET", rawPath: "/")) == nil)
     }
 
     @Test func commentLinesAreLeftBlankAndEveryOtherLineKeepsItsNumber() {
@@ -111,6 +111,24 @@ import Testing
         // Code after a block's end, a block never closed, a backtick count that never comes back even.
         for source in ["/* a\n b */ const c = 1;\n// d", "/* a\n// b", "const s = '`';\n// c"] {
             #expect(ModulePack.blankingCommentLines(source) == source)
+        }
+    }
+
+    @Test func aPackOfEntriesIsTheirStaticGraphAndNothingOutsideTheFolder() throws {
+        let root = try folder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try "import { b } from './ui/b.js';\nconst later = () => import('./e.js');\n"
+            .write(toFile: root + "/js/main.js", atomically: true, encoding: .utf8)
+        try "export const e = 1;\n".write(toFile: root + "/js/e.js", atomically: true, encoding: .utf8)
+        let request = Request(method: "GET", rawPath: "/js/modules.json", query: ["entries": "js/main.js"])
+        let response = try #require(try ModulePack().answer(publicFolder: root, request: request))
+        // main.js, what it imports statically (b.js, and a.js through it), not what it imports on demand (e.js).
+        #expect(try pack(response).keys.sorted() == ["js/a.js", "js/main.js", "js/ui/b.js"])
+        #expect(ModulePack.resolved("../../../x.js", from: "js/ui/b.js") == nil)
+        #expect(ModulePack.resolved("../a.js", from: "js/ui/b.js") == "js/a.js")
+        #expect(throws: APIError.self) {
+            try ModulePack().answer(publicFolder: root, request: Request(
+                method: "GET", rawPath: "/js/modules.json", query: ["entries": "js/nothing.js"]))
         }
     }
 }

@@ -71,6 +71,39 @@ def test_the_pack_is_every_module_of_the_client_as_its_file_without_its_comment_
             assert e.code == 304
 
 
+def static_graph(entries, modules):
+    """`entries` and the modules they import statically (`from '...'`, `import '...'`), at any depth."""
+    seen, todo = set(), list(entries)
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for match in ANY_IMPORT.finditer(modules[path]):
+            if match.group(2) or match.group(4):
+                todo.append(resolved(path, match.group(2) or match.group(4)))
+    return seen
+
+
+def test_a_pack_of_entries_is_their_static_import_graph(server):
+    """`?entries=` gives the modules named and what they import statically, at any depth: the gallery page's first
+    step (js/main.js: its record, the base tile and the preview asked for) without its viewer, imported on demand."""
+    modules = client_modules()
+    body, _ = get(server.base + '/js/modules.json?entries=js/main.js')
+    first = json.loads(body)
+    assert sorted(first) == sorted(static_graph(['js/main.js'], modules))
+    assert 'js/tiles/EarlyPreview.js' in first and 'js/tilescope.js' not in first and len(first) < 10, sorted(first)
+    body, _ = get(server.base + '/js/modules.json?entries=js/tiles/EarlyPreview.js,js/gallery/Api.js')
+    assert sorted(json.loads(body)) == sorted(static_graph(['js/tiles/EarlyPreview.js', 'js/gallery/Api.js'], modules))
+    for query in ('js/nothing.js', '', 'js/main.js,', ','.join(['js/main.js'] * 3 + [f'js/x{i}.js' for i in range(17)]),
+                  '../index.html'):
+        try:
+            get(server.base + '/js/modules.json?entries=' + query)
+            raise AssertionError(f'no 404 for entries={query!r}')
+        except urllib.error.HTTPError as e:
+            assert e.code == 404 and 'entries' in json.loads(e.read())['message'], query
+
+
 def test_every_import_of_every_module_is_one_the_loader_rewrites_to_a_module_of_the_pack():
     """A blob module cannot resolve a relative path itself: every import must be a quoted relative path the loader's
     expression finds (single quotes), naming a file of the pack. A module written otherwise would fail from the pack
@@ -93,9 +126,10 @@ def test_the_benchmark_page_loads_its_modules_as_the_gallery_page_does():
     assert loader((REPO / 'bench' / 'client' / 'tilescope.html').read_text()) == loader((PUBLIC / 'index.html').read_text())
 
 
-def test_the_browser_asks_for_the_ring_first_then_one_pack_and_no_module_file(browser, server, request):
-    """In Chromium: the gallery's ring goes out before the pack, each once (the module's own fetch of the ring is
-    answered by the preload), no module is asked for as a file, and the gallery opens from the pack's modules."""
+def test_the_browser_asks_for_the_ring_first_then_the_packs_and_no_module_file(browser, server, request):
+    """In Chromium: the gallery's ring goes out before the packs (js/main.js's graph, and the whole pack), each once
+    (the module's own fetch of the ring is answered by the preload), no module is asked for as a file, and the
+    gallery opens from the packs' modules."""
     with page_session(browser, server.base, request.node) as session:
         page = session.page
         requests = []
@@ -106,7 +140,8 @@ def test_the_browser_asks_for_the_ring_first_then_one_pack_and_no_module_file(br
                                 ".filter((name) => name.startsWith('blob:')).length")
     rings = [url for url in requests if url.startswith('/api/gallery')]
     assert rings == ['/api/gallery?page=0'], rings
-    assert [url for url in requests if url.startswith('/js/')] == ['/js/modules.json'], requests
+    assert sorted(url for url in requests if url.startswith('/js/')) == [
+        '/js/modules.json', '/js/modules.json?entries=js/main.js'], requests
     ahead = requests[:requests.index(rings[0])]
     assert set(ahead) <= {'/', '/css/tilescope.css'}, f'the ring went out after {ahead}'
     assert scripts == 0, 'Resource Timing lists blob modules: the page asked for them some other way'
@@ -117,14 +152,14 @@ def test_without_the_pack_the_gallery_page_loads_its_modules_as_files(browser, s
     modules, and opens all the same."""
     with page_session(browser, server.base, request.node) as session:
         page = session.page
-        session.allowed_failures = re.compile(r'/js/modules\.json$')
-        page.route('**/js/modules.json', lambda route: route.fulfill(status=404, body='{"error": "no pack"}',
-                                                                       content_type='application/json'))
+        session.allowed_failures = re.compile(r'/js/modules\.json')
+        page.route(re.compile(r'/js/modules\.json'), lambda route: route.fulfill(
+            status=404, body='{"error": "no pack"}', content_type='application/json'))
         requests = []
         page.on('request', lambda r: requests.append(r.url.removeprefix(server.base)))
         session.open()
         assert page.evaluate('() => document.documentElement.dataset.ready') == 'true'
-    modules = [url for url in requests if url.startswith('/js/') and url.endswith('.js')]
+    modules = [url for url in requests if url.startswith('/js/') and not url.startswith('/js/modules.json')]
     assert '/js/main.js' in modules and '/js/dom/ScrollView.js' in modules, requests
     assert len(modules) == len(set(modules)), 'a module asked for twice'
 
@@ -139,7 +174,8 @@ def test_the_client_files_come_compressed_to_a_browser_that_takes_deflate(browse
         session.open()
     texts = {path: coding for path, coding in codings.items()
              if path == '/' or path.startswith('/js/') or path.endswith('.css')}
-    assert set(texts) == {'/', '/js/modules.json', '/css/tilescope.css'} and set(texts.values()) == {'deflate'}, texts
+    assert set(texts) == {'/', '/js/modules.json', '/js/modules.json?entries=js/main.js', '/css/tilescope.css'} \
+        and set(texts.values()) == {'deflate'}, texts
     for path, file in (('/js/dom/ScrollView.js', 'js/dom/ScrollView.js'), ('/', 'index.html')):
         plain = (PUBLIC / file).read_bytes()
         with urllib.request.urlopen(server.base + path) as r:

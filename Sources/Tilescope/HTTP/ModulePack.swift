@@ -9,6 +9,10 @@ import Synchronization
 /// seven waves of a round trip each, and on a 150 ms connection the first picture waited for the last wave
 /// (docs/benchmarks.md). The modules stay files too: a page or an embed that imports them by URL gets the same code.
 ///
+/// `?entries=js/main.js,...` limits the pack to those modules and what they import statically, at any depth: the
+/// gallery page asks for its first module's graph (seven small modules) beside the whole pack, so that its first step
+/// (the requests for the base tile and the preview) runs before the whole pack is in.
+///
 /// Each module is its file with its comment lines left blank (`blankingCommentLines`): the client's comments are a
 /// third of its bytes after compression (65 KB -> 39 KB), and a blank line keeps every other line's number, so that
 /// an error's line is the file's. Built again only when a file under `js/` changes (the list of paths, sizes and
@@ -21,14 +25,19 @@ final class ModulePack: Sendable {
         let deflated: SharedBytes?
     }
 
-    private let kept = Mutex<Built?>(nil)
+    /// The whole pack under the key "", each pack limited to entries under their list of entries.
+    private let kept = Mutex<[String: Built]>([:])
+    static let maximumEntries = 16
+    static let packsKept = 8
     /// A pack larger than this is not made (the page then loads its modules one by one): the client's is 220 KB.
     static let largest = 4 << 20
     static let path = ["js", "modules.json"]
 
-    /// The pack's answer, or nil if the folder has no module or one cannot be read as UTF-8 text.
-    func answer(publicFolder: String, request: Request) -> Response? {
-        guard let built = current(publicFolder: publicFolder) else { return nil }
+    /// The pack's answer, or nil if the folder has no module or one cannot be read as UTF-8 text. Throws a 404 for
+    /// an `entries` list that names no module of the pack, or more than `maximumEntries`.
+    func answer(publicFolder: String, request: Request) throws -> Response? {
+        let entries = try Self.entries(request.query["entries"])
+        guard let built = try current(publicFolder: publicFolder, entries: entries) else { return nil }
         let deflate = built.deflated != nil && DeflatedFiles.accepted(by: request)
         // Its own ETag when compressed: a cache must not answer a request that does not take deflate with these bytes.
         let tag = deflate ? String(built.etag.text.dropLast()) + "-deflate\"" : built.etag.text
@@ -44,11 +53,22 @@ final class ModulePack: Sendable {
         return Response(status: 200, headers: headers, body: .shared(built.plain))
     }
 
-    private func current(publicFolder: String) -> Built? {
+    /// The entries a request names, sorted and without repeats; empty for the whole pack.
+    static func entries(_ text: String?) throws -> [String] {
+        guard let text else { return [] }
+        let entries = Set(text.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
+        guard entries.count <= maximumEntries, !entries.contains("") else {
+            throw APIError.notFound("entries: at most \(maximumEntries) module paths such as js/main.js, by commas")
+        }
+        return entries.sorted()
+    }
+
+    private func current(publicFolder: String, entries: [String]) throws -> Built? {
         let files = Self.modules(under: publicFolder)
         guard !files.isEmpty else { return nil }
         let stamp = files.map { "\($0.path) \($0.stamp)" }.joined(separator: "\n")
-        if let built = kept.withLock({ $0 }), built.stamp == stamp { return built }
+        let key = entries.joined(separator: ",")
+        if let built = kept.withLock({ $0[key] }), built.stamp == stamp { return built }
         var sources: [String: String] = [:]
         var total = 0
         for file in files {
@@ -58,12 +78,59 @@ final class ModulePack: Sendable {
             guard total <= Self.largest else { return nil }
             sources[file.path] = Self.blankingCommentLines(text)
         }
+        if !entries.isEmpty {
+            let missing = entries.filter { sources[$0] == nil }
+            guard missing.isEmpty else { throw APIError.notFound("entries: no such module in the pack: \(missing)") }
+            let graph = Self.staticGraph(of: entries, in: sources)
+            sources = sources.filter { graph.contains($0.key) }
+        }
         guard let json = try? JSONSerialization.data(withJSONObject: sources, options: [.sortedKeys]) else { return nil }
         let plain = [UInt8](json)
         let built = Built(stamp: stamp, etag: DocumentETag(.modulePack, body: plain), plain: SharedBytes(copying: plain),
                           deflated: DeflatedFiles.deflate(plain).map { SharedBytes(copying: $0) })
-        kept.withLock { $0 = built }
+        // A newer version of the files replaces every pack made from the older one.
+        // And a few packs at most: lists of entries are the pages' own, but any client may ask for others.
+        kept.withLock { packs in
+            if packs.count >= Self.packsKept || packs.values.contains(where: { $0.stamp != stamp }) { packs = [:] }
+            packs[key] = built
+        }
         return built
+    }
+
+    /// `entries` and every module they import statically (`import ... from './x.js'`, `import './x.js'`), at any
+    /// depth, among `sources`; imports of paths that are not modules of the pack are left out (the page then loads
+    /// them as files). Not `import('./x.js')`: a module imported on demand comes with the whole pack.
+    static func staticGraph(of entries: [String], in sources: [String: String]) -> Set<String> {
+        var seen = Set<String>()
+        var todo = entries
+        while let path = todo.popLast() {
+            guard !seen.contains(path), let text = sources[path] else { continue }
+            seen.insert(path)
+            let range = NSRange(text.startIndex..., in: text)
+            for match in staticImport.matches(in: text, range: range) {
+                guard let found = Range(match.range(at: 1), in: text) else { continue }
+                if let target = resolved(String(text[found]), from: path), sources[target] != nil { todo.append(target) }
+            }
+        }
+        return seen
+    }
+
+    /// A static import's specifier, relative and single-quoted as the client's modules write them (the page's loader
+    /// rewrites only those: Tests/browser/test_module_pack.py holds every module to it).
+    private static let staticImport = try! NSRegularExpression(
+        pattern: #"(?:\bfrom\s*|^\s*import\s*)'(\.\.?/[^'\n]*)'"#, options: [.anchorsMatchLines])
+
+    /// A relative specifier from the module at `path`, as a path of the pack; nil if it climbs out of the folder.
+    static func resolved(_ specifier: String, from path: String) -> String? {
+        var parts = path.split(separator: "/").dropLast().map(String.init)
+        for part in specifier.split(separator: "/", omittingEmptySubsequences: false) {
+            switch part {
+            case ".": continue
+            case "..": if parts.popLast() == nil { return nil }
+            default: parts.append(String(part))
+            }
+        }
+        return parts.joined(separator: "/")
     }
 
     /// Every regular `.js` file under `js/`, by its path from the public folder and its stamp (size and modification

@@ -19,7 +19,7 @@ extension TilescopeApp {
         let full = ([publicFolder] + path).joined(separator: "/")
         guard let etag = Self.etag(ofFile: full) else {
             // The modules in one answer, made from the files (a real file of that name would be served instead).
-            if path == ModulePack.path, let pack = Self.modulePack.answer(publicFolder: publicFolder, request: request) {
+            if path == ModulePack.path, let pack = try Self.modulePack.answer(publicFolder: publicFolder, request: request) {
                 return pack
             }
             throw APIError.notFound("no such file: /\(path.joined(separator: "/"))")

@@ -209,6 +209,11 @@ curl -fsS -o "$run/metrics.txt" "http://127.0.0.1:$port/metrics" || fail "no /me
 curl -fsS -o "$run/openapi.json" "http://127.0.0.1:$port/openapi.json" || fail "no /openapi.json"
 cmp -s "$run/openapi.json" "$ROOT/Sources/Tilescope/OpenAPI/openapi.json" || fail "/openapi.json differs from the committed contract"
 grep -q '^tilescope_tiles_served_total 2$' "$run/metrics.txt" || fail "metrics: $(grep tiles_served "$run/metrics.txt")"
+# The gallery page's modules in one answer, made from the image's copy of Public/js: every module file in it.
+curl -fsS -o "$run/modules.json" "http://127.0.0.1:$port/js/modules.json" || fail "no /js/modules.json"
+modules=$(find "$ROOT/Public/js" -name '*.js' | wc -l)
+packed=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$run/modules.json")
+[ "$packed" = "$modules" ] || fail "the module pack holds $packed modules, Public/js $modules"
 
 # Uploads and deletions write the images folder: on this read-only mount both are refused, plainly.
 upload=$(curl -sS -o "$run/upload.json" -w '%{http_code}' -H 'Authorization: Bearer container-test' \

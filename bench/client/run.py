@@ -44,6 +44,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 import memory
+import module_loader
 import phone
 import throttle
 
@@ -144,6 +145,9 @@ def public_folder(osd, beside=None):
     (folder / 'bench').mkdir()
     for name in ('tilescope.html', 'osd.html', 'harness.js', 'phone.html', 'smoothness.js', 'osd-gallery.html', 'floor.html'):
         shutil.copy(HERE / name, folder / 'bench' / name)
+    # The client's page loads its modules as the gallery page does, with the gallery page's own loader.
+    page = folder / 'bench' / 'tilescope.html'
+    page.write_text(module_loader.with_module_loader(page.read_text()))
     shutil.copy(osd, folder / 'bench' / 'openseadragon.min.js')
     if beside:
         target = folder / 'bench' / 'beside'

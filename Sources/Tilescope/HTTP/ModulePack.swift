@@ -6,7 +6,7 @@ import Synchronization
 /// file under the public folder's `js/` (`"js/main.js"`) to its source. The gallery page makes each a module of its
 /// own from a blob, its relative imports rewritten to name the other modules' blobs (the module pack loader in
 /// index.html), so the page needs one request for its forty modules: over HTTP/1.1's six connections they came in
-/// seven waves of a round trip each, and on a 150 ms connection the first picture waited for the last wave
+/// waves of six, a round trip each, and on a 150 ms connection the first picture waited for the last wave
 /// (docs/benchmarks.md). The modules stay files too: a page or an embed that imports them by URL gets the same code.
 ///
 /// `?entries=js/main.js,...` limits the pack to those modules and what they import statically, at any depth: the

@@ -13,21 +13,28 @@ import Synchronization
 /// gallery page asks for its first module's graph (seven small modules) beside the whole pack, so that its first step
 /// (the requests for the base tile and the preview) runs before the whole pack is in.
 ///
-/// Each module is its file with its comment lines left blank (`blankingCommentLines`): the client's comments are a
-/// third of its bytes after compression (65 KB -> 39 KB), and a blank line keeps every other line's number, so that
+/// Each module is its file with its comment lines left blank (`blankingCommentLines`): the client's comments are two
+/// fifths of its bytes after compression (65 KB -> 40 KB), and a blank line keeps every other line's number, so that
 /// an error's line is the file's. Built again only when a file under `js/` changes (the list of paths, sizes and
 /// modification times); compressed once per version for a client that takes deflate.
 final class ModulePack: Sendable {
     private struct Built {
-        let stamp: String
         let etag: DocumentETag
         let plain: SharedBytes
         let deflated: SharedBytes?
     }
 
-    /// The whole pack under the key "", each pack limited to entries under their list of entries.
-    private let kept = Mutex<[String: Built]>([:])
+    /// The files' sources as one version of them, read once (`stamp`), and the packs made from them: the whole pack
+    /// under the key "", each pack limited to entries under their list.
+    private struct Version {
+        let stamp: String
+        let sources: [String: String]
+        var packs: [String: Built]
+    }
+
+    private let kept = Mutex<Version?>(nil)
     static let maximumEntries = 16
+    /// Packs kept of one version: lists of entries are the pages' own, but any client may ask for others.
     static let packsKept = 8
     /// A pack larger than this is not made (the page then loads its modules one by one): the client's is 220 KB.
     static let largest = 4 << 20
@@ -39,18 +46,9 @@ final class ModulePack: Sendable {
         let entries = try Self.entries(request.query["entries"])
         guard let built = try current(publicFolder: publicFolder, entries: entries) else { return nil }
         let deflate = built.deflated != nil && DeflatedFiles.accepted(by: request)
-        // Its own ETag when compressed: a cache must not answer a request that does not take deflate with these bytes.
-        let tag = deflate ? String(built.etag.text.dropLast()) + "-deflate\"" : built.etag.text
-        var headers: [(name: String, value: String)] = [
-            ("Content-Type", "application/json"), ("ETag", tag), ("Cache-Control", HTTPCaching.revalidate),
-            ("Vary", "Accept-Encoding"),
-        ]
-        if HTTPCaching.notModified(request, etag: tag) { return Response(status: 304, headers: headers) }
-        if deflate, let bytes = built.deflated {
-            headers.append(("Content-Encoding", "deflate"))
-            return Response(status: 200, headers: headers, body: .shared(bytes))
-        }
-        return Response(status: 200, headers: headers, body: .shared(built.plain))
+        let tag = deflate ? TilescopeApp.deflatedTag(built.etag.text) : built.etag.text
+        return TilescopeApp.textAnswer(type: "application/json", tag: tag, deflated: deflate, request: request,
+                                       bytes: { deflate ? built.deflated : built.plain })
     }
 
     /// The entries a request names, sorted and without repeats; empty for the whole pack.
@@ -68,16 +66,10 @@ final class ModulePack: Sendable {
         guard !files.isEmpty else { return nil }
         let stamp = files.map { "\($0.path) \($0.stamp)" }.joined(separator: "\n")
         let key = entries.joined(separator: ",")
-        if let built = kept.withLock({ $0[key] }), built.stamp == stamp { return built }
-        var sources: [String: String] = [:]
-        var total = 0
-        for file in files {
-            guard let data = FileManager.default.contents(atPath: publicFolder + "/" + file.path),
-                  let text = String(data: data, encoding: .utf8) else { return nil }
-            total += data.count
-            guard total <= Self.largest else { return nil }
-            sources[file.path] = Self.blankingCommentLines(text)
-        }
+        let known = kept.withLock { $0 }.flatMap { $0.stamp == stamp ? $0 : nil }
+        if let built = known?.packs[key] { return built }
+        guard let all = known?.sources ?? Self.sources(of: files, in: publicFolder) else { return nil }
+        var sources = all
         if !entries.isEmpty {
             let missing = entries.filter { sources[$0] == nil }
             guard missing.isEmpty else { throw APIError.notFound("entries: no such module in the pack: \(missing)") }
@@ -86,15 +78,30 @@ final class ModulePack: Sendable {
         }
         guard let json = try? JSONSerialization.data(withJSONObject: sources, options: [.sortedKeys]) else { return nil }
         let plain = [UInt8](json)
-        let built = Built(stamp: stamp, etag: DocumentETag(.modulePack, body: plain), plain: SharedBytes(copying: plain),
+        let built = Built(etag: DocumentETag(.modulePack, body: plain), plain: SharedBytes(copying: plain),
                           deflated: DeflatedFiles.deflate(plain).map { SharedBytes(copying: $0) })
-        // A newer version of the files replaces every pack made from the older one.
-        // And a few packs at most: lists of entries are the pages' own, but any client may ask for others.
-        kept.withLock { packs in
-            if packs.count >= Self.packsKept || packs.values.contains(where: { $0.stamp != stamp }) { packs = [:] }
-            packs[key] = built
+        kept.withLock { version in
+            // A newer version of the files replaces the older one and every pack made from it.
+            if version?.stamp != stamp { version = Version(stamp: stamp, sources: all, packs: [:]) }
+            if version!.packs.count >= Self.packsKept { version!.packs = [:] }
+            version!.packs[key] = built
         }
         return built
+    }
+
+    /// Each file's source, its comment lines left blank; nil if one cannot be read as UTF-8 text or all would pass
+    /// `largest`.
+    private static func sources(of files: [(path: String, stamp: String)], in publicFolder: String) -> [String: String]? {
+        var sources: [String: String] = [:]
+        var total = 0
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: publicFolder + "/" + file.path),
+                  let text = String(data: data, encoding: .utf8) else { return nil }
+            total += data.count
+            guard total <= largest else { return nil }
+            sources[file.path] = blankingCommentLines(text)
+        }
+        return sources
     }
 
     /// `entries` and every module they import statically (`import ... from './x.js'`, `import './x.js'`), at any

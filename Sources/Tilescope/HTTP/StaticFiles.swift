@@ -26,16 +26,10 @@ extension TilescopeApp {
         }
         let compressible = Self.compressible.contains(fileExtension)
         if compressible, DeflatedFiles.accepted(by: request) {
-            // Its own ETag: a cache must not answer a request that does not take deflate with these bytes.
-            let tag = String(etag.text.dropLast()) + "-deflate\""
-            var headers: [(name: String, value: String)] = [
-                ("Content-Type", type), ("ETag", tag), ("Cache-Control", HTTPCaching.revalidate),
-                ("Vary", "Accept-Encoding"),
-            ]
-            if HTTPCaching.notModified(request, etag: tag) { return Response(status: 304, headers: headers) }
-            if let bytes = Self.deflated.bytes(at: full, etag: tag) {
-                headers.append(("Content-Encoding", "deflate"))
-                return Response(status: 200, headers: headers, body: .shared(bytes))
+            let tag = Self.deflatedTag(etag.text)
+            if let answer = Self.textAnswer(type: type, tag: tag, deflated: true, request: request,
+                                            bytes: { Self.deflated.bytes(at: full, etag: tag) }) {
+                return answer
             }
         }
         guard var response = HTTPCaching.file(at: full, contentType: type, etag: etag.text,
@@ -50,6 +44,23 @@ extension TilescopeApp {
     static let compressible: Set<String> = ["html", "js", "mjs", "css", "json", "svg", "txt", "map"]
     static let deflated = DeflatedFiles()
     static let modulePack = ModulePack()
+
+    /// The ETag of a text's deflated bytes, its own: a cache must not answer a request that does not take deflate
+    /// with these bytes.
+    static func deflatedTag(_ tag: String) -> String { String(tag.dropLast()) + "-deflate\"" }
+
+    /// A text of the client from memory (`bytes`, deflated or not) under `tag`: a 304 for the copy the client holds,
+    /// else the bytes; nil if `bytes` has none (the caller then sends the file as it is).
+    static func textAnswer(type: String, tag: String, deflated: Bool, request: Request,
+                           bytes: () -> SharedBytes?) -> Response? {
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", type), ("ETag", tag), ("Cache-Control", HTTPCaching.revalidate), ("Vary", "Accept-Encoding"),
+        ]
+        if HTTPCaching.notModified(request, etag: tag) { return Response(status: 304, headers: headers) }
+        guard let body = bytes() else { return nil }
+        if deflated { headers.append(("Content-Encoding", "deflate")) }
+        return Response(status: 200, headers: headers, body: .shared(body))
+    }
 
     static func isPlainName(_ segment: String) -> Bool {
         !segment.isEmpty && !segment.hasPrefix(".") && segment.utf8.count <= 255

@@ -4,7 +4,8 @@ the page a user gets, `/`, with its bars, gallery and side pages, on the one ima
 
 For each load, from the navigation (performance.now()): the first frame in which the image on screen shows a
 picture (its base tile or its preview drawn, decoded, inside the window), the frame in which the page is ready and
-the view complete, and when the last of the page's modules arrived before the first picture (Resource Timing).
+the view complete, and when the last of the page's scripts (module files or module packs) arrived before the
+first picture (Resource Timing).
 
 Usage, after `bench/client/run` made its data folder:
     .venv/bin/python bench/client/gallery_first.py --binary .build/release/tilescope [--network A] [--runs 3]
@@ -57,7 +58,8 @@ def one_load(browser, base, scale, network, timeline=False):
                            timeout=120000)
     marks = page.evaluate('window.__firstPicture')
     modules = page.evaluate("""(before) => performance.getEntriesByType('resource')
-        .filter((e) => e.name.endsWith('.js') && e.responseEnd <= before).map((e) => e.responseEnd)""",
+        .filter((e) => new URL(e.name).pathname.startsWith('/js/') && e.responseEnd <= before)
+        .map((e) => e.responseEnd)""",
                             marks['firstPicture'])
     if timeline:
         entries = page.evaluate("""() => performance.getEntriesByType('resource').map((e) =>
@@ -91,8 +93,8 @@ def main():
             browser = p.chromium.launch(executable_path=args.chromium, args=['--no-sandbox'])
             print(f'The gallery page `/` at {VIEW["width"]}x{VIEW["height"]}, {throttle.describe(args.network, 1)}, '
                   f'medians of {args.runs}, seconds from the navigation:\n')
-            print('| DPR | first picture | page ready and view complete | last module in before the first picture '
-                  '(modules by then) |')
+            print('| DPR | first picture | page ready and view complete | last script in before the first picture '
+                  '(module files or packs by then) |')
             print('|---:|---:|---:|---:|')
             for scale in (int(s) for s in args.scales.split(',')):
                 one_load(browser, server.base, scale, args.network)  # warm: the server's answers made once

@@ -37,7 +37,9 @@ import pyvips
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / 'Tests' / 'browser'))
+sys.path.insert(0, str(ROOT / 'bench' / 'formats'))
 import geometry  # noqa: E402 (the viewport rules, written again in Python)
+import picture  # noqa: E402 (the formats benchmarks' luma and SSIM)
 import throttle  # noqa: E402
 from edge_quadrants import pyramid_folder, received  # noqa: E402
 from run import VIEW, steps  # noqa: E402
@@ -96,24 +98,9 @@ def covering(width, height, level_width, level_height, visible):
     return tiles
 
 
-def ssim(a, b):
-    """Mean SSIM of two 8-bit images' luma in 9 x 9 boxes."""
-    def luma(image):
-        return image.colourspace('b-w')[0].cast('float') if image.bands >= 3 else image.cast('float')
-    x, y = luma(a), luma(b)
-    c1, c2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
-
-    def box(image):
-        return image.boxblur(4) if hasattr(image, 'boxblur') else image.conv(pyvips.Image.new_from_array([[1 / 81] * 9] * 9))
-    mx, my = box(x), box(y)
-    vx, vy, cxy = box(x * x) - mx * mx, box(y * y) - my * my, box(x * y) - mx * my
-    value = ((2 * mx * my + c1) * (2 * cxy + c2)) / ((mx * mx + my * my + c1) * (vx + vy + c2))
-    return value.avg()
-
-
 def encoded(pixels, **settings):
     data = pixels.heifsave_buffer(**settings)
-    return len(data), ssim(pyvips.Image.new_from_buffer(data, '').cast('uchar'), pixels)
+    return len(data), picture.ssim(picture.luma(pyvips.Image.new_from_buffer(data, '')), picture.luma(pixels))
 
 
 def tiles_bytes(image_size, pixels, width, height, visible, settings):

@@ -31,10 +31,10 @@ import Testing
         #expect(try RawHTTP.get(replica.port, warm).status == 200)
 
         seaweed.freeze()
-        // The cold tiles: the first row's that the replica does not have on its disk as the store stops. (Once, in a
-        // full suite under load, the first of them was answered 200; the message below says from where.)
-        let local = (try? FileManager.default.subpathsOfDirectory(atPath: root + "/replica"))?
-            .filter { $0.contains("image_files/\(level)/") }.sorted() ?? []
+        // The cold tiles: the first row's that the replica does not have on its disk once the store is stopped. A
+        // fetch whose answer was already on its way as the store stopped can still land: the listing is taken
+        // again until it holds still.
+        let local = Self.settledListing(root + "/replica", of: "image_files/\(level)/")
         let tiles = (0..<grid.columns).filter { column in !local.contains { $0.hasSuffix("/\(column)_0.jpeg") } }
             .prefix(8).map { "/dzi/wide_files/\(level)/\($0)_0.jpeg?v=\(version)" }
         try #require(tiles.count == 8, "the replica already had \(local)")
@@ -42,8 +42,9 @@ import Testing
         let firstStarted = Date()
         let first = try RawHTTP(port: replica.port, timeoutSeconds: 120).send("GET", tiles[0])
         #expect(first.status == 503, """
-            \(first.status) after \(Date().timeIntervalSince(firstStarted)) s: \(first.text.prefix(100))
+            \(first.status) (\(first.header("Content-Type") ?? "")) after \(Date().timeIntervalSince(firstStarted)) s
             the replica's tiles of level \(level) at the freeze: \(local)
+            and after the first read: \(Self.settledListing(root + "/replica", of: "image_files/\(level)/"))
             \(replica.log.suffix(3000))
             """)
         // From then on: 503 at once, several at a time, none held for the store's timeouts.
@@ -84,6 +85,22 @@ import Testing
         }
         group.wait()
         return results.all
+    }
+
+    /// The files under `folder` whose path contains `part`, listed again every half second (at most ten times)
+    /// until two listings agree.
+    static func settledListing(_ folder: String, of part: String) -> [String] {
+        func list() -> [String] {
+            ((try? FileManager.default.subpathsOfDirectory(atPath: folder)) ?? []).filter { $0.contains(part) }.sorted()
+        }
+        var listing = list()
+        for _ in 0..<10 {
+            Thread.sleep(forTimeInterval: 0.5)
+            let again = list()
+            if again == listing { break }
+            listing = again
+        }
+        return listing
     }
 
     /// Polls `/api/images` until `wide` is ready; its version.

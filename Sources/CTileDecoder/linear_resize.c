@@ -29,8 +29,15 @@ static void free_axis(struct axis *axis) {
 // scale when shrinking, so every input pixel contributes (an antialiased average, as libvips's
 // reduce with its linear kernel), and 1 when enlarging (bilinear interpolation). Input positions
 // past an edge count as the edge pixel.
+static int make_axis_window(struct axis *axis, int in, int out, double scale, double offset);
+
 static int make_axis(struct axis *axis, int in, int out) {
-    double scale = (double)in / (double)out;
+    return make_axis_window(axis, in, out, (double)in / (double)out, 0.0);
+}
+
+// `make_axis` for a window: output pixel `o` is centred on input position (o + 0.5) * scale - 0.5 + offset,
+// where `scale` is the whole axis's (input per output) and `offset` puts this window's output in its input.
+static int make_axis_window(struct axis *axis, int in, int out, double scale, double offset) {
     double radius = scale > 1.0 ? scale : 1.0;
     // The weights are non-zero on the open interval (center - radius, center + radius), which holds
     // at most ceil(2 * radius) whole positions: 4 for a shrink of up to 2, 2 when enlarging.
@@ -44,7 +51,7 @@ static int make_axis(struct axis *axis, int in, int out) {
         return -1;
     }
     for (int o = 0; o < out; o++) {
-        double center = ((double)o + 0.5) * scale - 0.5;
+        double center = ((double)o + 0.5) * scale - 0.5 + offset;
         int first = (int)floor(center - radius) + 1;
         int start = first < 0 ? 0 : first;
         if (start > in - 1) start = in - 1;
@@ -224,10 +231,17 @@ static void resize_row(const uint8_t *in, uint8_t *out, int width, int bands, co
     }
 }
 
+// The window of a whole resize (`ts_resize_linear_window`); the plain resize is the window of scale in / out at 0.
+struct window {
+    double scale_x, scale_y, offset_x, offset_y;
+};
+
 static int resize(const unsigned char *src, size_t src_stride, int src_width, int src_height, int bands,
                   unsigned char *dst, size_t dst_stride, int dst_width, int dst_height, int vector,
-                  char *error, size_t error_size) {
-    if ((bands != 1 && bands != 3) || src_width <= 0 || src_height <= 0 || dst_width <= 0 || dst_height <= 0) {
+                  const struct window *window, char *error, size_t error_size) {
+    if ((bands != 1 && bands != 3) || src_width <= 0 || src_height <= 0 || dst_width <= 0 || dst_height <= 0
+        || (window && !(window->scale_x > 0 && window->scale_y > 0 && window->scale_x < 65536
+                        && window->scale_y < 65536))) {
         snprintf(error, error_size, "cannot resize %dx%d to %dx%d with %d bands",
                  src_width, src_height, dst_width, dst_height, bands);
         return -1;
@@ -237,7 +251,10 @@ static int resize(const unsigned char *src, size_t src_stride, int src_width, in
     // The vertical pass first, one output row at a time, summed along the whole input row in one
     // flat loop (vectorised); then the horizontal pass on that one row, so it runs on output rows
     // only. `tall` is the one intermediate row, with room past its end for the horizontal taps.
-    int make_ok = make_axis(&horizontal, src_width, dst_width) == 0 && make_axis(&vertical, src_height, dst_height) == 0;
+    int make_ok = window
+        ? make_axis_window(&horizontal, src_width, dst_width, window->scale_x, window->offset_x) == 0
+            && make_axis_window(&vertical, src_height, dst_height, window->scale_y, window->offset_y) == 0
+        : make_axis(&horizontal, src_width, dst_width) == 0 && make_axis(&vertical, src_height, dst_height) == 0;
     // The taps past the row, plus one word: the vector loops read every pixel as 4 bytes.
     size_t padding = make_ok ? (size_t)horizontal.taps * (size_t)bands + 4 : 0;
     uint8_t *tall = calloc(src_row + padding, 1);
@@ -259,9 +276,11 @@ static int resize(const unsigned char *src, size_t src_stride, int src_width, in
             accumulate(sums, src + (size_t)(start + k) * src_stride, w[k], src_row);
         }
         uint8_t *out = dst + (size_t)o * dst_stride;
-        uint8_t *target = dst_width == src_width ? out : tall;
+        // A plain resize to the same width needs no horizontal pass; a window always takes one.
+        int same_width = !window && dst_width == src_width;
+        uint8_t *target = same_width ? out : tall;
         to_bytes(target, sums, src_row);
-        if (dst_width != src_width) resize_row(tall, out, dst_width, bands, &horizontal, vector);
+        if (!same_width) resize_row(tall, out, dst_width, bands, &horizontal, vector);
     }
     free(tall);
     free(sums);
@@ -274,12 +293,23 @@ int ts_resize_linear(const unsigned char *src, size_t src_stride, int src_width,
                      unsigned char *dst, size_t dst_stride, int dst_width, int dst_height,
                      char *error, size_t error_size) {
     return resize(src, src_stride, src_width, src_height, bands, dst, dst_stride, dst_width, dst_height, 1,
-                  error, error_size);
+                  NULL, error, error_size);
 }
 
 int ts_resize_linear_scalar(const unsigned char *src, size_t src_stride, int src_width, int src_height, int bands,
                             unsigned char *dst, size_t dst_stride, int dst_width, int dst_height,
                             char *error, size_t error_size) {
     return resize(src, src_stride, src_width, src_height, bands, dst, dst_stride, dst_width, dst_height, 0,
-                  error, error_size);
+                  NULL, error, error_size);
+}
+
+int ts_resize_linear_window(const unsigned char *src, size_t src_stride, int src_width, int src_height, int bands,
+                            unsigned char *dst, size_t dst_stride, int dst_width, int dst_height,
+                            double scale_x, double scale_y, double src_x, double src_y, double dst_x, double dst_y,
+                            char *error, size_t error_size) {
+    // Output pixel o of the window is pixel dst_x + o of the whole output, centred on whole-input position
+    // (dst_x + o + 0.5) * scale - 0.5, which is that minus src_x in `src`.
+    struct window window = {scale_x, scale_y, dst_x * scale_x - src_x, dst_y * scale_y - src_y};
+    return resize(src, src_stride, src_width, src_height, bands, dst, dst_stride, dst_width, dst_height, 1,
+                  &window, error, error_size);
 }

@@ -133,3 +133,57 @@ private struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+/// `ts_resize_linear_window`: a window of a whole resize, given the input pixels its filter reaches, is exactly
+/// that part of the whole resize, so tiles made one by one (`BetweenLevelTile`) join without seams.
+@Suite struct ResizeWindowTests {
+    @Test(arguments: [(1000, 625), (1000, 800), (999, 624), (300, 301)])
+    func windowsSideBySideAreTheWholeResize(inSide: Int, outSide: Int) throws {
+        let bands = 3
+        let source = TestImages.pixels(width: inSide, height: 37, seed: 4)
+        let whole = try Self.resize(source, in: (inSide, 37), window: (0, 0, inSide, 37), out: (outSide, 23),
+                                    outWindow: (0, 0, outSide, 23), bands: bands)
+        // The whole window is the plain resize.
+        var plain = [UInt8](repeating: 0, count: outSide * 23 * bands)
+        var message = [CChar](repeating: 0, count: 256)
+        #expect(ts_resize_linear(source, inSide * bands, Int32(inSide), 37, Int32(bands), &plain, outSide * bands,
+                                 Int32(outSide), 23, &message, message.count) == 0)
+        #expect(plain == whole)
+        let scaleX = Double(inSide) / Double(outSide)
+        var joined = [UInt8](repeating: 0, count: outSide * 23 * bands)
+        var start = 0
+        while start < outSide {
+            let length = min(97, outSide - start)
+            let reach = BetweenLevelTile.reach(start, length, scale: scaleX, extent: inSide)
+            let part = try Self.resize(source, in: (inSide, 37), window: (reach.lowerBound, 0, reach.count, 37),
+                                       out: (outSide, 23), outWindow: (start, 0, length, 23), bands: bands)
+            for row in 0..<23 {
+                for x in 0..<length * bands {
+                    joined[(row * outSide + start) * bands + x] = part[row * length * bands + x]
+                }
+            }
+            start += length
+        }
+        #expect(joined == whole)
+    }
+
+    /// Resizes the `window` (x, y, width, height) of `source` as the `outWindow` of a whole output `out`.
+    static func resize(_ source: [UInt8], in size: (Int, Int), window: (Int, Int, Int, Int), out: (Int, Int),
+                       outWindow: (Int, Int, Int, Int), bands: Int) throws -> [UInt8] {
+        var input = [UInt8](repeating: 0, count: window.2 * window.3 * bands)
+        for row in 0..<window.3 {
+            for x in 0..<window.2 * bands {
+                input[row * window.2 * bands + x] = source[((window.1 + row) * size.0 + window.0) * bands + x]
+            }
+        }
+        var output = [UInt8](repeating: 0, count: outWindow.2 * outWindow.3 * bands)
+        var message = [CChar](repeating: 0, count: 256)
+        let status = ts_resize_linear_window(input, window.2 * bands, Int32(window.2), Int32(window.3), Int32(bands),
+                                             &output, outWindow.2 * bands, Int32(outWindow.2), Int32(outWindow.3),
+                                             Double(size.0) / Double(out.0), Double(size.1) / Double(out.1),
+                                             Double(window.0), Double(window.1), Double(outWindow.0),
+                                             Double(outWindow.1), &message, message.count)
+        try #require(status == 0, "\(String(cString: message))")
+        return output
+    }
+}

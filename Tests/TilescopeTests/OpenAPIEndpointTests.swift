@@ -37,7 +37,8 @@ import Testing
         let paths = try #require(try Self.document()["paths"] as? [String: Any])
         let samples = ["id": "tiny", "level": "3", "column": "1", "row": "2", "region": "full", "size": "max",
                        "rotation": "0", "quality": "default", "format": "jpg", "file": "index.html", "folder": "gallery",
-                       "tileFormat": "webp", "version": "0123456789abcdef", "name": "label"]
+                       "tileFormat": "webp", "version": "0123456789abcdef", "name": "label", "step": "1",
+                       "betweenFormat": "avif"]
         var routes = Set<Int>()
         for template in paths.keys {
             var path = template

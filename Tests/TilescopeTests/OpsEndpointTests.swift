@@ -222,7 +222,7 @@ import Testing
     @Test func routeClassifierAgreesWithTheRouter() throws {
         let paths = [
             "/api/images", "/api/images/a%20b", "/api/images/x/viewport", "/api/images/x/rating", "/api/images/x/signed-urls", "/api/gallery", "/api/jobs/j1",
-            "/dzi/x.dzi", "/dzi/x_files/3/1_2.jpeg", "/images/x/preview.jpeg", "/images/x/preview.avif", "/", "/app.js", "/healthz", "/readyz",
+            "/dzi/x.dzi", "/dzi/x_files/3/1_2.jpeg", "/images/x/between/3/1/1_2.avif", "/images/x/preview.jpeg", "/images/x/preview.avif", "/", "/app.js", "/healthz", "/readyz",
             "/metrics", "/iiif/3/x", "/iiif/3/x/info.json", "/iiif/3/x/full/max/0/default.jpg", "/openapi.json",
             "/iiif/2/x", "/iiif/2/x/info.json", "/iiif/2/x/full/full/0/default.jpg", "/iiif/presentation/x/manifest.json",
             "/iiif/presentation/gallery/manifest.json", "/iiif/presentation/collection.json",

@@ -40,6 +40,17 @@ int ts_resize_linear(const unsigned char *src, size_t src_stride, int src_width,
                      unsigned char *dst, size_t dst_stride, int dst_width, int dst_height,
                      char *error, size_t error_size);
 
+/// `ts_resize_linear` of a window of a larger resize: `src` is the part of a whole input that starts at
+/// (`src_x`, `src_y`), `dst` the part of the whole output that starts at (`dst_x`, `dst_y`), and the whole
+/// output is the whole input shrunk or enlarged by `scale_x` and `scale_y` input pixels per output pixel
+/// (centres aligned, as libvips's resize). `src` must hold every input pixel the window's filter reaches
+/// (`scale` beyond its centres when shrinking, 1 when enlarging) except past the whole input's edges, where
+/// the nearest is repeated: so windows side by side give the bytes one whole resize would.
+int ts_resize_linear_window(const unsigned char *src, size_t src_stride, int src_width, int src_height, int bands,
+                            unsigned char *dst, size_t dst_stride, int dst_width, int dst_height,
+                            double scale_x, double scale_y, double src_x, double src_y, double dst_x, double dst_y,
+                            char *error, size_t error_size);
+
 /// `ts_resize_linear` with the horizontal pass in plain C loops only: the reference its vector
 /// loops are tested against (they must give exactly the same bytes).
 int ts_resize_linear_scalar(const unsigned char *src, size_t src_stride, int src_width, int src_height, int bands,

@@ -159,7 +159,8 @@ extension Endpoint {
              .iiif2Info(let id), .presentationManifest(let id):
             return id
         case let .deepZoomTile(id, _, _, _), let .deepZoomFormatTile(id, _, _, _, _), let .deepZoomVersionedTile(id, _, _, _, _, _),
-             let .previewFormat(id, _), let .associatedImage(id, _), let .iiifImage(id, _, _, _, _), let .iiif2Image(id, _, _, _, _):
+             let .previewFormat(id, _), let .associatedImage(id, _), let .iiifImage(id, _, _, _, _), let .iiif2Image(id, _, _, _, _),
+             let .betweenTile(id, _, _, _, _, _):
             return id
         case .imageList, .gallery, .staticFile, .health, .readiness, .metrics, .openAPI, .presentationGallery, .presentationCollection:
             return nil

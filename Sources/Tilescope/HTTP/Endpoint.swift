@@ -25,6 +25,9 @@ public enum Endpoint: Equatable, Sendable {
     case previewFormat(id: String, format: String)
     /// `/images/{id}/associated/{name}.jpeg`: a slide's associated image (`AssociatedImages`).
     case associatedImage(id: String, name: String)
+    /// `/images/{id}/between/{level}/{step}/{column}_{row}.{jpeg,avif}`: a tile of a level between Deep Zoom levels
+    /// `level` and `level + 1` (`BetweenLevel`); `step` is the segment as sent (1 or 2 when valid).
+    case betweenTile(id: String, level: Int, step: String, column: Int, row: Int, format: String)
     case staticFile(path: [String])
     case health
     case readiness
@@ -84,7 +87,7 @@ public enum Endpoint: Equatable, Sendable {
         case "api": return "no API endpoint at /api/\(segments.dropFirst().joined(separator: "/"))"
         case "auth": return "IIIF Authorization Flow 2.0 services are /auth/login, /auth/token, /auth/logout, /auth/external, /auth/probe/{id} and /auth/degraded/{id}.jpeg"
         case "dzi": return "Deep Zoom paths are /dzi/{id}.dzi and /dzi/{id}_files/{level}/{column}_{row}.jpeg"
-        case "images": return "an image's previews are /images/{id}/preview.jpeg and /images/{id}/preview.avif, a slide's associated images /images/{id}/associated/{name}.jpeg"
+        case "images": return "an image's previews are /images/{id}/preview.jpeg and /images/{id}/preview.avif, a slide's associated images /images/{id}/associated/{name}.jpeg, the tiles of the levels between Deep Zoom's /images/{id}/between/{level}/{step}/{column}_{row}.{jpeg,avif}"
         case "iiif" where segments.count > 1 && segments[1] == "presentation":
             return "IIIF Presentation resources are /iiif/presentation/collection.json, "
                 + "/iiif/presentation/gallery/manifest.json and /iiif/presentation/{id}/manifest.json "

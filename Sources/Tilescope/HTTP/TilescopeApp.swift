@@ -274,6 +274,8 @@ public final class TilescopeApp: HTTPHandler, @unchecked Sendable {
             }
         case .preview(let id): return try preview(id, request)
         case let .associatedImage(id, name): return try associatedImage(id, name: name, request)
+        case let .betweenTile(id, level, step, column, row, format):
+            return try betweenTile(id, level: level, step: step, column: column, row: row, format: format, request)
         case .previewFormat(let id, let format):
             guard let format = DeepZoomTileFormat(fileExtension: format) else {
                 throw APIError.notFound("\(format.uppercased()) previews are not offered here (libvips has no encoder for them)")

@@ -162,7 +162,13 @@ extension URLShape {
         parts: [literal("images"), id, literal("associated"), .value(suffix: ".jpeg", nonEmpty: true)], route: .preview) {
         .associatedImage(id: $0.strings[0], name: $0.strings[1])
     }
-    static let previews = [preview, previewAVIF, previewPNG, associatedImage]
+    /// `/images/{id}/between/{level}/{step}/{column}_{row}.{format}`
+    static let betweenTile = URLShape(
+        parts: [literal("images"), id, literal("between"), .level, parameter, .tile], route: .betweenTile) { values in
+        .betweenTile(id: values.strings[0], level: values.level, step: values.strings[1], column: values.column,
+                     row: values.row, format: values.format)
+    }
+    static let previews = [preview, previewAVIF, previewPNG, associatedImage, betweenTile]
 
     static let operations: [URLShape] = [
         URLShape(parts: [literal("healthz")], route: .health) { _ in .health },

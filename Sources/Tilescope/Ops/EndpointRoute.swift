@@ -14,6 +14,7 @@ extension Endpoint {
         case gallery = "gallery"
         case deepZoomDescriptor = "dzi_descriptor"
         case deepZoomTile = "dzi_tile"
+        case betweenTile = "between_tile"
         case preview = "preview"
         case staticFile = "static"
         case health = "healthz"
@@ -63,6 +64,7 @@ extension Endpoint {
         case .deepZoomTile, .deepZoomFormatTile, .deepZoomVersionedTile: return .deepZoomTile
         // A slide's label and macro are small pictures of it published with the preview: counted with it.
         case .preview, .previewFormat, .associatedImage: return .preview
+        case .betweenTile: return .betweenTile
         case .staticFile: return .staticFile
         case .health: return .health
         case .readiness: return .readiness

@@ -64,6 +64,7 @@ final class DerivedFormats: Sendable {
         switch question.picture {
         case let .tile(level, column, row): return tile(question, level: level, column: column, row: row)
         case .preview: return preview(question)
+        case let .between(level, column, row): return betweenTile(question, level: level, column: column, row: row)
         }
     }
 

@@ -19,6 +19,8 @@ struct TileETag: Hashable, Sendable {
         case preview
         /// A slide's associated image (its label, its macro...), by name (`AssociatedImageEntry.isName`).
         case associated(name: String)
+        /// A tile of a level between Deep Zoom levels `level` and `level + 1` (`BetweenLevel`).
+        case between(level: Int, step: Int, column: Int, row: Int)
         /// A descriptor: the stored one (format nil), or one in a derived tile format; `namesTilesFolder` when
         /// its `Url` names the versioned tiles folder (`VersionedTiles`), which depends on the host asked.
         case descriptor(format: DeepZoomTileFormat?, namesTilesFolder: Bool)
@@ -70,6 +72,7 @@ struct TileETag: Hashable, Sendable {
         case let .tile(level, column, row): return "\"\(version)-\(level)-\(column)-\(row)\(suffix)\""
         case .preview: return "\"\(version)-preview\(suffix)\""
         case let .associated(name): return "\"\(version)-associated-\(name)\(suffix)\""
+        case let .between(level, step, column, row): return "\"\(version)-b\(level).\(step)-\(column)-\(row)\(suffix)\""
         case let .descriptor(format, namesTilesFolder):
             let format = format.map { "-" + $0.rawValue } ?? ""
             return "\"\(version)-dzi\(format)\(namesTilesFolder ? "-url" : "")\(suffix)\""

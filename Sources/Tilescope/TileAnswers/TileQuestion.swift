@@ -1,4 +1,5 @@
 import HTTPServer
+import ScrollGeometry
 
 /// What a client asks of a derived-format route, once the route has found the image, checked the tile is
 /// one of its published pyramid's, and read what the request says: which picture (a tile, the preview), in
@@ -8,6 +9,8 @@ struct TileQuestion: Sendable {
     enum Picture: Sendable, Equatable {
         case tile(level: Int, column: Int, row: Int)
         case preview
+        /// A tile of a level between two Deep Zoom levels, made from the finer one's stored tiles.
+        case between(BetweenLevel, column: Int, row: Int)
     }
 
     let record: ImageRecord
@@ -32,6 +35,8 @@ struct TileQuestion: Sendable {
         switch picture {
         case .tile: return 2 * 256 * 256
         case .preview: return 2 * 1024 * 1024
+        // The finer level's pixels it reads (up to 1.6 x 1.6 tiles' worth), then the tile encoded.
+        case .between: return 4 * 256 * 256
         }
     }
 }

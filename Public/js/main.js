@@ -39,6 +39,7 @@ async function start() {
     gallery,
     state: () => gallery.state(),
     viewport: () => gallery.scrollView?.viewport() ?? null,
+    deepZoomViewport: () => gallery.scrollView?.viewport({ deepZoom: true }) ?? null,
     request: () => gallery.scrollView?.request() ?? null,
   };
   document.documentElement.dataset.ready = 'true';

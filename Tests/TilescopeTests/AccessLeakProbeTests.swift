@@ -38,6 +38,7 @@ import Testing
     /// Each parameter's values: the first is the default, the others are tried one at a time.
     static func samples(version: String) -> [String: [String]] {
         ["level": ["9", "0", "10", "99"], "column": ["0", "1"], "row": ["0"], "tileFormat": ["webp", "avif", "png", "jpeg"],
+         "step": ["1", "2", "3"], "betweenFormat": ["avif", "jpeg", "webp"],
          "version": [version, "0123456789abcdef"], "region": ["full", "square", "0,0,100,100", "pct:10,10,50,50"],
          "size": ["max", "100,", "^max", "pct:50", "!64,64"], "rotation": ["0", "!90", "45"],
          "quality": ["default", "color", "gray", "bitonal"], "format": ["jpg", "png", "webp", "gif", "tif"],

@@ -107,6 +107,39 @@ import Testing
         #expect(made.body.count < first.body.count)
     }
 
+    /// To a client that takes JPEG XL: the stand-in recompressed (the JPEG inside), then the smaller of
+    /// the AVIF and the JPEG XL kept beside it, either the tile's picture.
+    @Test func aClientThatTakesJPEGXLGetsItWhereSmaller() throws {
+        try #require(DeepZoomTileFormat.offered.contains(.avif))
+        let server = try Self.server.get()
+        let record = try #require(server.service.library.record("pattern"))
+        let pyramid = try #require(record.pyramid)
+        let below = pyramid.maxLevel - 1
+        let level = try #require(BetweenLevel(below: below, step: 1, in: pyramid))
+        let path = "/images/pattern/between/\(below)/1/1_2.avif?v=\(record.version)"
+        let accept = ["Accept": "image/jxl,image/avif,image/webp,image/*,*/*;q=0.8"]
+        let first = try server.get(path, headers: accept)
+        try #require(first.status == 200, "\(first.status) \(first.text)")
+        #expect(first.header("vary") == "Accept")
+        #expect(["image/jxl", "image/jpeg"].contains(first.header("content-type") ?? ""))
+        #expect(first.header("cache-control") == DerivedFormats.interimCacheControl)
+        let jpeg = try server.get("/images/pattern/between/\(below)/1/1_2.jpeg?v=\(record.version)")
+        if first.header("content-type") == "image/jxl" {
+            // The same JPEG inside (libjxl decodes its coefficients with its own rounding, not libjpeg-turbo's).
+            let same = TestImages.psnr(try IIIFEndToEndTests.Decoded(first.body).pixels, try IIIFEndToEndTests.Decoded(jpeg.body).pixels)
+            #expect(same > 45, "\(same) dB")
+        }
+        try InterimFormatTileTests.waitForEncodings(server)
+        let made = try server.get(path, headers: accept)
+        let avif = try server.get(path)
+        #expect(avif.header("content-type") == "image/avif")
+        #expect(["image/jxl", "image/avif"].contains(made.header("content-type") ?? ""), "\(made.header("content-type") ?? "")")
+        #expect(made.body.count <= avif.body.count && made.header("cache-control")?.contains("immutable") == true)
+        let rect = level.tileRect(column: 1, row: 2, in: pyramid)
+        let psnr = TestImages.psnr(try IIIFEndToEndTests.Decoded(made.body).pixels, try Self.reference(level, pyramid, rect))
+        #expect(psnr > 28, "\(psnr) dB")
+    }
+
     @Test func badAddressesAreRefusedWithWhy() throws {
         let server = try Self.server.get()
         let record = try #require(server.service.library.record("pattern"))

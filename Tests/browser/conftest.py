@@ -151,7 +151,8 @@ def browser():
 
 
 # Cancelling a tile that is no longer needed is a feature: Chromium reports it as net::ERR_ABORTED.
-CANCELLABLE = re.compile(r'/dzi/[^/]+_files/\d+/\d+_\d+\.(jpeg|webp|avif)|/images/[^/]+/preview\.(jpeg|avif)')
+CANCELLABLE = re.compile(r'/dzi/[^/]+_files/\d+/\d+_\d+\.(jpeg|webp|avif)|/images/[^/]+/preview\.(jpeg|avif)'
+                         r'|/images/[^/]+/between/\d+/[12]/\d+_\d+\.(jpeg|avif)')
 
 
 class Session:

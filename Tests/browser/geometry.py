@@ -1,6 +1,7 @@
 """The viewport rules of issue 3 (rules 1-10, zoomToRect, tap), written again in Python for the tests, so the
 browser's numbers are checked against the written rules and not against themselves."""
 import math
+import re
 
 EPS = 1e-9
 
@@ -140,3 +141,24 @@ def zoom_around(img, req, new_zoom, view_point):
     _, _, _, lo, hi = limits(img, req)
     nz = clamp(new_zoom, lo, hi)
     return settle(img, {**req, 'zoomScale': nz, 'offsetX': ix * nz - view_point[0], 'offsetY': iy * nz - view_point[1]})
+
+
+# Tile URLs: Deep Zoom's (id, level, column, row), and the levels between them (docs/api.md#levels-between-deep-zooms:
+# id, the Deep Zoom level below, step 1 or 2, column, row).
+DEEP_ZOOM_TILE = re.compile(r'/dzi/([^/]+)_files/(\d+)/(\d+)_(\d+)\.(?:jpeg|webp|avif|png)')
+BETWEEN_TILE = re.compile(r'/images/([^/]+)/between/(\d+)/([12])/(\d+)_(\d+)\.(?:jpeg|avif)')
+
+
+def is_tile(url):
+    return bool(DEEP_ZOOM_TILE.search(url) or BETWEEN_TILE.search(url))
+
+
+def level_in_thirds(url):
+    """The client's level of a tile URL (LevelsBetween.js): Deep Zoom's level L is 3L, the two between L and L + 1
+    are 3L + 1 and 3L + 2."""
+    deep_zoom = DEEP_ZOOM_TILE.search(url)
+    if deep_zoom:
+        return 3 * int(deep_zoom.group(2))
+    between = BETWEEN_TILE.search(url)
+    return 3 * int(between.group(2)) + int(between.group(3))
+

@@ -134,7 +134,7 @@ def test_client_agrees_with_the_viewport_api(session, server):
     for image in server.images:
         for view in views:
             session.open(f"#image={image['id']}{view}")
-            client = session.page.evaluate('window.tilescope.viewport()')
+            client = session.page.evaluate('window.tilescope.deepZoomViewport()')
             req = session.page.evaluate('window.tilescope.request()')
             query = urllib.parse.urlencode({k: req[k] for k in ('width', 'height', 'scale', 'zoomScale', 'offsetX', 'offsetY')})
             if req.get('insets'):  # the bars' contentInset (top, left, bottom, right)

@@ -9,6 +9,7 @@ from PIL import Image
 import geometry
 from conftest import IMAGES, OUTPUT, VIEW, page_session
 from reference import psnr, render_viewport
+from geometry import level_in_thirds
 
 MIN_PSNR = 30.0
 
@@ -129,21 +130,24 @@ def test_fit_deep_zoom_and_corner_match_libvips(browser, server, image_folder, r
 
 
 def test_retina_fetches_sharper_tiles_than_plain(browser, server, request):
-    """The same view at devicePixelRatio 1 and 2: level chosen by density, one level apart."""
-    levels = {}
+    """The same view at devicePixelRatio 1 and 2: level chosen by density, one Deep Zoom level apart (rule 8, as the
+    viewport API says), and the level drawn (with the levels between: in thirds) the finest fetched, never finer."""
+    levels, drawn = {}, {}
     for scale in (1, 2):
         with page_session(browser, server.base, request.node, scale) as session:
             session.open('#image=a-land&zoomScale=0.3&offsetX=500&offsetY=300')
-            vp = session.page.evaluate('window.tilescope.viewport()')
+            vp = session.page.evaluate('window.tilescope.deepZoomViewport()')
             levels[scale] = vp['level']
             land = by_id(server, 'a-land')
             expected = geometry.viewport(land, {**VIEW, 'scale': scale, 'zoomScale': 0.3, 'offsetX': 500, 'offsetY': 300})
             assert vp['level'] == expected['level']
+            drawn[scale] = session.page.evaluate('window.tilescope.viewport()')['level']
+            assert 3 * (expected['level'] - 1) < drawn[scale] <= 3 * expected['level']
             requested = session.page.evaluate("""() => performance.getEntriesByType('resource')
-                .map(e => e.name).filter(n => n.includes('_files/'))""")
-            deepest = max(int(u.split('_files/')[1].split('/')[0]) for u in requested)
-            assert deepest == expected['level'], f'fetched level {deepest}, needed {expected["level"]} (over-fetching?)'
-    assert levels[2] == levels[1] + 1
+                .map(e => e.name).filter(n => n.includes('/a-land_files/') || n.includes('/a-land/between/'))""")
+            deepest = max(level_in_thirds(u) for u in requested)
+            assert deepest == drawn[scale], f'fetched level {deepest}, needed {drawn[scale]} (over-fetching?)'
+    assert levels[2] == levels[1] + 1 and drawn[2] > drawn[1]
 
 
 def test_tile_cache_stays_bounded_while_panning(session, server):
@@ -172,8 +176,9 @@ def test_tile_cache_stays_bounded_while_panning(session, server):
 
 
 def test_last_good_level_stays_until_the_new_one_has_loaded(session, server):
-    """Zooming from level 11 to 12: in the same instant the level-11 tiles are still drawn under the loading
-    level-12 ones (no blank area); once level 12 has loaded, level 11 is gone. Then a jump far away cancels
+    """Zooming in from one level to the next finer one the view needs (Deep Zoom's 11 to 12; drawn from the levels
+    between them and below, in thirds): in the same instant the old level's tiles are still drawn under the loading
+    new ones (no blank area); once the new level has loaded, the old one is gone. Then a jump far away cancels
     the tiles still on their way."""
     session.open('#image=a-land&zoomScale=0.4&offsetX=100&offsetY=50')
     land = by_id(server, 'a-land')
@@ -185,23 +190,26 @@ def test_last_good_level_stays_until_the_new_one_has_loaded(session, server):
         // The base tile (the one-tile level, always underneath) aside.
         const shown = () => [...sv.layer.shown].filter(t => t.level !== sv.layer.baseLevel)
             .map(t => ({level: t.level, loaded: t.loaded}));
+        const old = sv.layer.level;
         sv.setView({zoomScale: 0.8, offsetX: 400, offsetY: 250});
+        const level = sv.layer.level, needed = sv.layer.neededTiles.length;
         const during = shown();
-        const pending = sv.layer.loader.pendingKeys.filter(k => k.startsWith('12/'));
+        const pending = sv.layer.loader.pendingKeys.filter(k => k.startsWith(`${level}/`));
         sv.setView({zoomScale: 2, offsetX: 4000, offsetY: 3000});
         const stillLoading = sv.layer.loader.pendingKeys.filter(k => pending.includes(k));
         sv.setView({zoomScale: 0.8, offsetX: 400, offsetY: 250});
-        return {during, pendingCount: pending.length, stillLoading: stillLoading.length};
+        return {old, level, needed, during, pendingCount: pending.length, stillLoading: stillLoading.length};
     }""")
-    during = snapshot['during']
-    assert any(t['level'] == 11 and t['loaded'] for t in during), 'the last good level must stay visible'
-    assert {t['level'] for t in during} <= {11, 12}
+    old, level, during = snapshot['old'], snapshot['level'], snapshot['during']
+    assert 3 * 10 < old <= 3 * 11 and 3 * 11 < level <= 3 * 12 and old < level, snapshot
+    assert any(t['level'] == old and t['loaded'] for t in during), 'the last good level must stay visible'
+    assert {t['level'] for t in during} <= {old, level}
     assert snapshot['pendingCount'] > 0 and snapshot['stillLoading'] == 0, 'tiles left behind are cancelled'
     session.wait_idle()
     levels = session.page.evaluate("""(() => { const layer = window.tilescope.gallery.scrollView.layer;
         return [...layer.shown].filter(t => t.level !== layer.baseLevel).map(t => t.level); })()""")
-    assert set(levels) == {12}
-    assert len(levels) == len(after['tiles'])
+    assert set(levels) == {level}
+    assert len(levels) == snapshot['needed'] <= len(after['tiles'])
 
 
 def test_window_resize_keeps_aspect_fit(session, server):

@@ -9,7 +9,7 @@ frame (frames.py), never timed:
 and the run did cancel requests (else it tested nothing)."""
 import frames
 from conftest import page_session
-from test_load import TILE
+from geometry import is_tile, level_in_thirds
 
 # What the current page's tile layer shows and waits for at one frame.
 LAYER = """() => {
@@ -41,9 +41,9 @@ def test_quick_zooms_and_pans_on_a_slow_network_show_and_fetch_nothing_stale(bro
         page = session.page
         frames.install(page)
         cancelled, finished = [], []
-        page.on('requestfailed', lambda r: 'ERR_ABORTED' in (r.failure or '') and TILE.search(r.url)
+        page.on('requestfailed', lambda r: 'ERR_ABORTED' in (r.failure or '') and is_tile(r.url)
                 and cancelled.append(r.url))
-        page.on('requestfinished', lambda r: TILE.search(r.url) and finished.append(r.url))
+        page.on('requestfinished', lambda r: is_tile(r.url) and finished.append(r.url))
         session.open('#image=a-land')
         cdp = page.context.new_cdp_session(page)
         cdp.send('Network.enable')
@@ -64,6 +64,6 @@ def test_quick_zooms_and_pans_on_a_slow_network_show_and_fetch_nothing_stale(bro
         stale = set(s['pending']) - wanted
         assert not stale, f'frame {i} still waits for levels {sorted(stale, key=str)} no longer needed: {s}'
     assert cancelled, 'no request was cancelled: the keys no longer outrun the network, the test shows nothing'
-    levels = sorted({int(TILE.search(u).group(2)) for u in cancelled})
+    levels = sorted({level_in_thirds(u) for u in cancelled})
     print(f'{len(cancelled)} tile requests cancelled (levels {levels}), {len(finished)} finished, '
           f'{len(samples)} frames')

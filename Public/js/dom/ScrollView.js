@@ -4,6 +4,7 @@ import {
 } from '../geometry/Viewport.js';
 import { rubberBanded, rubberBandInverse, easeOutCubic, viewBetween, DECELERATION } from '../geometry/Motion.js';
 import { Pyramid } from '../geometry/Pyramid.js';
+import { LevelsBetween } from '../geometry/LevelsBetween.js';
 import { TileLayer, tileURL } from '../tiles/TileLayer.js';
 import { Animator, MomentumAxis } from './Animator.js';
 import { Emitter } from './Emitter.js';
@@ -49,10 +50,11 @@ class ForeignPyramid extends Pyramid {
   }
 }
 
+/** The image's levels: with the levels between Deep Zoom's where its server makes them (`urls.between`). */
 export function pyramidOf(image) {
   const { width, height, tileSize, overlap } = image;
-  return image.previewSide ? new ForeignPyramid(width, height, tileSize, overlap, image.previewSide)
-    : new Pyramid(width, height, tileSize, overlap);
+  if (image.previewSide) return new ForeignPyramid(width, height, tileSize, overlap, image.previewSide);
+  return image.urls?.between ? new LevelsBetween(width, height, tileSize, overlap) : new Pyramid(width, height, tileSize, overlap);
 }
 
 /**
@@ -142,10 +144,16 @@ export class ScrollView {
     return zoomLimits(this.pyramid, this.#baseRequest());
   }
 
-  /** The viewport answer (rules 1-10) for the current view, as GET /api/images/{id}/viewport gives it. */
-  viewport() {
-    const urls = { tile: (l, c, r) => tileURL(this.image.urls.tiles, l, c, r), preview: this.image.urls.preview };
-    return computeViewport(this.pyramid, this.request(), urls);
+  /**
+   * The viewport answer (rules 1-10) for the current view: the tiles this view draws, with their URLs, in its
+   * levels (with the levels between Deep Zoom's, numbered in thirds: `LevelsBetween`). `deepZoom`: in Deep Zoom's
+   * levels alone, as GET /api/images/{id}/viewport gives it.
+   */
+  viewport({ deepZoom = false } = {}) {
+    const pyramid = deepZoom ? (this.pyramid.deepZoom ?? this.pyramid) : this.pyramid;
+    const tile = pyramid.tileURL ? (l, c, r) => pyramid.tileURL(this.image.urls, l, c, r)
+      : (l, c, r) => tileURL(this.image.urls.tiles, l, c, r);
+    return computeViewport(pyramid, this.request(), { tile, preview: this.image.urls.preview });
   }
 
   /** The visible part of the image in image pixels (rule 5), for a navigator. */

@@ -40,6 +40,14 @@ export class Pyramid {
     return [start, end];
   }
 
+  /**
+   * Rule 8's level: clamp(maxLevel + ceil(log2(density)), 0, maxLevel), the coarsest level at least as sharp as the
+   * screen (`density`: device pixels per image pixel), in the same order of operations as Sources/ScrollGeometry.
+   */
+  levelForDensity(density) {
+    return Math.min(Math.max(this.maxLevel + Math.ceil(Math.log2(density) - 1e-9), 0), this.maxLevel);
+  }
+
   /** The largest level whose sides are both at most maxSide: the level the preview image is. */
   previewLevel(maxSide = 1024) {
     let level = this.maxLevel;

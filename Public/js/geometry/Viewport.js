@@ -79,8 +79,7 @@ export function resolutionFor(pyramid, zoomScale, scale) {
   const density = zoomScale * scale;
   const threshold = previewScale / scale;
   if (density <= previewScale + EPSILON) return { resolution: 'low', level: null, threshold };
-  const level = clamp(pyramid.maxLevel + ceilEps(Math.log2(density)), 0, pyramid.maxLevel);
-  return { resolution: 'high', level, threshold };
+  return { resolution: 'high', level: pyramid.levelForDensity(density), threshold };
 }
 
 /** Rule 5: the visible part of the image, in image pixels: the intersection divided by zoomScale, as the server. */

@@ -106,6 +106,10 @@ export function withTileFormat(image, formats) {
   if (offered === null || typeof offered !== 'object') return image;
   const format = [formats].flat().find((f) => offered[f]);
   const { formats: _offered, ...urls } = image.urls;
-  if (format) Object.assign(urls, { tiles: offered[format].tiles, preview: offered[format].preview });
+  if (format) {
+    Object.assign(urls, { tiles: offered[format].tiles, preview: offered[format].preview });
+    // The levels between Deep Zoom's (docs/api.md#levels-between-deep-zooms), where made in this format.
+    if (offered[format].between) urls.between = offered[format].between;
+  }
   return { ...image, urls };
 }

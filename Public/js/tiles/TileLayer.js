@@ -313,10 +313,15 @@ export class TileLayer {
       const key = keyOfTile(t);
       if (seen.has(key) || this.cache.peek(key) || this.failed.has(key)) continue;
       seen.add(key);
-      missing.push(t.whole ? { ...t } : { key, level: t.level, column: t.column, row: t.row,
-                                          url: tileURL(this.image.urls.tiles, t.level, t.column, t.row) });
+      missing.push(t.whole ? { ...t } : { key, level: t.level, column: t.column, row: t.row, url: this.#url(t) });
     }
     this.loader.want(missing);
+  }
+
+  /** A tile's URL: by the pyramid where it has levels of its own (`LevelsBetween`), else the record's template. */
+  #url(t) {
+    return this.pyramid.tileURL ? this.pyramid.tileURL(this.image.urls, t.level, t.column, t.row)
+      : tileURL(this.image.urls.tiles, t.level, t.column, t.row);
   }
 
   /** The tiles of the view's level one tile ahead of the viewport in the direction of the pan. */

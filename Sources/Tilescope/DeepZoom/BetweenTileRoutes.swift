@@ -32,7 +32,7 @@ extension TilescopeApp {
         try requirePublished(level: between.finer, of: record, in: manifest)
         let question = TileQuestion(
             record: record, manifest: manifest, picture: .between(between, column: column, row: row), format: tileFormat,
-            acceptsJXL: false, cacheControl: HTTPCaching.cacheControl(for: request, currentVersion: record.version),
+            acceptsJXL: JPEGXLAnswers.accepted(by: request), cacheControl: HTTPCaching.cacheControl(for: request, currentVersion: record.version),
             mayStartWork: request.method == "GET", holds: { HTTPCaching.notModified(request, etag: $0) })
         return reply(derivedFormats.answer(question), for: request)
     }

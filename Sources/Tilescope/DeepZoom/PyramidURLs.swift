@@ -96,6 +96,15 @@ public struct PyramidURLs: Hashable, Sendable {
 
     private static let alphaPreviewLayout = Layout(URLShape.previewPNG)
 
+    /// `/images/{id}/between/{level}/{step}/{col}_{row}.{format}?v={version}`: the tiles template of the levels
+    /// between Deep Zoom's (`BetweenLevel`) in `format`; nil for a format they are not made in (JPEG and AVIF only).
+    func between(in format: DeepZoomTileFormat) -> String? {
+        guard format == .jpeg || format == .avif else { return nil }
+        let template = URLShape.betweenTile.template(names: ["id", "step"], format: format.rawValue)
+        return mount + template.replacingOccurrences(of: "{id}", with: Self.percentEncoded(imageID)) + "?v="
+            + Self.percentEncoded(version)
+    }
+
     /// `/dzi/{id}_files/{level}/{column}_{row}.jpeg?v={version}`
     public func tile(_ address: TileAddress) -> String {
         "\(tilePrefix)\(address.level)/\(address.column)_\(address.row)\(tileSuffix)"

@@ -27,6 +27,9 @@ public struct ImageJSON: Encodable, Sendable {
     public struct FormatURLs: Encodable, Sendable, Equatable {
         public var tiles: String
         public var preview: String
+        /// The tiles of the levels between Deep Zoom's in this format (`BetweenLevel`), for JPEG and AVIF, when
+        /// the image has them (not a transparent image, nor a source served directly).
+        public var between: String?
     }
 
     public var id: String
@@ -107,7 +110,8 @@ public struct ImageJSON: Encodable, Sendable {
                     viewport: "/api/images/\(PyramidURLs.percentEncoded(record.id))/viewport",
                     formats: Dictionary(uniqueKeysWithValues: (direct ? [.jpeg] : DeepZoomTileFormat.offered(transparent: transparent)).map { format in
                         (format.rawValue, FormatURLs(tiles: links.tiles(in: format),
-                                                     preview: links.preview(for: format, transparent: transparent)))
+                                                     preview: links.preview(for: format, transparent: transparent),
+                                                     between: direct || transparent ? nil : links.between(in: format)))
                     }))
     }
 
@@ -120,7 +124,9 @@ public struct ImageJSON: Encodable, Sendable {
         json.urls.tiles = mount + urls.tiles
         json.urls.preview = mount + urls.preview
         json.urls.viewport = mount + urls.viewport
-        json.urls.formats = urls.formats.mapValues { FormatURLs(tiles: mount + $0.tiles, preview: mount + $0.preview) }
+        json.urls.formats = urls.formats.mapValues {
+            FormatURLs(tiles: mount + $0.tiles, preview: mount + $0.preview, between: $0.between.map { mount + $0 })
+        }
         json.associatedImages = associatedImages?.map { image in
             var image = image
             image.url = mount + image.url

@@ -14,6 +14,11 @@ struct BetweenLevelFiles: Sendable {
     func path(column: Int, row: Int, format: DeepZoomTileFormat) -> String {
         "\(versionFolder)/between/\(level.below).\(level.step)/\(column)_\(row).\(format.rawValue)"
     }
+
+    /// The JPEG XL kept beside an AVIF tile where it is the smaller (`keepBetweenJPEGXL`).
+    func jxlPath(column: Int, row: Int) -> String {
+        "\(versionFolder)/between/\(level.below).\(level.step)/\(column)_\(row).jxl"
+    }
 }
 
 /// How a tile of a level between Deep Zoom's is answered (`DerivedFormats.answer`, `.between`):
@@ -21,7 +26,10 @@ struct BetweenLevelFiles: Sendable {
 ///   region decoded and shrunk in plain memory, `RegionPixels`), stored, and answered;
 /// - in AVIF, the stored file, else the tile's JPEG (stored, or made as above) at once as the stand-in, briefly
 ///   cached under a tag of its own (`InterimFormatTiles`' rule), while the AVIF is made behind the reply at the
-///   settings of the AVIF tiles made from a finer level (`TileQualities.finerLevelAVIFQuality`).
+///   settings of the AVIF tiles made from a finer level (`TileQualities.finerLevelAVIFQuality`);
+/// - to a client that accepts JPEG XL, as for Deep Zoom's AVIF tiles (`JPEGXLAnswers`): the `.jxl` kept beside the
+///   AVIF where it came out smaller (the JPEG recompressed losslessly, or a lossy one of the tile's pixels at the
+///   JPEG's SSIM), and the stand-in recompressed as JPEG XL where that is smaller.
 extension DerivedFormats {
     func betweenTile(_ question: TileQuestion, level: BetweenLevel, column: Int, row: Int) -> TileAnswer {
         let record = question.record, version = question.version
@@ -48,13 +56,19 @@ extension DerivedFormats {
         }
         let avifPath = files.path(column: column, row: row, format: .avif)
         let avifTag = TileETag(version: version, subject, encoding: DeepZoomTileFormat.avif.folderName)
+        if question.acceptsJXL, let stored = stored(files.jxlPath(column: column, row: row), type: JPEGXLAnswers.mediaType,
+                                                    etag: avifTag.with(.keptJPEGXL), cacheControl: cacheControl, question) {
+            return stored
+        }
         if let stored = stored(avifPath, type: "image/avif", etag: avifTag, cacheControl: cacheControl, question) {
             return stored
         }
         let interimTag = avifTag.with(.interimJPEG), interimCacheControl = Self.interimCacheControl
-        if question.holds(interimTag.text) {
+        let interimJXLTag = avifTag.with(.interimJPEGXL)
+        for (tag, type) in [(interimTag, "image/jpeg"), (interimJXLTag, JPEGXLAnswers.mediaType)]
+        where question.holds(tag.text) && (type == "image/jpeg" || question.acceptsJXL) {
             if question.mayStartWork { queueBetweenAVIF(question, level: level, column: column, row: row, files: files) }
-            return .notModified(type: "image/jpeg", etag: interimTag, cacheControl: interimCacheControl)
+            return .notModified(type: type, etag: tag, cacheControl: interimCacheControl)
         }
         return .made(soon: true, pixels: question.workPixels) { [self] in
             let start = DispatchTime.now().uptimeNanoseconds
@@ -66,8 +80,13 @@ extension DerivedFormats {
                 return .failed(APIError(error), varies: false)
             }
             if question.mayStartWork { queueBetweenAVIF(question, level: level, column: column, row: row, files: files) }
+            let timing = "tile;desc=between-interim, render;dur=" + Self.milliseconds(since: start)
+            if question.acceptsJXL, let jxl = JPEGXLAnswers.smaller(jpeg, than: jpeg.count, name: "between \(column)_\(row)") {
+                return .bytes(.made(jxl), type: JPEGXLAnswers.mediaType, etag: interimJXLTag, cacheControl: interimCacheControl,
+                              timing: timing)
+            }
             return .bytes(.made(jpeg), type: "image/jpeg", etag: interimTag, cacheControl: interimCacheControl,
-                          timing: "tile;desc=between-interim, render;dur=" + Self.milliseconds(since: start))
+                          timing: timing)
         }
     }
 
@@ -109,13 +128,37 @@ extension DerivedFormats {
         encodings.enqueue(target) { [self] in
             guard access(target, F_OK) != 0 else { return }  // made meanwhile by an earlier encoding
             do {
-                let avif = try betweenPixels(record, pyramid, level: level, column: column, row: row).image()
+                let pixels = try betweenPixels(record, pyramid, level: level, column: column, row: row)
+                let reference = pixels.copy()
+                let avif = try pixels.image()
                     .avifData(quality: TileQualities.finerLevelAVIFQuality, effort: TileQualities.finerLevelAVIFEffort)
+                // The JPEG XL first: a client that takes it looks for it before the AVIF.
+                if let jpeg = FileManager.default.contents(atPath: files.path(column: column, row: row, format: .jpeg)) {
+                    keepBetweenJPEGXL(of: [UInt8](jpeg), reference: reference, ifSmallerThan: avif.count,
+                                      at: files.jxlPath(column: column, row: row), files: files)
+                }
                 DerivedFile.publish(avif, at: target, versionFolder: files.versionFolder)
             } catch {
                 Log.info("cannot make the avif tile \(record.id) between \(level.below).\(level.step) \(column)_\(row): \(error)")
             }
         }
+    }
+
+    /// Keeps the smaller of the tile's JPEG recompressed losslessly as JPEG XL and a lossy JPEG XL of its pixels that
+    /// reaches the JPEG's SSIM against them, where it is smaller than the AVIF (`limit`), as Deep Zoom's AVIF tiles do
+    /// (`DeepZoomFormatTiles.keepJPEGXL`).
+    private func keepBetweenJPEGXL(of jpeg: [UInt8], reference: PlainPixels, ifSmallerThan limit: Int, at path: String,
+                                   files: BetweenLevelFiles) {
+        var best = JPEGXLAnswers.smaller(jpeg, than: limit, name: path)
+        do {
+            if let lossy = try TileQualities.sourceJPEGXL.first(of: reference, reaching: jpeg, under: best?.count ?? limit) {
+                best = lossy
+            }
+        } catch {
+            Log.info("cannot make the lossy JPEG XL of \(path): \(error)")
+        }
+        guard let best else { return }
+        DerivedFile.publish(best, at: path, versionFolder: files.versionFolder)
     }
 
     private static func milliseconds(since start: UInt64) -> String {

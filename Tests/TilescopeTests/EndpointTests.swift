@@ -162,9 +162,13 @@ import Testing
         #expect(Set(json.urls.formats.keys) == Set(DeepZoomTileFormat.offeredForEveryImage.map(\.rawValue)))
         for format in DeepZoomTileFormat.offeredForEveryImage {
             #expect(json.urls.formats[format.rawValue]
-                    == ImageJSON.FormatURLs(tiles: record.urls.tiles(in: format), preview: record.urls.preview(for: format)))
+                    == ImageJSON.FormatURLs(tiles: record.urls.tiles(in: format), preview: record.urls.preview(for: format),
+                                            between: record.urls.between(in: format)))
+            // The levels between Deep Zoom's are made in JPEG and AVIF only.
+            #expect((json.urls.formats[format.rawValue]?.between != nil) == [.jpeg, .avif].contains(format))
         }
-        #expect(json.urls.formats["jpeg"] == ImageJSON.FormatURLs(tiles: json.urls.tiles, preview: json.urls.preview))
+        #expect(json.urls.formats["jpeg"] == ImageJSON.FormatURLs(tiles: json.urls.tiles, preview: json.urls.preview,
+                                                                   between: "/images/a/between/{level}/{step}/{col}_{row}.jpeg?v=00ff"))
         // A transparent image's pyramid adds PNG, and its previews keep the alpha.
         var transparent = record
         transparent.status = .ready(PyramidManifest(pyramid: try #require(record.pyramid), source: "a.jpg", version: "00ff",
@@ -174,5 +178,7 @@ import Testing
         #expect(Set(alpha.urls.formats.keys) == Set(DeepZoomTileFormat.offered.map(\.rawValue)))
         #expect(alpha.urls.formats["png"]?.preview.hasPrefix("/images/a/preview.png?") == true)
         #expect(alpha.urls.formats["webp"]?.preview.hasPrefix("/images/a/preview.png?") == true)
+        // Its tiles are PNG: nothing between Deep Zoom's levels is made from them.
+        #expect(alpha.urls.formats.values.allSatisfy { $0.between == nil })
     }
 }

@@ -196,6 +196,60 @@ def test_every_tile_format_shows_the_same_picture(case, suffix, accept):
     assert between <= BETWEEN_ANSWERS, f'{suffix} and JPEG tiles differ by {between:.1f} levels'
 
 
+BETWEEN_FRACTIONS = {1: (5, 8), 2: (4, 5)}
+
+
+def between_size(image, below, step):
+    """A level between Deep Zoom levels `below` and `below + 1`: the finer one's size times 5/8 or 4/5, rounded up."""
+    width, height = level_size(image, below + 1)
+    numerator, denominator = BETWEEN_FRACTIONS[step]
+    return -(-width * numerator // denominator), -(-height * numerator // denominator)
+
+
+def stitched_between(server, image, below, step, suffix, accept=None):
+    """A level between Deep Zoom's from its tiles in `suffix`, each tile's overlap cut away."""
+    width, height = between_size(image, below, step)
+    size, overlap = image['tileSize'], image['overlap']
+    template = image['urls']['formats'][suffix]['between']
+    out = np.zeros((height, width, 3))
+    for row in range(-(-height // size)):
+        for column in range(-(-width // size)):
+            url = (template.replace('{level}', str(below)).replace('{step}', str(step))
+                   .replace('{col}', str(column)).replace('{row}', str(row)))
+            status, _, body = server.get(url, accept=accept)
+            assert status == 200, f'{url}: {status}'
+            tile = decode(body)
+            x, y = (overlap if column else 0), (overlap if row else 0)
+            w, h = min(size, width - column * size), min(size, height - row * size)
+            out[row * size: row * size + h, column * size: column * size + w] = tile[y: y + h, x: x + w]
+    return out
+
+
+@pytest.mark.parametrize('step, suffix, accept', [(1, 'jpeg', None), (2, 'jpeg', None), (2, 'avif', None),
+                                                  (1, 'avif', 'image/jxl,image/avif,*/*')])
+def test_the_levels_between_show_the_same_picture(case, step, suffix, accept):
+    """The levels between Deep Zoom's (docs/api.md#levels-between-deep-zooms), just above the preview level: libvips's
+    reading shrunk by the pyramid's rule to the finer level, then resized by libvips to the level's size."""
+    server, image, reference = case
+    formats = image['urls']['formats']
+    if image['fileName'] in sources.DIRECT or image.get('alpha'):
+        # Made from stored JPEG tiles: a source served directly has none, a transparent one keeps PNG tiles.
+        assert not any('between' in links for links in formats.values()), formats
+        return
+    below = image['previewLevel']
+    if below >= image['maxLevel']:
+        assert 'between' in formats[suffix]
+        below = image['maxLevel'] - 1
+        if below < 0:
+            return
+    finer = box_shrunk(reference, 2 ** (image['maxLevel'] - below - 1)).round().clip(0, 255).astype(np.uint8)
+    width, height = between_size(image, below, step)
+    finer_image = pyvips.Image.new_from_memory(np.ascontiguousarray(finer).tobytes(), finer.shape[1], finer.shape[0], 3, 'uchar')
+    expected = as_array(finer_image.resize(width / finer.shape[1], vscale=height / finer.shape[0], kernel='linear'))
+    answer = stitched_between(server, image, below, step, suffix, accept)
+    expect_faithful(answer, expected, f'level {below}.{step} in {suffix} (Accept {accept})')
+
+
 # The longest side IIIF `max` gives in each format: info.json's maxWidth (JPEG's 65500), or the format's own.
 MAX_SIDE = {'jpg': 65500, 'png': 65500, 'tif': 65500, 'webp': 16383, 'avif': 16384}
 

@@ -55,6 +55,7 @@ import http2_front  # noqa: E402 (the browser tests' HTTP/2 front)
 OUT = ROOT / 'bench' / 'out' / 'client'
 VIEW = {'width': 1280, 'height': 800}
 TILE = '_files/'
+BETWEEN = '/between/'
 TILE_FORMATS = ('.jpeg', '.webp', '.avif')
 # The viewers, each a page under /bench/ and its query: OpenSeadragon with its defaults (the JPEG descriptor, as its
 # users write /dzi/{id}.dzi), OpenSeadragon on the WebP or the AVIF descriptor (extra columns, for an honest
@@ -208,7 +209,8 @@ class Network:
 
     def _sent(self, e):
         path = urllib.request.urlparse(e['request']['url']).path
-        kind = ('tile' if TILE in path and path.endswith(TILE_FORMATS)
+        # A tile of Deep Zoom's levels, or of the levels between them (Tilescope's own, /images/{id}/between/...).
+        kind = ('tile' if (TILE in path or BETWEEN in path) and path.endswith(TILE_FORMATS)
                 else 'preview' if path.endswith(('/preview.jpeg', '/preview.avif')) else None)
         if kind:
             self.requests[e['requestId']] = {'path': path, 'kind': kind, 'bytes': 0, 'state': 'sent', 'step': self.step}

@@ -245,6 +245,14 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
+def level_of(path):
+    """A tile's level as text: Deep Zoom's ("11"), or a level between Deep Zoom's 11 and 12 ("11.1", "11.2")."""
+    if BETWEEN in path:
+        below, step = path.split(BETWEEN)[1].split('/')[:2]
+        return f'{below}.{step}'
+    return path.split(TILE)[1].split('/')[0]
+
+
 def pending_encodings(base):
     """AVIF tiles the server is still making behind a JPEG answer (its /metrics)."""
     with urllib.request.urlopen(base + '/metrics', timeout=10) as r:
@@ -320,10 +328,10 @@ def one_run(browser, base, viewer, image, scale, plan, pid=None, network=None, c
         'first_picture_from_navigation_ms': report['firstPictureSinceNavigation'],
         'loaded_from_navigation_ms': loaded_since_navigation,
         'view_deviation': deviation,
-        'tiles_per_level': {level: sum(1 for r in tiles if r['path'].split(TILE)[1].split('/')[0] == level)
-                            for level in sorted({r['path'].split(TILE)[1].split('/')[0] for r in tiles}, key=int)},
-        'kib_per_level': {level: round(sum(r['bytes'] for r in tiles if r['path'].split(TILE)[1].split('/')[0] == level) / 1024)
-                          for level in sorted({r['path'].split(TILE)[1].split('/')[0] for r in tiles}, key=int)},
+        'tiles_per_level': {level: sum(1 for r in tiles if level_of(r['path']) == level)
+                            for level in sorted({level_of(r['path']) for r in tiles}, key=float)},
+        'kib_per_level': {level: round(sum(r['bytes'] for r in tiles if level_of(r['path']) == level) / 1024)
+                          for level in sorted({level_of(r['path']) for r in tiles}, key=float)},
         'preview_kib': round(sum(r['bytes'] for r in previews) / 1024),
         'preview_types': sorted({r.get('type') or '?' for r in previews}),
         'formats': sorted({r['path'].rsplit('.', 1)[1] for r in tiles}),

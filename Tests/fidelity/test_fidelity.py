@@ -114,13 +114,19 @@ def level_size(image, level):
 
 def stitched(server, image, level, suffix='jpeg', accept=None):
     """The level from its tiles (`suffix` their format), each tile's overlap cut away."""
-    width, height = level_size(image, level)
+    template = image['urls']['tiles'].replace('.jpeg', '.' + suffix).replace('{level}', str(level))
+    return assembled(server, image, level_size(image, level), template, accept)
+
+
+def assembled(server, image, size_of_level, template, accept):
+    """A level `size_of_level` (width, height) from the tiles `template` names by `{col}` and `{row}`, each tile's
+    overlap cut away."""
+    width, height = size_of_level
     size, overlap = image['tileSize'], image['overlap']
-    template = image['urls']['tiles'].replace('.jpeg', '.' + suffix)
     out = np.zeros((height, width, 3))
     for row in range(-(-height // size)):
         for column in range(-(-width // size)):
-            url = template.replace('{level}', str(level)).replace('{col}', str(column)).replace('{row}', str(row))
+            url = template.replace('{col}', str(column)).replace('{row}', str(row))
             status, _, body = server.get(url, accept=accept)
             assert status == 200, f'{url}: {status}'
             tile = decode(body)
@@ -208,21 +214,8 @@ def between_size(image, below, step):
 
 def stitched_between(server, image, below, step, suffix, accept=None):
     """A level between Deep Zoom's from its tiles in `suffix`, each tile's overlap cut away."""
-    width, height = between_size(image, below, step)
-    size, overlap = image['tileSize'], image['overlap']
-    template = image['urls']['formats'][suffix]['between']
-    out = np.zeros((height, width, 3))
-    for row in range(-(-height // size)):
-        for column in range(-(-width // size)):
-            url = (template.replace('{level}', str(below)).replace('{step}', str(step))
-                   .replace('{col}', str(column)).replace('{row}', str(row)))
-            status, _, body = server.get(url, accept=accept)
-            assert status == 200, f'{url}: {status}'
-            tile = decode(body)
-            x, y = (overlap if column else 0), (overlap if row else 0)
-            w, h = min(size, width - column * size), min(size, height - row * size)
-            out[row * size: row * size + h, column * size: column * size + w] = tile[y: y + h, x: x + w]
-    return out
+    template = image['urls']['formats'][suffix]['between'].replace('{level}', str(below)).replace('{step}', str(step))
+    return assembled(server, image, between_size(image, below, step), template, accept)
 
 
 @pytest.mark.parametrize('step, suffix, accept', [(1, 'jpeg', None), (2, 'jpeg', None), (2, 'avif', None),

@@ -36,24 +36,10 @@ extension DerivedFormats {
         let files = BetweenLevelFiles(versionFolder: store.versionFolder(id: record.id, version: version), level: level)
         let jpegPath = files.path(column: column, row: row, format: .jpeg)
         let subject = TileETag.Subject.between(level: level.below, step: level.step, column: column, row: row)
-        let jpegTag = TileETag(version: version, subject)
-        let cacheControl = question.cacheControl
         guard question.format == .avif else {
-            if let stored = stored(jpegPath, type: "image/jpeg", etag: jpegTag, cacheControl: cacheControl, question) {
-                return stored
-            }
-            return .made(soon: true, pixels: question.workPixels) { [self] in
-                let start = DispatchTime.now().uptimeNanoseconds
-                let jpeg: [UInt8]
-                do {
-                    jpeg = try betweenJPEG(question, level: level, column: column, row: row, files: files)
-                } catch {
-                    return .failed(APIError(error), varies: false)
-                }
-                return .bytes(.made(jpeg), type: "image/jpeg", etag: jpegTag, cacheControl: cacheControl,
-                              timing: "tile;desc=between, render;dur=" + Self.milliseconds(since: start))
-            }
+            return betweenJPEGTile(question, level: level, column: column, row: row, files: files, subject: subject)
         }
+        let cacheControl = question.cacheControl
         let avifPath = files.path(column: column, row: row, format: .avif)
         let avifTag = TileETag(version: version, subject, encoding: DeepZoomTileFormat.avif.folderName)
         if question.acceptsJXL, let stored = stored(files.jxlPath(column: column, row: row), type: JPEGXLAnswers.mediaType,
@@ -87,6 +73,27 @@ extension DerivedFormats {
             }
             return .bytes(.made(jpeg), type: "image/jpeg", etag: interimTag, cacheControl: interimCacheControl,
                           timing: timing)
+        }
+    }
+
+    /// The tile in JPEG: its file, else made, stored and answered.
+    private func betweenJPEGTile(_ question: TileQuestion, level: BetweenLevel, column: Int, row: Int,
+                                 files: BetweenLevelFiles, subject: TileETag.Subject) -> TileAnswer {
+        let jpegTag = TileETag(version: question.version, subject), cacheControl = question.cacheControl
+        let path = files.path(column: column, row: row, format: .jpeg)
+        if let stored = stored(path, type: "image/jpeg", etag: jpegTag, cacheControl: cacheControl, question) {
+            return stored
+        }
+        return .made(soon: true, pixels: question.workPixels) { [self] in
+            let start = DispatchTime.now().uptimeNanoseconds
+            let jpeg: [UInt8]
+            do {
+                jpeg = try betweenJPEG(question, level: level, column: column, row: row, files: files)
+            } catch {
+                return .failed(APIError(error), varies: false)
+            }
+            return .bytes(.made(jpeg), type: "image/jpeg", etag: jpegTag, cacheControl: cacheControl,
+                          timing: "tile;desc=between, render;dur=" + Self.milliseconds(since: start))
         }
     }
 

@@ -28,8 +28,8 @@ struct BetweenLevelFiles: Sendable {
 ///   cached under a tag of its own (`InterimFormatTiles`' rule), while the AVIF is made behind the reply at the
 ///   settings of the AVIF tiles made from a finer level (`TileQualities.finerLevelAVIFQuality`);
 /// - to a client that accepts JPEG XL, as for Deep Zoom's AVIF tiles (`JPEGXLAnswers`): the `.jxl` kept beside the
-///   AVIF where it came out smaller (the JPEG recompressed losslessly, or a lossy one of the tile's pixels at the
-///   JPEG's SSIM), and the stand-in recompressed as JPEG XL where that is smaller.
+///   AVIF where it came out smaller (`DeepZoomFormatTiles.smallestJPEGXL`), and the stand-in recompressed as JPEG XL
+///   where that is smaller (`interimJPEG`).
 extension DerivedFormats {
     func betweenTile(_ question: TileQuestion, level: BetweenLevel, column: Int, row: Int) -> TileAnswer {
         let record = question.record, version = question.version
@@ -49,30 +49,22 @@ extension DerivedFormats {
         if let stored = stored(avifPath, type: "image/avif", etag: avifTag, cacheControl: cacheControl, question) {
             return stored
         }
-        let interimTag = avifTag.with(.interimJPEG), interimCacheControl = Self.interimCacheControl
-        let interimJXLTag = avifTag.with(.interimJPEGXL)
-        for (tag, type) in [(interimTag, "image/jpeg"), (interimJXLTag, JPEGXLAnswers.mediaType)]
-        where question.holds(tag.text) && (type == "image/jpeg" || question.acceptsJXL) {
+        // The stand-in, answered as every stand-in is (`interimJPEG`), once the tile's JPEG is there.
+        let interimTag = avifTag.with(.interimJPEG), name = "between \(level.below).\(level.step)/\(column)_\(row)"
+        guard access(jpegPath, F_OK) != 0 else {
             if question.mayStartWork { queueBetweenAVIF(question, level: level, column: column, row: row, files: files) }
-            return .notModified(type: type, etag: tag, cacheControl: interimCacheControl)
+            return interimJPEG(at: jpegPath, etag: interimTag, named: name, question)
         }
         return .made(soon: true, pixels: question.workPixels) { [self] in
-            let start = DispatchTime.now().uptimeNanoseconds
-            let jpeg: [UInt8]
             do {
-                jpeg = try FileManager.default.contents(atPath: jpegPath).map { [UInt8]($0) }
-                    ?? betweenJPEG(question, level: level, column: column, row: row, files: files)
+                _ = try betweenJPEG(question, level: level, column: column, row: row, files: files)
             } catch {
                 return .failed(APIError(error), varies: false)
             }
             if question.mayStartWork { queueBetweenAVIF(question, level: level, column: column, row: row, files: files) }
-            let timing = "tile;desc=between-interim, render;dur=" + Self.milliseconds(since: start)
-            if question.acceptsJXL, let jxl = JPEGXLAnswers.smaller(jpeg, than: jpeg.count, name: "between \(column)_\(row)") {
-                return .bytes(.made(jxl), type: JPEGXLAnswers.mediaType, etag: interimJXLTag, cacheControl: interimCacheControl,
-                              timing: timing)
-            }
-            return .bytes(.made(jpeg), type: "image/jpeg", etag: interimTag, cacheControl: interimCacheControl,
-                          timing: timing)
+            let standIn = interimJPEG(at: jpegPath, etag: interimTag, named: name, question)
+            guard case let .made(_, _, make) = standIn else { return standIn }
+            return make()
         }
     }
 
@@ -140,32 +132,16 @@ extension DerivedFormats {
                 let avif = try pixels.image()
                     .avifData(quality: TileQualities.finerLevelAVIFQuality, effort: TileQualities.finerLevelAVIFEffort)
                 // The JPEG XL first: a client that takes it looks for it before the AVIF.
-                if let jpeg = FileManager.default.contents(atPath: files.path(column: column, row: row, format: .jpeg)) {
-                    keepBetweenJPEGXL(of: [UInt8](jpeg), reference: reference, ifSmallerThan: avif.count,
-                                      at: files.jxlPath(column: column, row: row), files: files)
+                if let jpeg = FileManager.default.contents(atPath: files.path(column: column, row: row, format: .jpeg)),
+                   let jxl = DeepZoomFormatTiles.smallestJPEGXL(of: [UInt8](jpeg), reference: reference, under: avif.count,
+                                                                name: target) {
+                    DerivedFile.publish(jxl, at: files.jxlPath(column: column, row: row), versionFolder: files.versionFolder)
                 }
                 DerivedFile.publish(avif, at: target, versionFolder: files.versionFolder)
             } catch {
                 Log.info("cannot make the avif tile \(record.id) between \(level.below).\(level.step) \(column)_\(row): \(error)")
             }
         }
-    }
-
-    /// Keeps the smaller of the tile's JPEG recompressed losslessly as JPEG XL and a lossy JPEG XL of its pixels that
-    /// reaches the JPEG's SSIM against them, where it is smaller than the AVIF (`limit`), as Deep Zoom's AVIF tiles do
-    /// (`DeepZoomFormatTiles.keepJPEGXL`).
-    private func keepBetweenJPEGXL(of jpeg: [UInt8], reference: PlainPixels, ifSmallerThan limit: Int, at path: String,
-                                   files: BetweenLevelFiles) {
-        var best = JPEGXLAnswers.smaller(jpeg, than: limit, name: path)
-        do {
-            if let lossy = try TileQualities.sourceJPEGXL.first(of: reference, reaching: jpeg, under: best?.count ?? limit) {
-                best = lossy
-            }
-        } catch {
-            Log.info("cannot make the lossy JPEG XL of \(path): \(error)")
-        }
-        guard let best else { return }
-        DerivedFile.publish(best, at: path, versionFolder: files.versionFolder)
     }
 
     private static func milliseconds(since start: UInt64) -> String {

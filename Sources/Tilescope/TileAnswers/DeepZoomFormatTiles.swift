@@ -68,7 +68,14 @@ struct DeepZoomFormatTiles: Sendable {
     /// recompression, or the encoding kept, still answers.
     func keepJPEGXL(of jpeg: [UInt8], ifSmallerThan limit: Int, reference: PlainPixels?, level: Int,
                     column: Int, row: Int) {
-        let name = "\(level)/\(column)_\(row)"
+        guard let best = Self.smallestJPEGXL(of: jpeg, reference: reference, under: limit, name: "\(level)/\(column)_\(row)")
+        else { return }
+        DerivedFile.publish(best, at: jxlPath(level: level, column: column, row: row), versionFolder: versionFolder)
+    }
+
+    /// The smaller of `jpeg` recompressed losslessly as JPEG XL and, given the pixels it was encoded from, a lossy
+    /// JPEG XL of them that reaches the JPEG's SSIM against them; nil unless one is smaller than `limit` bytes.
+    static func smallestJPEGXL(of jpeg: [UInt8], reference: PlainPixels?, under limit: Int, name: String) -> [UInt8]? {
         var best = JPEGXLAnswers.smaller(jpeg, than: limit, name: name)
         if let reference {
             do {
@@ -80,8 +87,7 @@ struct DeepZoomFormatTiles: Sendable {
                 Log.info("cannot make the lossy JPEG XL of tile \(name): \(error)")
             }
         }
-        guard let best else { return }
-        DerivedFile.publish(best, at: jxlPath(level: level, column: column, row: row), versionFolder: versionFolder)
+        return best
     }
 
     /// The kept JPEG of a tile, and its JPEG XL (`{column}_{row}.jxl` beside, `-jxl` tag) for the clients that

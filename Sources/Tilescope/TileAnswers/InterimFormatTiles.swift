@@ -43,7 +43,7 @@ extension DerivedFormats {
     /// with optimized Huffman tables, or for a client that accepts JPEG XL its recompression when that is the
     /// smaller (`JPEGXLAnswers`: the same pixels again, tagged `{etag}-jxl`), under the interim `etag` and cache
     /// lifetime; 304 for either tag.
-    private func interimJPEG(at path: String, etag: TileETag, named name: String, _ question: TileQuestion) -> TileAnswer {
+    func interimJPEG(at path: String, etag: TileETag, named name: String, _ question: TileQuestion) -> TileAnswer {
         let jxlETag = etag.with(.interimJPEGXL), cacheControl = Self.interimCacheControl
         if question.holds(etag.text) { return .notModified(type: "image/jpeg", etag: etag, cacheControl: cacheControl) }
         if question.acceptsJXL && question.holds(jxlETag.text) {
